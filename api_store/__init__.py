@@ -1,0 +1,1 @@
+"""The persistent, versioned library of generated API functions (SQLite)."""

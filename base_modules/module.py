@@ -1,0 +1,146 @@
+"""The one perception-module interface, and the five predefined modules programs may call.
+
+A concrete module (oracle or model-backed) subclasses one of the five spec classes below and
+implements `forward`. The spec class owns the signature and the docstring: that text is what the
+LLM reads, rendered by `module_stub()`, so it is never kept by hand in a second place.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from base_modules.types import BBox, Image
+
+
+class ModuleError(Exception):
+    """A module cannot serve this call (bad arguments, unanswerable question); shown to the LLM."""
+
+
+def resolve_device(device: str) -> str:
+    """Map 'auto' to 'cuda' when torch sees a GPU, else 'cpu'; other values pass through."""
+    if device != "auto":
+        return device
+    try:
+        import torch  # noqa: PLC0415 - optional dependency, imported only when asked
+    except ImportError:
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class Module(ABC):
+    """A named, typed, lazily loaded perception callable.
+
+    `__call__` loads the model on first use (`load()` is idempotent) and delegates to `forward`.
+    Oracle modules have nothing to load; model-backed modules override `_load`.
+    """
+
+    name: ClassVar[str]
+
+    def __init__(self, *, device: str = "auto") -> None:
+        self._requested_device = device
+        self._resolved_device: str | None = None
+        self._loaded = False
+
+    @property
+    def device(self) -> str:
+        if self._resolved_device is None:
+            self._resolved_device = resolve_device(self._requested_device)
+        return self._resolved_device
+
+    @property
+    def loaded(self) -> bool:
+        return self._loaded
+
+    def load(self) -> None:
+        if not self._loaded:
+            self._load()
+            self._loaded = True
+
+    def _load(self) -> None:
+        """Load weights; the default has nothing to load."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.load()
+        return self.forward(*args, **kwargs)
+
+    @abstractmethod
+    def forward(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, device={self._requested_device!r})"
+
+
+class Loc(Module):
+    name = "loc"
+
+    @abstractmethod
+    def forward(self, image: Image, object_prompt: str) -> list[BBox]:
+        """Locate every object in the image that matches `object_prompt`.
+
+        `object_prompt` is a short noun phrase such as "red cube", "small metal sphere" or
+        "chair"; "objects" returns all objects. Returns a list of boxes
+        [x_min, y_min, x_max, y_max] in image pixels, one per object (empty list if none).
+        """
+
+
+class Depth(Module):
+    name = "depth"
+
+    @abstractmethod
+    def forward(self, image: Image, bbox: BBox) -> float:
+        """Return the metric depth of the object in `bbox`: its distance from the camera along
+        the viewing axis. Larger values are farther from the camera."""
+
+
+class VQA(Module):
+    name = "vqa"
+
+    @abstractmethod
+    def forward(self, image: Image, question: str, bbox: BBox) -> str:
+        """Answer a short question about the single object in `bbox`, for example
+        "What color is this object?", "What shape is it?", "What material is it made of?",
+        "What size is it?" or a yes/no question such as "Is it red?". Returns a short
+        lower-case answer ("red", "cube", "metal", "large", "yes", "no")."""
+
+
+class SameObject(Module):
+    name = "same_object"
+
+    @abstractmethod
+    def forward(self, image: Image, bbox1: BBox, bbox2: BBox) -> bool:
+        """Return True if `bbox1` and `bbox2` show the same object."""
+
+
+class ObjectSize2D(Module):
+    name = "get_2D_object_size"
+
+    @abstractmethod
+    def forward(self, image: Image, bbox: BBox) -> tuple[float, float]:
+        """Return the (width, height) of the object in `bbox`, in image pixels."""
+
+
+PREDEFINED_MODULES: tuple[type[Module], ...] = (Loc, Depth, VQA, SameObject, ObjectSize2D)
+"""The predefined API, in the order the LLM sees it."""
+
+
+def spec_class(module: Module | type[Module]) -> type[Module]:
+    """The predefined spec class a module implements (the one whose signature the LLM sees)."""
+    cls = module if isinstance(module, type) else type(module)
+    for spec in PREDEFINED_MODULES:
+        if issubclass(cls, spec):
+            return spec
+    raise TypeError(f"{cls.__name__} implements none of the predefined modules")
+
+
+def module_stub(spec: type[Module]) -> str:
+    """Render a predefined module as a Python stub: `def name(params) -> ret:` plus docstring."""
+    signature = inspect.signature(spec.forward)
+    params = ", ".join(
+        f"{p.name}: {p.annotation}" for p in signature.parameters.values() if p.name != "self"
+    )
+    rendered = f"({params}) -> {signature.return_annotation}"
+    doc = inspect.cleandoc(spec.forward.__doc__ or "")
+    body = "\n".join(("    " + line) if line else "" for line in doc.splitlines())
+    return f'def {spec.name}{rendered}:\n    """\n{body}\n    """'

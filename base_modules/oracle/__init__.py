@@ -1,0 +1,1 @@
+"""Oracle modules: answer from ground-truth annotations instead of running a model."""

@@ -1,0 +1,22 @@
+"""Plain data types shared by every perception module and by generated programs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BBox = list[float]
+"""An axis-aligned box [x_min, y_min, x_max, y_max] in pixels of the original image."""
+
+
+@dataclass(frozen=True)
+class Image:
+    """Handle to the image a program reasons about.
+
+    Programs receive it as `image` and pass it to modules unchanged; it is plain data so that it
+    can cross the sandbox boundary. Modules resolve `path` (pixels) or `image_id` (annotations).
+    """
+
+    image_id: str
+    path: str
+    width: int
+    height: int

@@ -1,0 +1,44 @@
+"""The question record every dataset adapter yields, and the dataset protocol."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+AnswerType = Literal["int", "float", "str"]
+
+
+class DatasetError(ValueError):
+    """The data set on disk is missing or malformed; the message names the file and field."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question about one image, with its gold answer.
+
+    `gold_program` (CLEVR's functional program) is ground truth for module checks only; it is
+    never shown to an agent.
+    """
+
+    question_id: str
+    question: str
+    answer: str | None
+    answer_type: AnswerType
+    image_id: str
+    image_path: Path
+    split: str
+    source: str
+    gold_program: list[dict[str, Any]] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+class Dataset(Protocol):
+    """A question set on disk: questions per split, and per-image annotations for oracles."""
+
+    name: str
+    root: Path
+
+    def questions(self, split: str) -> list[Question]: ...
+
+    def scene(self, image_id: str) -> dict[str, Any] | None: ...

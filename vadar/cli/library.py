@@ -1,0 +1,5 @@
+"""`vadar library ...` commands."""
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, help="library commands")

@@ -1,0 +1,1 @@
+"""LLM access: one OpenAI-compatible client, response cache, test doubles, embedded server."""
