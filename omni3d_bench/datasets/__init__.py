@@ -1,1 +1,5 @@
 """Dataset adapters."""
+
+from omni3d_bench.datasets.clevr import ClevrDataset
+
+__all__ = ["ClevrDataset"]

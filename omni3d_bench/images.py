@@ -1,0 +1,41 @@
+"""Open image files once to build `Image` handles, failing with a message that names the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from base_modules.types import Image
+from omni3d_bench.types import DatasetError
+
+
+def image_size(path: Path) -> tuple[int, int]:
+    """Return (width, height) of the image at `path` after verifying it decodes.
+
+    Verification happens here, at load time, so a truncated file is reported against its path
+    instead of surfacing later as an opaque error inside a perception module.
+    """
+    from PIL import Image as PILImage, UnidentifiedImageError
+
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(
+            f"image file not found: {path}. Check that the images directory holds this file "
+            "(the data set's layout names it)."
+        )
+    try:
+        with PILImage.open(path) as img:
+            size = img.size
+            img.verify()
+        with PILImage.open(path) as img:
+            img.load()  # verify() skips pixel data; a full decode catches truncated files
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        raise DatasetError(
+            f"image file is corrupt or not an image: {path} ({exc}). Replace it with a valid file."
+        ) from exc
+    return int(size[0]), int(size[1])
+
+
+def image_handle(image_id: str, path: Path) -> Image:
+    """Build the plain-data handle programs pass to modules, with the size read from the file."""
+    width, height = image_size(path)
+    return Image(image_id=image_id, path=str(path), width=width, height=height)
