@@ -1,0 +1,46 @@
+from dataclasses import dataclass
+
+from vadar.api_text import function_stub, render_api
+from vadar.prompts import render, template_names
+from base_modules.module import PREDEFINED_MODULES
+
+
+@dataclass
+class Fn:
+    name: str
+    signature: str
+    docstring: str
+
+
+def test_predefined_api_is_rendered_from_module_code():
+    text = render_api()
+    for spec in PREDEFINED_MODULES:
+        assert f"def {spec.name}(" in text
+        # the docstring the LLM reads is the spec class's own docstring
+        first_line = spec.forward.__doc__.strip().splitlines()[0]
+        assert first_line in text
+    assert "def loc(image: Image, object_prompt: str) -> list[BBox]:" in text
+    assert "Library functions" not in text  # no library yet
+
+
+def test_library_functions_follow_modules_in_given_order():
+    lib = [
+        Fn("_leftmost", "(boxes: list[BBox]) -> BBox", "Return the box with the smallest x_min."),
+        Fn("_count", "def _count(image: Image, prompt: str) -> int:", "Count objects."),
+    ]
+    text = render_api(lib)
+    assert text.index("def get_2D_object_size(") < text.index("def _leftmost(")
+    assert text.index("def _leftmost(") < text.index("def _count(")
+    assert "def _count(image: Image, prompt: str) -> int:\n" in text
+    compile(text, "<api>", "exec")  # the stubs are valid Python
+
+
+def test_function_stub_indents_multiline_docstrings():
+    stub = function_stub("_f", "(x: int) -> int", "Line one.\n\nLine two.")
+    assert stub == 'def _f(x: int) -> int:\n    """\n    Line one.\n\n    Line two.\n    """'
+
+
+def test_prompt_templates_load_by_name():
+    assert {"program_system", "program_question", "program_retry"} <= set(template_names())
+    text = render("program_question", question="How many cubes?")
+    assert text == "Question: How many cubes?\nWrite the program.\n"

@@ -1,0 +1,71 @@
+from pathlib import Path
+
+import pytest
+
+from vadar.config import ConfigError, VadarConfig, load_config
+
+
+def test_defaults_need_no_file_or_env(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = load_config(env={})
+    assert config == VadarConfig()
+    assert config.llm.base_url is None  # the embedded server is the default
+    assert config.paths.database == config.paths.home / "vadar.sqlite"
+
+
+def test_toml_then_env_precedence(tmp_path):
+    toml = tmp_path / "vadar.toml"
+    toml.write_text(
+        '[llm]\nbase_url = "http://localhost:8000/v1"\ntemperature = 0.3\n'
+        "[sandbox]\ntimeout_s = 5\n[paths]\nhome = \"%s\"\n" % (tmp_path / "home")
+    )
+    env = {"VADAR_LLM_TEMPERATURE": "0.7", "VADAR_LLM_CACHE": "off", "VADAR_LLM_SEED": "none"}
+    config = load_config(toml, env=env)
+    assert config.llm.base_url == "http://localhost:8000/v1"
+    assert config.llm.temperature == 0.7  # env wins over the file
+    assert config.llm.cache is False
+    assert config.llm.seed is None
+    assert config.sandbox.timeout_s == 5.0
+    assert config.paths.database == tmp_path / "home" / "vadar.sqlite"
+
+
+def test_vadar_home_and_config_from_env(tmp_path):
+    toml = tmp_path / "c.toml"
+    toml.write_text("[embedded]\nn_ctx = 4096\nport = 8099\n")
+    config = load_config(env={"VADAR_CONFIG": str(toml), "VADAR_HOME": str(tmp_path)})
+    assert config.embedded.n_ctx == 4096 and config.embedded.port == 8099
+    assert config.paths.llm_cache == tmp_path / "llm_cache.sqlite"
+
+
+def test_openai_key_used_only_for_a_configured_endpoint():
+    env = {"OPENAI_API_KEY": "sk-real", "VADAR_LLM_BASE_URL": "https://api.openai.com/v1"}
+    assert load_config(env=env).llm.api_key == "sk-real"
+    assert load_config(env={"OPENAI_API_KEY": "sk-real"}).llm.api_key != "sk-real"
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("[nope]\nx = 1\n", "unknown section [nope]"),
+        ("[llm]\nmodle = 'x'\n", "unknown setting 'modle'"),
+        ("[llm]\ntemperature = 'hot'\n", "[llm] temperature"),
+        ("[llm\n", "not valid TOML"),
+    ],
+)
+def test_bad_toml_names_the_setting(tmp_path, text, needle):
+    toml = tmp_path / "bad.toml"
+    toml.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(toml, env={})
+    assert needle in str(info.value)
+    assert str(toml) in str(info.value)
+
+
+def test_bad_env_value_names_the_variable():
+    with pytest.raises(ConfigError, match="VADAR_SANDBOX_MEMORY_MB"):
+        load_config(env={"VADAR_SANDBOX_MEMORY_MB": "lots"})
+
+
+def test_missing_config_file_is_reported():
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(Path("/nonexistent/vadar.toml"), env={})

@@ -1,0 +1,49 @@
+"""Render the API text the LLM reads, from module code and the library store, never by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from base_modules.module import PREDEFINED_MODULES, Module, module_stub
+
+TYPES_PREAMBLE = '''\
+# Types
+# Image: the handle of the question's image (global name `image`); pass it to functions unchanged.
+#        It has the attributes image.width and image.height (pixels).
+# BBox:  a box [x_min, y_min, x_max, y_max] in image pixels (a list of 4 floats).'''
+
+
+class FunctionSpec(Protocol):
+    """What rendering needs of a library function (an `api_store` record satisfies it)."""
+
+    name: str
+    signature: str
+    docstring: str
+
+
+def function_stub(name: str, signature: str, docstring: str) -> str:
+    """`def name(signature):` plus an indented docstring; `signature` is '(params) -> ret'."""
+    signature = signature.strip()
+    if signature.startswith("def "):
+        signature = signature[4:]
+    if signature.startswith(name):
+        signature = signature[len(name):]
+    signature = signature.rstrip(":").strip()
+    lines = [line.rstrip() for line in docstring.strip().splitlines()] or [""]
+    body = "\n".join(("    " + line) if line else "" for line in lines)
+    return f'def {name}{signature}:\n    """\n{body}\n    """'
+
+
+def render_api(
+    library: Iterable[FunctionSpec] = (),
+    modules: Sequence[type[Module]] = PREDEFINED_MODULES,
+) -> str:
+    """The whole API as Python stubs: types, predefined modules, then library functions."""
+    parts = [TYPES_PREAMBLE, "# Predefined modules"]
+    parts += [module_stub(spec) for spec in modules]
+    functions = list(library)
+    if functions:
+        parts.append("# Library functions (already implemented; call them directly)")
+        parts += [function_stub(f.name, f.signature, f.docstring) for f in functions]
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,27 @@
+"""Pull the Python program out of an LLM reply (fenced or bare)."""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
+
+
+class NoCodeError(ValueError):
+    """The reply holds no program; the message is fed back to the LLM."""
+
+
+def extract_code(reply: str) -> str:
+    """Return the code of the reply: the fenced blocks joined, else the whole reply.
+
+    Small models often add prose around a fenced block, or forget to close the fence; both are
+    handled. A reply with no code at all raises `NoCodeError`.
+    """
+    blocks = [b.strip("\n") for b in _FENCE.findall(reply) if b.strip()]
+    if blocks:
+        code = "\n\n".join(blocks)
+    else:
+        code = "" if "```" in reply else reply.strip()
+    if not code.strip():
+        raise NoCodeError("the reply contained no code; answer with one ```python block")
+    return code.rstrip() + "\n"
