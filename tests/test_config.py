@@ -69,3 +69,14 @@ def test_bad_env_value_names_the_variable():
 def test_missing_config_file_is_reported():
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(Path("/nonexistent/vadar.toml"), env={})
+
+
+def test_every_setting_is_documented():
+    import dataclasses
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    config = VadarConfig()
+    for section in ("llm", "embedded", "sandbox", "paths"):
+        assert f"## [{section}]" in doc
+        for f in dataclasses.fields(getattr(config, section)):
+            assert f"| `{f.name}` |" in doc, f"{section}.{f.name} is missing from docs/configuration.md"
