@@ -1,0 +1,92 @@
+import pytest
+
+from vadar.agents.signature import SignatureAgent, rejection_reason
+from vadar.agents.stubs import Stub, StubFormatError, called_names, normalized_name, parse_implementation, parse_stubs
+from vadar.api_text import render_api
+from vadar.llm.doubles import ScriptedLLM
+
+GOOD = '''```python
+def _objects_left_of(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]:
+    """Return candidates whose objects are left of the reference object."""
+
+def _count_matching(image: Image, prompt: str) -> int:
+    """Count the objects matching prompt."""
+```'''
+
+
+def test_parse_stubs_keeps_signature_and_docstring():
+    stubs = parse_stubs(GOOD)
+    assert [s.name for s in stubs] == ["_objects_left_of", "_count_matching"]
+    assert stubs[0].signature == "(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]"
+    assert stubs[1].docstring == "Count the objects matching prompt."
+
+
+@pytest.mark.parametrize(
+    ("reply", "needle"),
+    [
+        ("```python\ndef _f(x) -> int:\n    return 1\n```", "has no docstring"),
+        ("```python\ndef _f(x:\n```", "syntax error"),
+        ("```python\nx = 3\n```", "only `def` stubs"),
+        ("I would add nothing useful.", "syntax error"),
+    ],
+)
+def test_malformed_stub_replies_raise_with_a_reason(reply, needle):
+    with pytest.raises(StubFormatError, match=needle):
+        parse_stubs(reply)
+
+
+def test_naming_rules():
+    def stub(name):
+        return Stub(name, "() -> int", "doc")
+
+    assert rejection_reason(stub("_new_one"), set()) is None
+    assert "exactly one underscore" in rejection_reason(stub("no_underscore"), set())
+    assert "exactly one underscore" in rejection_reason(stub("__dunder"), set())
+    assert "predefined module" in rejection_reason(stub("_loc"), set())
+    assert "predefined module" in rejection_reason(stub("_get_2d_object_size"), set())
+    assert "duplicates an existing" in rejection_reason(stub("_Count_Matching_"), {normalized_name("_count_matching")})
+
+
+def test_agent_retries_malformed_output_then_accepts_and_screens():
+    llm = ScriptedLLM([
+        "```python\ndef _f(x:\n```",
+        GOOD.replace("_count_matching", "_loc"),
+    ])
+    result = SignatureAgent(llm).propose(["How many red cubes?"], render_api(), existing=[])
+    assert result.attempts == 2
+    assert [s.name for s in result.accepted] == ["_objects_left_of"]
+    assert [s.name for s, _ in result.rejected] == ["_loc"]
+    assert "syntax error" in result.errors[0]
+    # the retry shows the model its own reply and the parse error
+    assert llm.calls[1][-2]["role"] == "assistant"
+    assert "syntax error" in llm.calls[1][-1]["content"]
+    # the batch questions and the API text reach the prompt
+    assert "1. How many red cubes?" in llm.calls[0][-1]["content"]
+    assert "def loc(image: Image" in llm.calls[0][0]["content"]
+
+
+def test_agent_rejects_duplicates_within_and_across_batches():
+    reply = GOOD + "\n```python\ndef _countMatching(image: Image) -> int:\n    \"\"\"Again.\"\"\"\n```"
+    result = SignatureAgent(ScriptedLLM([reply])).propose(["q"], render_api(), existing=["_objects_left_of"])
+    assert [s.name for s in result.accepted] == ["_count_matching"]
+    assert {s.name for s, _ in result.rejected} == {"_objects_left_of", "_countMatching"}
+
+
+def test_agent_gives_up_after_max_attempts_without_crashing():
+    result = SignatureAgent(ScriptedLLM(["nonsense (", "nonsense (", "nonsense ("]), max_attempts=3).propose(
+        ["q"], render_api(), existing=[])
+    assert result.accepted == [] and result.attempts == 3 and len(result.errors) == 3
+
+
+def test_no_new_functions_reply():
+    result = SignatureAgent(ScriptedLLM(["# no new functions"])).propose(["q"], render_api(), existing=[])
+    assert result.accepted == [] and result.errors == []
+
+
+def test_parse_implementation_and_called_names():
+    reply = "```python\nimport math\n\ndef _helper(x):\n    return x\n\ndef _f(image, box):\n    return _helper(depth(image, box))\n```"
+    source = parse_implementation(reply, "_f")
+    assert source.startswith("def _f(image, box):") and "import" not in source
+    assert called_names(source) == {"_helper", "depth"}
+    with pytest.raises(StubFormatError, match="must define `_g`"):
+        parse_implementation(reply, "_g")

@@ -1,0 +1,93 @@
+"""The Signature agent: reads a batch of questions and the API, proposes new helper stubs.
+
+Output is parsed strictly (`stubs.parse_stubs`); a malformed reply is sent back with the parse
+error, up to `max_attempts` times, instead of crashing the run. Well-formed stubs that break the
+naming rules are rejected one by one with a reason, so one bad proposal never sinks the batch.
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from base_modules.module import PREDEFINED_MODULES
+from vadar import prompts
+from vadar.agents.stubs import Stub, StubFormatError, normalized_name, parse_stubs
+from vadar.llm.chat import ChatModel
+
+NO_NEW_FUNCTIONS = "no new functions"
+
+
+@dataclass
+class Proposals:
+    """What one batch produced: accepted stubs, rejected ones with reasons, and LLM cost."""
+
+    accepted: list[Stub] = field(default_factory=list)
+    rejected: list[tuple[Stub, str]] = field(default_factory=list)
+    attempts: int = 0
+    errors: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def rejection_reason(stub: Stub, taken: set[str]) -> str | None:
+    """Why `stub` may not join the library, or None if it may."""
+    name = stub.name
+    if not name.startswith("_") or name.startswith("__"):
+        return f"`{name}`: names must start with exactly one underscore"
+    if not name.isidentifier() or keyword.iskeyword(name):
+        return f"`{name}` is not a valid Python name"
+    predefined = {normalized_name(spec.name) for spec in PREDEFINED_MODULES}
+    if normalized_name(name) in predefined:
+        return f"`{name}` duplicates the predefined module of the same name"
+    if normalized_name(name) in taken:
+        return f"`{name}` duplicates an existing function (names differ only in case or underscores)"
+    return None
+
+
+class SignatureAgent:
+    """Proposes new `_`-prefixed helper functions for a batch of questions."""
+
+    def __init__(self, llm: ChatModel, *, max_attempts: int = 3, max_functions: int = 5) -> None:
+        self.llm = llm
+        self.max_attempts = max_attempts
+        self.max_functions = max_functions
+
+    def propose(self, questions: Sequence[str], api_text: str, existing: Iterable[str]) -> Proposals:
+        messages = [
+            {"role": "system", "content": prompts.render(
+                "signature_system", api=api_text.strip(), max_functions=self.max_functions)},
+            {"role": "user", "content": prompts.render("signature_batch", questions=list(questions))},
+        ]
+        result = Proposals()
+        for attempt in range(1, self.max_attempts + 1):
+            result.attempts = attempt
+            reply = self.llm.complete(messages)
+            result.prompt_tokens += reply.prompt_tokens or 0
+            result.completion_tokens += reply.completion_tokens or 0
+            if NO_NEW_FUNCTIONS in reply.text.lower() and "def " not in reply.text:
+                return result
+            try:
+                stubs = parse_stubs(reply.text)
+            except StubFormatError as exc:
+                result.errors.append(str(exc))
+                messages += [
+                    {"role": "assistant", "content": reply.text},
+                    {"role": "user", "content": prompts.render("signature_retry", error=str(exc))},
+                ]
+                continue
+            self._screen(stubs, {normalized_name(n) for n in existing}, result)
+            return result
+        return result
+
+    def _screen(self, stubs: list[Stub], taken: set[str], result: Proposals) -> None:
+        for stub in stubs:
+            reason = rejection_reason(stub, taken)
+            if reason is None and len(result.accepted) >= self.max_functions:
+                reason = f"`{stub.name}`: more than {self.max_functions} proposals in one batch"
+            if reason:
+                result.rejected.append((stub, reason))
+            else:
+                result.accepted.append(stub)
+                taken.add(normalized_name(stub.name))

@@ -1,0 +1,98 @@
+"""Strict parsing of function stubs and implementations written by the LLM.
+
+The Signature agent answers with Python stubs (`def _name(params) -> ret:` plus a docstring and
+no body); the API agent answers with one implementation. Both are parsed with `ast`, so malformed
+output becomes a precise message fed back to the LLM instead of a crash.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from vadar.code_extract import NoCodeError, extract_code
+
+
+class StubFormatError(ValueError):
+    """The reply does not hold well-formed stubs or implementation; the message is for the LLM."""
+
+
+@dataclass(frozen=True)
+class Stub:
+    """A proposed function: name, `(params) -> ret` signature text, docstring."""
+
+    name: str
+    signature: str
+    docstring: str
+
+
+def normalized_name(name: str) -> str:
+    """Names that differ only in case or underscores are the same function."""
+    return name.strip("_").replace("_", "").lower()
+
+
+def parse_stubs(reply: str) -> list[Stub]:
+    """All top-level stubs of the reply; raises `StubFormatError` when there are none or any is bad."""
+    tree = _parse(reply)
+    stubs: list[Stub] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            docstring = ast.get_docstring(node)
+            if not docstring:
+                raise StubFormatError(f"line {node.lineno}: `{node.name}` has no docstring; every stub needs one")
+            stubs.append(Stub(node.name, _signature_text(node), docstring.strip()))
+        elif not _is_harmless(node):
+            raise StubFormatError(
+                f"line {node.lineno}: only `def` stubs are allowed at the top level, found {type(node).__name__}"
+            )
+    if not stubs:
+        raise StubFormatError("no function stubs found; answer with `def _name(...) -> type:` stubs with docstrings")
+    return stubs
+
+
+def parse_implementation(reply: str, expected_name: str) -> str:
+    """The source of the one function `expected_name` in the reply, without anything else."""
+    tree = _parse(reply)
+    source = extract_code(reply)
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    match = [n for n in functions if n.name == expected_name]
+    if not match:
+        found = ", ".join(n.name for n in functions) or "no function"
+        raise StubFormatError(f"the reply must define `{expected_name}`; it defines {found}")
+    node = match[-1]
+    lines = source.splitlines()
+    start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
+    return "\n".join(lines[start:node.end_lineno]).rstrip() + "\n"
+
+
+def called_names(source: str) -> set[str]:
+    """Names called as plain functions in `source` (used to find dependencies and recursion)."""
+    tree = ast.parse(source)
+    return {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+
+
+def _parse(reply: str) -> ast.Module:
+    try:
+        code = extract_code(reply)
+    except NoCodeError as exc:
+        raise StubFormatError(str(exc)) from exc
+    try:
+        return ast.parse(code)
+    except SyntaxError as exc:
+        raise StubFormatError(f"line {exc.lineno}: syntax error: {exc.msg}") from exc
+
+
+def _signature_text(node: ast.FunctionDef) -> str:
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+    return f"({ast.unparse(node.args)}){returns}"
+
+
+def _is_harmless(node: ast.stmt) -> bool:
+    """Comments vanish in the AST; stray string literals and `import math` lines are tolerated."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return True
+    return isinstance(node, ast.Import | ast.ImportFrom)
