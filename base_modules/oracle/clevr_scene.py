@@ -1,0 +1,96 @@
+"""Per-image oracle state for CLEVR: the scene, its fitted camera and each object's 2D box.
+
+Modules receive only boxes, so every call other than `loc` first resolves its box back to one
+annotated object. Resolution is by IoU against the oracle boxes, which also accepts boxes that a
+program built itself (e.g. slightly shifted) while rejecting boxes that show no single object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from base_modules.module import ModuleError
+from base_modules.oracle.clevr_camera import ClevrCamera, fit_camera
+from base_modules.oracle.clevr_geometry import object_box
+from base_modules.types import BBox, Image
+
+SceneLookup = Callable[[str], "dict[str, Any] | None"]
+"""image_id -> CLEVR scene dict (None when the image has no annotation)."""
+
+MATCH_IOU = 0.5
+"""A box resolves to the object whose oracle box it overlaps best, if the IoU reaches this."""
+
+
+def iou(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class ClevrView:
+    """One scene as seen in one image: objects with their boxes, sorted left to right."""
+
+    image_id: str
+    objects: tuple[dict[str, Any], ...]
+    boxes: tuple[tuple[float, float, float, float], ...]
+    camera: ClevrCamera
+
+    def resolve(self, bbox: BBox) -> int:
+        """Index (into `objects`) of the object shown by `bbox`; ModuleError if none."""
+        box = _as_box(bbox)
+        scores = [iou(box, b) for b in self.boxes]
+        best = max(range(len(scores)), key=scores.__getitem__, default=None)
+        if best is None or scores[best] < MATCH_IOU:
+            top = f"{scores[best]:.2f}" if best is not None else "n/a"
+            raise ModuleError(
+                f"box {list(box)} matches no object in image {self.image_id} (best IoU {top} < "
+                f"{MATCH_IOU}); pass a box returned by loc"
+            )
+        return best
+
+
+def _as_box(bbox: Any) -> tuple[float, float, float, float]:
+    try:
+        values = tuple(float(v) for v in bbox)
+    except (TypeError, ValueError):
+        values = ()
+    if len(values) != 4 or values[2] < values[0] or values[3] < values[1]:
+        raise ModuleError(f"expected a box [x_min, y_min, x_max, y_max], got {bbox!r}")
+    return values  # type: ignore[return-value]
+
+
+class ClevrScenes:
+    """Builds and caches a `ClevrView` per image from a scene lookup."""
+
+    def __init__(self, scene_lookup: SceneLookup) -> None:
+        self._lookup = scene_lookup
+        self._views: dict[tuple[str, int, int], ClevrView] = {}
+
+    def view(self, image: Image) -> ClevrView:
+        key = (image.image_id, image.width, image.height)
+        if key not in self._views:
+            self._views[key] = self._build(image)
+        return self._views[key]
+
+    def _build(self, image: Image) -> ClevrView:
+        scene = self._lookup(image.image_id)
+        if scene is None:
+            raise ModuleError(
+                f"no CLEVR scene annotation for image {image.image_id!r}; the oracle modules "
+                "need the scene file that covers this image"
+            )
+        camera = fit_camera(scene, image.width, image.height)
+        boxes = [tuple(object_box(o, camera, image.width, image.height))
+                 for o in scene["objects"]]
+        order = sorted(range(len(boxes)), key=lambda i: (*boxes[i], i))
+        return ClevrView(
+            image_id=image.image_id,
+            objects=tuple(scene["objects"][i] for i in order),
+            boxes=tuple(boxes[i] for i in order),  # type: ignore[misc]
+            camera=camera,
+        )
