@@ -174,3 +174,22 @@ def test_question_id_defaults_to_position(tmp_path: Path) -> None:
     del q["question_index"]
     write_questions(root, [q, dict(q)])
     assert [x.question_id for x in ClevrDataset(root).questions("val")] == ["0", "1"]
+
+
+@needs_clevr
+def test_gold_programs_reproduce_real_answers(clevr: ClevrDataset) -> None:
+    from omni3d_bench.datasets.clevr_programs import answer
+
+    for q in clevr.questions("dev"):
+        assert answer(q.gold_program, clevr.scene(q.image_id)) == q.answer, q.question_id
+
+
+def test_program_errors_name_the_step() -> None:
+    from omni3d_bench.datasets.clevr_programs import ProgramError, execute
+
+    scene = {"objects": [{"color": "red"}, {"color": "red"}], "relationships": {}}
+    program = [{"function": "scene", "inputs": []},
+               {"function": "filter_color", "inputs": [0], "value_inputs": ["red"]},
+               {"function": "unique", "inputs": [1]}]
+    with pytest.raises(ProgramError, match=r"step 2 \(unique\): expected exactly one object, got 2"):
+        execute(program, scene)
