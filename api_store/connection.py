@@ -1,0 +1,115 @@
+"""Opening the SQLite file and running transactions on it.
+
+The connection is opened in driver autocommit mode (`isolation_level=None`) so that the only
+transactions are the explicit ones started here: `BEGIN IMMEDIATE` at the outermost level takes
+the write lock up front (in WAL mode a deferred transaction that later writes can fail with
+SQLITE_BUSY without waiting), and nested blocks become savepoints, so a failure anywhere inside
+rolls back everything the block wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from api_store.errors import StoreError
+
+BUSY_TIMEOUT_S = 30.0
+
+
+def utc_now() -> str:
+    """ISO-8601 UTC timestamp with microseconds; sorts lexically in time order."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def open_database(path: Path | None, *, create: bool = True) -> Database:
+    """Open (or create) the store at `path`, or an in-memory one for `None`, ready for use.
+
+    File databases get WAL journaling, so readers (e.g. `vadar library list`) never block a run
+    that is writing. Anything SQLite cannot open becomes a `StoreError` naming the path.
+    """
+    if path is None:
+        return _configure(sqlite3.connect(":memory:", check_same_thread=False), None)
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a SQLite database file")
+    if not path.exists():
+        if not create:
+            raise StoreError(f"no library database at {path}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the directory for {path}: {exc}") from exc
+    try:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open {path}: {exc}") from exc
+    return _configure(conn, path)
+
+
+def _configure(conn: sqlite3.Connection, path: Path | None) -> Database:
+    conn.isolation_level = None
+    try:
+        db = Database(conn, execute_plugins=False)
+        # Reading the schema forces SQLite to parse the file header: a non-database fails here.
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        conn.execute("PRAGMA foreign_keys = ON")
+        if path is not None:
+            db.enable_wal()
+            conn.execute("PRAGMA synchronous = NORMAL")  # durable enough with WAL, much faster
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"{path} is not a usable SQLite database: {exc}") from exc
+    return db
+
+
+@contextlib.contextmanager
+def write_transaction(db: Database) -> Iterator[None]:
+    """All-or-nothing block: commit on success, roll back everything on any exception."""
+    conn = db.conn
+    if conn.in_transaction:
+        savepoint = f"api_store_{secrets.token_hex(8)}"
+        conn.execute(f"SAVEPOINT {savepoint}")
+        try:
+            yield
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute(f"ROLLBACK TO SAVEPOINT {savepoint}")
+                conn.execute(f"RELEASE SAVEPOINT {savepoint}")
+            raise
+        conn.execute(f"RELEASE SAVEPOINT {savepoint}")
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+@contextlib.contextmanager
+def read_snapshot(db: Database) -> Iterator[None]:
+    """Several reads that must see one consistent state, even while another process writes."""
+    conn = db.conn
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")

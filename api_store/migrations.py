@@ -1,0 +1,200 @@
+"""Append-only, named schema migrations.
+
+`MIGRATIONS` is applied in order; each entry runs once, inside its own transaction together with
+the row that records it in `schema_migrations`, so a crash mid-migration leaves no trace.
+Never edit or reorder an entry that has shipped: databases in the wild have recorded it as
+applied and will not run it again. Change the schema by appending a new entry.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+
+from sqlite_utils import Database
+
+from api_store.connection import utc_now, write_transaction
+from api_store.errors import StoreError
+
+Migration = tuple[str, Callable[[Database], None]]
+
+MIGRATIONS_TABLE = "schema_migrations"
+
+
+def _script(db: Database, sql: str) -> None:
+    """Run `;`-separated DDL statement by statement, staying inside the caller's transaction.
+
+    (`executescript` would commit first, breaking the migration's all-or-nothing guarantee.)
+    """
+    statement = ""
+    for line in sql.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            db.execute(statement)
+            statement = ""
+    if statement.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {statement!r}")
+
+
+def _initial_schema(db: Database) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+            model TEXT,
+            config TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(config)),
+            started_at TEXT NOT NULL,
+            finished_at TEXT
+        );
+        CREATE TABLE batches (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            idx INTEGER NOT NULL CHECK (idx >= 0),
+            question_ids TEXT NOT NULL CHECK (json_valid(question_ids)),
+            created_at TEXT NOT NULL,
+            UNIQUE (run_id, idx)
+        );
+        -- One row per function name: its identity and the pointer to its current version.
+        CREATE TABLE functions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL UNIQUE,
+            normalized_name TEXT NOT NULL UNIQUE,
+            current_version_id INTEGER REFERENCES function_versions(id),
+            created_at TEXT NOT NULL
+        );
+        -- Every version ever recorded. Content is immutable; only status/last_error change.
+        CREATE TABLE function_versions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            function_id INTEGER NOT NULL REFERENCES functions(id),
+            version INTEGER NOT NULL CHECK (version >= 1),
+            signature TEXT NOT NULL,
+            docstring TEXT NOT NULL,
+            code TEXT,
+            content_hash TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('proposed', 'implemented', 'failed')),
+            last_error TEXT,
+            run_id INTEGER REFERENCES runs(id),
+            batch_id INTEGER REFERENCES batches(id),
+            model TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (function_id, version),
+            CHECK (status <> 'implemented' OR code IS NOT NULL)
+        );
+        CREATE TRIGGER function_versions_content_immutable
+        BEFORE UPDATE OF function_id, version, signature, docstring, code, content_hash,
+                         run_id, batch_id, model, created_at
+        ON function_versions
+        BEGIN
+            SELECT RAISE(ABORT, 'function versions are append-only; record a new version');
+        END;
+        CREATE TRIGGER function_versions_no_delete
+        BEFORE DELETE ON function_versions
+        BEGIN
+            SELECT RAISE(ABORT, 'function versions are append-only; they cannot be deleted');
+        END;
+        CREATE TRIGGER functions_pointer_same_function
+        BEFORE UPDATE OF current_version_id ON functions
+        WHEN NEW.current_version_id IS NOT NULL
+             AND (SELECT function_id FROM function_versions WHERE id = NEW.current_version_id)
+                 IS NOT NEW.id
+        BEGIN
+            SELECT RAISE(ABORT, 'current_version_id must point at a version of the same function');
+        END;
+        -- Which library functions a version calls (by name: calls resolve to current versions).
+        CREATE TABLE function_dependencies (
+            version_id INTEGER NOT NULL REFERENCES function_versions(id),
+            depends_on_id INTEGER NOT NULL REFERENCES functions(id),
+            PRIMARY KEY (version_id, depends_on_id)
+        );
+        CREATE INDEX function_dependencies_depends_on ON function_dependencies(depends_on_id);
+        -- Every API-agent attempt, attached to the version (proposal) it tried to implement.
+        CREATE TABLE implementation_attempts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            version_id INTEGER NOT NULL REFERENCES function_versions(id),
+            attempt INTEGER NOT NULL CHECK (attempt >= 1),
+            prompt_hash TEXT,
+            code TEXT,
+            error TEXT,
+            test_call TEXT,
+            test_result TEXT,
+            passed INTEGER CHECK (passed IN (0, 1)),
+            run_id INTEGER REFERENCES runs(id),
+            batch_id INTEGER REFERENCES batches(id),
+            model TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX implementation_attempts_version ON implementation_attempts(version_id);
+        -- One final program per question per run; re-recording replaces it (resume-safe).
+        CREATE TABLE programs (
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            question_id TEXT NOT NULL,
+            batch_id INTEGER REFERENCES batches(id),
+            code TEXT,
+            answer TEXT,
+            error TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+            prompt_tokens INTEGER NOT NULL DEFAULT 0 CHECK (prompt_tokens >= 0),
+            completion_tokens INTEGER NOT NULL DEFAULT 0 CHECK (completion_tokens >= 0),
+            latency_s REAL,
+            correct INTEGER CHECK (correct IN (0, 1)),
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, question_id)
+        );
+        -- Function versions joined with their names; what `FunctionRecord.from_row` reads.
+        CREATE VIEW function_version_rows AS
+        SELECT v.id AS version_id, f.id AS function_id, f.name, f.normalized_name,
+               v.version, v.signature, v.docstring, v.code, v.content_hash, v.status,
+               v.last_error, v.run_id, v.batch_id, v.model, v.created_at, v.updated_at,
+               (f.current_version_id = v.id) AS is_current
+        FROM function_versions AS v JOIN functions AS f ON f.id = v.function_id;
+        """,
+    )
+
+
+MIGRATIONS: list[Migration] = [
+    ("0001_initial_schema", _initial_schema),
+]
+
+
+def applied_migrations(db: Database) -> list[tuple[str, str]]:
+    """`(name, applied_at)` of every migration recorded in `db`, in the order applied."""
+    if not db[MIGRATIONS_TABLE].exists():
+        return []
+    rows = db.query(f"SELECT name, applied_at FROM {MIGRATIONS_TABLE} ORDER BY rowid")
+    return [(row["name"], row["applied_at"]) for row in rows]
+
+
+def apply_migrations(db: Database, migrations: Sequence[Migration] = MIGRATIONS) -> list[str]:
+    """Apply the not-yet-applied entries of `migrations`, in order; return the names applied now.
+
+    Refuses a database that records migrations this code does not know: it was written by a
+    newer version of the store, and guessing at its schema could corrupt it.
+    """
+    names = [name for name, _ in migrations]
+    if len(set(names)) != len(names):
+        raise ValueError(f"migration names must be unique: {names}")
+    with write_transaction(db):
+        db.execute(
+            f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
+            "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
+    unknown = [name for name, _ in applied_migrations(db) if name not in names]
+    if unknown:
+        raise StoreError(
+            f"database records unknown migrations {unknown}; it was written by a newer vadar"
+        )
+    newly_applied = []
+    for name, migrate in migrations:
+        with write_transaction(db):
+            # Re-checked under the write lock, so two processes opening at once apply it once.
+            if db.execute(f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE name = ?", [name]).fetchone():
+                continue
+            migrate(db)
+            db[MIGRATIONS_TABLE].insert({"name": name, "applied_at": utc_now()})
+        newly_applied.append(name)
+    return newly_applied

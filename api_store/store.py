@@ -1,0 +1,92 @@
+"""`ApiStore`: the public facade that opens the database, migrates it and exports it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from api_store.connection import open_database, utc_now
+from api_store.functions import FunctionsMixin
+from api_store.migrations import MIGRATIONS, applied_migrations, apply_migrations
+from api_store.runs import RunsMixin
+
+EXPORT_FORMAT = "vadar-api-store"
+EXPORT_FORMAT_VERSION = 1
+
+
+class ApiStore(FunctionsMixin, RunsMixin):
+    """The persistent, versioned library of generated functions plus run provenance.
+
+    `ApiStore(path)` opens or creates the file (and its parent directory) and applies pending
+    migrations; `create=False` refuses a missing file instead. Use as a context manager, or
+    call `close()`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        resolved = Path(path).expanduser()
+        db = open_database(resolved, create=create)
+        super().__init__(db, resolved)
+        self._migrate()
+
+    @classmethod
+    def memory(cls) -> ApiStore:
+        """A throw-away store in memory, for tests and dry runs."""
+        store = cls.__new__(cls)
+        super(ApiStore, store).__init__(open_database(None), None)
+        store._migrate()
+        return store
+
+    def __enter__(self) -> ApiStore:
+        return self
+
+    def __repr__(self) -> str:
+        return f"ApiStore({str(self.path) if self.path else ':memory:'!r})"
+
+    def _migrate(self) -> None:
+        try:
+            with self._lock:
+                apply_migrations(self._db, MIGRATIONS)
+        except BaseException:
+            self._db.close()
+            raise
+
+    def migrations(self) -> list[tuple[str, str]]:
+        """`(name, applied_at)` for each applied schema migration, in order."""
+        with self._snapshot():
+            return applied_migrations(self._db)
+
+    def export(self, *, include_programs: bool = False) -> dict[str, Any]:
+        """The whole library as a JSON-able dict: every function with its full history.
+
+        Shape: `{"format", "format_version", "exported_at", "migrations", "functions": [
+        {<current version fields>, "history": [{<version fields>, "attempts": [...]}, ...]}],
+        "runs": [{<run fields>, "batches": [...]}]}`, plus `"programs"` if asked for.
+        """
+        with self._snapshot():
+            functions = []
+            for current in self.functions(include_failed=True):
+                entry = current.to_dict()
+                attempts_by_version: dict[int, list[dict[str, Any]]] = {}
+                for attempt in self.attempts(current.name):
+                    attempts_by_version.setdefault(attempt.version, []).append(attempt.to_dict())
+                entry["history"] = [
+                    {**version.to_dict(), "attempts": attempts_by_version.get(version.version, [])}
+                    for version in self.history(current.name)
+                ]
+                functions.append(entry)
+            runs = [
+                {**run.to_dict(), "batches": [b.to_dict() for b in self.batches(run.id)]}
+                for run in self.runs()
+            ]
+            data: dict[str, Any] = {
+                "format": EXPORT_FORMAT,
+                "format_version": EXPORT_FORMAT_VERSION,
+                "exported_at": utc_now(),
+                "migrations": [name for name, _ in self.migrations()],
+                "functions": functions,
+                "runs": runs,
+            }
+            if include_programs:
+                data["programs"] = [p.to_dict() for run in self.runs() for p in self.programs(run.id)]
+        return data
