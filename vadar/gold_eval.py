@@ -1,0 +1,75 @@
+"""Score gold programs run through the oracle modules against the gold answers of a split.
+
+A perfect score says modules, data adapter and metric agree; each mismatch is kept with the
+program's output (or the error it raised) so that its cause can be read off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from base_modules.module import ModuleError
+from base_modules.oracle.clevr import clevr_oracle_modules
+from omni3d_bench.datasets.clevr import ClevrDataset
+from omni3d_bench.metrics import score_answer
+from omni3d_bench.types import Question
+from vadar.gold_programs import GoldProgramError, run_gold_program
+
+
+@dataclass(frozen=True)
+class GoldOutcome:
+    """One question: the gold answer, what the gold program produced, and its score."""
+
+    question: Question
+    prediction: str
+    score: float
+
+    @property
+    def error(self) -> bool:
+        return self.prediction.startswith("error: ")
+
+
+@dataclass
+class GoldReport:
+    outcomes: list[GoldOutcome] = field(default_factory=list)
+    skipped: int = 0  # questions without a gold program or gold answer
+
+    @property
+    def count(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def accuracy(self) -> float:
+        return sum(o.score for o in self.outcomes) / self.count if self.outcomes else 0.0
+
+    @property
+    def mismatches(self) -> list[GoldOutcome]:
+        return [o for o in self.outcomes if o.score < 1.0]
+
+
+def evaluate_gold(
+    dataset: ClevrDataset,
+    questions: Iterable[Question],
+    on_step: Callable[[], None] | None = None,
+) -> GoldReport:
+    """Run every question's gold program on CLEVR oracle modules built from `dataset`'s scenes.
+
+    Dataset errors (a missing image file) propagate: they are data faults, not module results.
+    """
+    modules = clevr_oracle_modules(dataset.scene).as_namespace()
+    report = GoldReport()
+    for question in questions:
+        if question.gold_program is None or question.answer is None:
+            report.skipped += 1
+        else:
+            image = dataset.image(question)
+            try:
+                prediction = run_gold_program(question.gold_program, image, modules)
+            except (ModuleError, GoldProgramError) as exc:
+                prediction = f"error: {exc}"
+            score = score_answer(prediction, question.answer, question.answer_type)
+            report.outcomes.append(GoldOutcome(question, prediction, score))
+        if on_step is not None:
+            on_step()
+    return report
