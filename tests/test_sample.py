@@ -90,3 +90,10 @@ def test_geometry_is_one_pinhole_camera() -> None:
             assert scene["relationships"]["right"][i] == [j for j in others if cam[j, 0] > cam[i, 0]]
             assert scene["relationships"]["behind"][i] == [j for j in others if cam[j, 1] > cam[i, 1]]
             assert scene["relationships"]["front"][i] == [j for j in others if cam[j, 1] < cam[i, 1]]
+
+
+def test_auto_detected_as_clevr() -> None:
+    from omni3d_bench.datasets import load_dataset
+
+    ds = load_dataset(SAMPLE)
+    assert isinstance(ds, ClevrDataset) and len(ds.questions(SAMPLE_SPLIT)) == 12
