@@ -53,7 +53,11 @@ class FunctionsMixin(StoreBase):
             else:
                 function_id = self._insert(
                     "functions",
-                    {"name": name, "normalized_name": normalize_name(name), "created_at": utc_now()},
+                    {
+                        "name": name,
+                        "normalized_name": normalize_name(name),
+                        "created_at": utc_now(),
+                    },
                 )
             self._add_version(
                 function_id, signature, docstring, None, FunctionStatus.PROPOSED,
@@ -204,7 +208,9 @@ class FunctionsMixin(StoreBase):
         (unless `include_failed`). `functions("implemented")` is what prompts should show.
         """
         if status is None:
-            wanted = [s.value for s in FunctionStatus if include_failed or s != FunctionStatus.FAILED]
+            wanted = [
+                s.value for s in FunctionStatus if include_failed or s != FunctionStatus.FAILED
+            ]
         elif isinstance(status, str):
             wanted = [FunctionStatus(status).value]
         else:
@@ -339,7 +345,8 @@ class FunctionsMixin(StoreBase):
             dep_rows = self._rows(
                 "SELECT d.version_id, f.name FROM function_dependencies AS d "
                 "JOIN functions AS f ON f.id = d.depends_on_id "
-                f"WHERE d.version_id IN (SELECT version_id FROM function_version_rows WHERE {where}) "
+                "WHERE d.version_id IN "
+                f"(SELECT version_id FROM function_version_rows WHERE {where}) "
                 "ORDER BY d.rowid",
                 params,
             )

@@ -15,7 +15,7 @@ from api_store.answers import decode_answer
 
 
 class FunctionStatus(StrEnum):
-    """Lifecycle of one function version: proposed by the Signature agent, then implemented or failed."""
+    """Lifecycle of a version: proposed by the Signature agent, then implemented or failed."""
 
     PROPOSED = "proposed"
     IMPLEMENTED = "implemented"

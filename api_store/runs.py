@@ -164,9 +164,8 @@ class RunsMixin(StoreBase):
         }
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
-        updates = ", ".join(
-            f"{c} = excluded.{c}" for c in values if c not in ("run_id", "question_id", "created_at")
-        )
+        key_and_birth = ("run_id", "question_id", "created_at")
+        updates = ", ".join(f"{c} = excluded.{c}" for c in values if c not in key_and_birth)
         with self.transaction():
             self.run(run_id)
             self._db.execute(

@@ -88,5 +88,7 @@ class ApiStore(FunctionsMixin, RunsMixin):
                 "runs": runs,
             }
             if include_programs:
-                data["programs"] = [p.to_dict() for run in self.runs() for p in self.programs(run.id)]
+                data["programs"] = [
+                    p.to_dict() for run in self.runs() for p in self.programs(run.id)
+                ]
         return data

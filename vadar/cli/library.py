@@ -1,5 +1,151 @@
-"""`vadar library ...` commands."""
+"""`vadar library ...` commands: read-only views of the persistent API library."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from api_store import ApiStore, FunctionRecord, StoreError
+from vadar.config import ConfigError, load_config
 
 app = typer.Typer(no_args_is_help=True, help="library commands")
+
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        help="Library database file. Default: paths.database from the config "
+        "(VADAR_HOME, VADAR_PATHS_DB_PATH).",
+        dir_okay=False,
+    ),
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"Error: {message}", err=True)
+    return typer.Exit(code=1)
+
+
+def _open_store(db: Path | None) -> ApiStore:
+    """Open an existing library; a missing or broken file is a one-line error, not a traceback."""
+    try:
+        path = db if db is not None else load_config().paths.database
+    except ConfigError as exc:
+        raise _fail(str(exc)) from exc
+    if not path.exists():
+        raise _fail(f"no library database at {path} (run vadar first, or pass --db)")
+    try:
+        return ApiStore(path, create=False)
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+
+
+@app.command("list")
+def list_functions(
+    show_all: Annotated[bool, typer.Option("--all", help="Include failed functions.")] = False,
+    db: DbOption = None,
+) -> None:
+    """List the current version of every library function, in the order they were created."""
+    with _open_store(db) as store:
+        records = store.functions(include_failed=show_all)
+        path = store.path
+    if not records:
+        typer.echo(f"The library at {path} has no functions{'' if show_all else ' (try --all)'}.")
+        return
+    table = Table(title=f"API library ({len(records)} functions)", title_justify="left")
+    table.add_column("name", overflow="fold", no_wrap=False)
+    table.add_column("status")
+    table.add_column("version", justify="right")
+    table.add_column("signature", overflow="fold")
+    for record in records:
+        # Text(), not str: signatures like `list[BBox]` must not be read as rich markup.
+        table.add_row(
+            Text(record.name), record.status.value, str(record.version), Text(record.signature)
+        )
+    Console().print(table)
+
+
+@app.command()
+def show(
+    name: Annotated[str, typer.Argument(help="Function name, e.g. _left_of.")],
+    db: DbOption = None,
+) -> None:
+    """Show one function: current code and docstring, status, dependencies and version history."""
+    with _open_store(db) as store:
+        if name not in store:
+            similar = store.find_by_normalized_name(name)
+            hint = f"; did you mean {similar.name!r}?" if similar else ""
+            raise _fail(f"no function named {name!r} in the library at {store.path}{hint}")
+        current = store.current(name)
+        history = store.history(name)
+        dependents = store.dependents(name)
+        attempts = store.attempts(name)
+    typer.echo(_describe(current, history, dependents, len(attempts)))
+
+
+def _describe(
+    current: FunctionRecord, history: list[FunctionRecord], dependents: list[str], n_attempts: int
+) -> str:
+    lines = [
+        f"{current.name}  (version {current.version}, {current.status.value})",
+        "",
+        f"signature:    {current.signature}",
+        f"dependencies: {', '.join(current.dependencies) or '-'}",
+        f"used by:      {', '.join(dependents) or '-'}",
+        f"attempts:     {n_attempts}",
+    ]
+    if current.last_error:
+        lines.append(f"last error:   {current.last_error}")
+    lines += ["", "docstring:", _indent(current.docstring), "", "code:"]
+    lines.append(_indent(current.code) if current.code else "    (not implemented)")
+    lines += ["", "history:"]
+    for version in history:
+        marker = "*" if version.is_current else " "
+        provenance = ", ".join(
+            f"{key} {value}"
+            for key, value in (("run", version.run_id), ("batch", version.batch_id),
+                               ("model", version.model))
+            if value is not None
+        )
+        line = f"  {marker} v{version.version}  {version.status.value:<11} {version.created_at}"
+        lines.append(f"{line}  {provenance}".rstrip())
+    return "\n".join(lines)
+
+
+def _indent(text: str) -> str:
+    lines = text.strip("\n").splitlines()
+    return "\n".join(("    " + line) if line.strip() else "" for line in lines)
+
+
+@app.command()
+def export(
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write the JSON here instead of to stdout.", dir_okay=False
+        ),
+    ] = None,
+    programs: Annotated[
+        bool, typer.Option("--programs", help="Also export every run's programs and answers.")
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Export the whole library, with every version and attempt, as JSON."""
+    with _open_store(db) as store:
+        data = store.export(include_programs=programs)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write {output}: {exc}") from exc
+    typer.echo(f"Exported {len(data['functions'])} functions to {output}", err=True)
