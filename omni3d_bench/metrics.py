@@ -37,10 +37,10 @@ SPACES = re.compile(r"\s+")
 
 def unwrap(value: Any) -> Any:
     """Turn numpy scalars and one-element arrays into plain Python values, keeping their value."""
-    if hasattr(value, "item") and getattr(value, "size", 1) == 1 and not isinstance(value, str):
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
         try:
             return value.item()
-        except (TypeError, ValueError):
+        except Exception:  # several elements (numpy ValueError, torch RuntimeError), or no scalar
             return value
     return value
 
