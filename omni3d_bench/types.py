@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from base_modules.types import Image
+
 AnswerType = Literal["int", "float", "str"]
 
 
@@ -39,6 +41,10 @@ class Dataset(Protocol):
     name: str
     root: Path
 
+    def splits(self) -> list[str]: ...
+
     def questions(self, split: str) -> list[Question]: ...
 
     def scene(self, image_id: str) -> dict[str, Any] | None: ...
+
+    def image(self, question_or_image_id: Question | str) -> Image: ...
