@@ -49,3 +49,12 @@ def test_backends_can_be_mixed_per_slot():
     assert isinstance(mixed.loc, ClevrLoc) and not isinstance(mixed.depth, ClevrDepth)
     assert all(isinstance(m, Module) for m in mixed)
     assert isinstance(mixed.loc, Loc)
+
+
+def test_oracle_forward_signatures_match_the_specs():
+    """Programs are written against the spec signatures; oracles must accept exactly those."""
+    import inspect
+
+    for spec, module in zip(PREDEFINED_MODULES, clevr_oracle_modules(lambda image_id: None)):
+        ours = list(inspect.signature(type(module).forward).parameters)
+        assert ours == list(inspect.signature(spec.forward).parameters), spec.name
