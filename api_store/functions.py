@@ -77,8 +77,9 @@ class FunctionsMixin(StoreBase):
         batch_id: int | None = None,
         model: str | None = None,
     ) -> FunctionRecord:
-        """Record working `code` for a proposed function as a new, current, `implemented` version.
+        """Record working `code` for `name` as a new, current, `implemented` version.
 
+        Works from any status (a failed function can be repaired); the name must exist.
         `signature`/`docstring` default to the current version's; `dependencies=None` keeps the
         current version's dependency list. Recording content identical to an already
         implemented current version is a no-op, so a resumed run does not add empty versions.

@@ -178,6 +178,9 @@ def apply_migrations(db: Database, migrations: Sequence[Migration] = MIGRATIONS)
     names = [name for name, _ in migrations]
     if len(set(names)) != len(names):
         raise ValueError(f"migration names must be unique: {names}")
+    applied = [name for name, _ in applied_migrations(db)]
+    if applied == names:
+        return []  # up to date: open without writing, so read-only files work
     with write_transaction(db):
         db.execute(
             f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 from api_store.connection import open_database, utc_now
+from api_store.errors import StoreError
 from api_store.functions import FunctionsMixin
 from api_store.migrations import MIGRATIONS, applied_migrations, apply_migrations
 from api_store.runs import RunsMixin
@@ -24,18 +26,14 @@ class ApiStore(FunctionsMixin, RunsMixin):
     """
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
-        resolved = Path(path).expanduser()
-        db = open_database(resolved, create=create)
-        super().__init__(db, resolved)
+        resolved = None if str(path) == ":memory:" else Path(path).expanduser()
+        super().__init__(open_database(resolved, create=create), resolved)
         self._migrate()
 
     @classmethod
     def memory(cls) -> ApiStore:
-        """A throw-away store in memory, for tests and dry runs."""
-        store = cls.__new__(cls)
-        super(ApiStore, store).__init__(open_database(None), None)
-        store._migrate()
-        return store
+        """A throw-away store in memory, for tests and dry runs (same as `ApiStore(":memory:")`)."""
+        return cls(":memory:")
 
     def __enter__(self) -> ApiStore:
         return self
@@ -47,6 +45,9 @@ class ApiStore(FunctionsMixin, RunsMixin):
         try:
             with self._lock:
                 apply_migrations(self._db, MIGRATIONS)
+        except sqlite3.Error as exc:  # e.g. a read-only file that still needs migrating
+            self._db.close()
+            raise StoreError(f"cannot prepare the library database {self.path}: {exc}") from exc
         except BaseException:
             self._db.close()
             raise

@@ -100,9 +100,19 @@ def test_failed_function_can_be_proposed_again_but_live_ones_cannot(store: ApiSt
     with pytest.raises(DuplicateFunctionError):
         _propose(store, "_a")
     store.mark_failed("_a", "broke")
+    assert store.functions() == []
     again = store.propose("_a", "(a, b) -> int", "Second try.")
     assert (again.version, again.status, again.last_error) == (3, FunctionStatus.PROPOSED, None)
     assert [h.status for h in store.history("_a")] == ["proposed", "failed", "proposed"]
+
+
+def test_a_failed_function_can_be_repaired_by_a_new_implementation(store: ApiStore) -> None:
+    _propose(store, "_a")
+    store.mark_failed("_a", "NameError")
+    repaired = store.implement("_a", "def _a(a): return 1")
+    assert (repaired.version, repaired.status, repaired.last_error) == (2, "implemented", None)
+    assert [h.status for h in store.history("_a")] == ["failed", "implemented"]
+    assert [f.name for f in store.functions("implemented")] == ["_a"]
 
 
 def test_implemented_functions_come_in_creation_order_with_their_text(store: ApiStore) -> None:

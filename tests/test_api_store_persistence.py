@@ -25,10 +25,13 @@ def test_opening_creates_missing_parent_directories_and_uses_wal(tmp_path: Path)
         assert store.current("_f").docstring == "Doc."
 
 
-def test_memory_store_is_fully_migrated() -> None:
-    with ApiStore.memory() as store:
-        assert store.path is None
-        assert {"functions", "function_versions", "programs", "runs"} <= set(store.db.table_names())
+def test_memory_store_is_fully_migrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for store in (ApiStore.memory(), ApiStore(":memory:")):
+        with store:
+            assert store.path is None
+            assert {"functions", "function_versions", "programs"} <= set(store.db.table_names())
+    assert list(tmp_path.iterdir()) == []  # no file called ":memory:"
 
 
 def test_migrations_are_recorded_once_and_reopen_is_idempotent(tmp_path: Path) -> None:
@@ -39,6 +42,7 @@ def test_migrations_are_recorded_once_and_reopen_is_idempotent(tmp_path: Path) -
     assert all(applied_at for _, applied_at in first)
     with ApiStore(path) as store:
         assert store.migrations() == first  # nothing re-applied, timestamps unchanged
+        assert store.db.conn.total_changes == 0  # an up-to-date file is opened without writes
 
 
 def test_appended_migrations_run_once_in_order(tmp_path: Path) -> None:
