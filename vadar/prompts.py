@@ -20,9 +20,9 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def render(name: str, **variables: Any) -> str:
-    """Render template `name` (without the .j2 suffix) with `variables`."""
-    return _environment().get_template(f"{name}.j2").render(**variables).strip() + "\n"
+def render(template: str, **variables: Any) -> str:
+    """Render `template` (its file name without the .j2 suffix) with `variables`."""
+    return _environment().get_template(f"{template}.j2").render(**variables).strip() + "\n"
 
 
 def template_names() -> list[str]:

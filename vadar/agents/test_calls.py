@@ -19,6 +19,8 @@ TEST_RESULT = "final_result"
 class TestCall:
     """Program text that calls the function once and stores what it returned in `final_result`."""
 
+    __test__ = False  # not a pytest test class
+
     code: str
     call: str
 

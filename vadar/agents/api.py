@@ -1,0 +1,185 @@
+"""The API agent: implements proposed functions depth-first and tests them on real module outputs.
+
+When an implementation calls another proposed, not yet implemented function, that one is
+implemented first, then the caller is tested. Each function gets up to `max_attempts` tries with
+the error (and failing line) fed back. A function that calls itself, or that closes a cycle of
+calls back to a function still being implemented, is marked failed with the reason; failed
+functions disappear from later prompts. Every attempt is recorded in the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store.names import prompt_hash
+from vadar import prompts
+from vadar.agents.program import Executor, InfrastructureFailure
+from vadar.agents.stubs import StubFormatError, called_names, parse_implementation
+from vadar.agents.test_calls import build_test_call
+from vadar.api_text import function_stub, render_api
+from vadar.llm.chat import ChatModel
+from vadar.sandbox import LibraryFunction
+
+
+@dataclass(frozen=True)
+class TestContext:
+    """A real question of the batch to test functions on: its text and sandbox namespace."""
+
+    __test__ = False  # not a pytest test class
+
+    question: str
+    namespace: Mapping[str, Any]
+
+
+@dataclass
+class ImplementationReport:
+    """What happened to each function this agent touched, in the order they finished."""
+
+    implemented: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    attempts: dict[str, int] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def library_namespace(store: ApiStore) -> dict[str, LibraryFunction]:
+    """Every implemented function as sandbox source, ready to join a program's namespace."""
+    return {
+        f.name: LibraryFunction(f.name, f.code)
+        for f in store.functions(FunctionStatus.IMPLEMENTED)
+        if f.code
+    }
+
+
+class ApiAgent:
+    """Depth-first implementation of every proposed function in the store."""
+
+    def __init__(
+        self,
+        llm: ChatModel,
+        store: ApiStore,
+        executor: Executor,
+        *,
+        max_attempts: int = 5,
+        run_id: int | None = None,
+        batch_id: int | None = None,
+        model: str | None = None,
+    ) -> None:
+        self.llm = llm
+        self.store = store
+        self.executor = executor
+        self.max_attempts = max_attempts
+        self.provenance = {"run_id": run_id, "batch_id": batch_id, "model": model}
+
+    def implement(self, names: Sequence[str], contexts: Sequence[TestContext]) -> ImplementationReport:
+        """Implement `names` (and whatever they need); `contexts` supply real test inputs."""
+        if not contexts:
+            raise ValueError("the API agent needs at least one question to test functions on")
+        report = ImplementationReport()
+        for index, name in enumerate(names):
+            self._implement(name, [], contexts[index % len(contexts)], report)
+        return report
+
+    # ------------------------------------------------------------------ one function
+
+    def _implement(self, name: str, stack: list[str], context: TestContext, report: ImplementationReport) -> bool:
+        record = self.store.current(name)
+        if record.status == FunctionStatus.IMPLEMENTED:
+            return True
+        if record.status == FunctionStatus.FAILED:
+            return False
+        stack.append(name)
+        try:
+            return self._attempts(record, stack, context, report)
+        finally:
+            stack.pop()
+
+    def _attempts(self, record: FunctionRecord, stack: list[str], context: TestContext,
+                  report: ImplementationReport) -> bool:
+        name = record.name
+        messages = [
+            {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=name))},
+            {"role": "user", "content": prompts.render(
+                "api_implement", stub=function_stub(name, record.signature, record.docstring))},
+        ]
+        error = "no attempt was made"
+        for attempt in range(1, self.max_attempts + 1):
+            report.attempts[name] = attempt
+            reply = self.llm.complete(messages)
+            report.prompt_tokens += reply.prompt_tokens or 0
+            report.completion_tokens += reply.completion_tokens or 0
+            messages.append({"role": "assistant", "content": reply.text})
+            step = self._try(name, reply.text, stack, context, report)
+            self.store.record_attempt(
+                name, attempt, code=step.code, error=step.error, test_call=step.test_call,
+                test_result=step.test_result, passed=step.error is None,
+                prompt_hash=prompt_hash(_prompt_text(messages[:-1])), **self.provenance,
+            )
+            if step.fatal:
+                self._fail(name, step.error or "failed", report)
+                return False
+            if step.error is None:
+                assert step.code is not None
+                self.store.implement(name, step.code, dependencies=step.dependencies, **self.provenance)
+                report.implemented.append(name)
+                return True
+            error = step.error
+            messages.append({"role": "user", "content": prompts.render(
+                "api_retry", error=error, test_call=step.test_call, name=name)})
+        self._fail(name, f"no working implementation after {self.max_attempts} attempts; last error: {error}", report)
+        return False
+
+    def _try(self, name: str, reply: str, stack: list[str], context: TestContext,
+             report: ImplementationReport) -> _Step:
+        try:
+            code = parse_implementation(reply, name)
+            calls = called_names(code)
+        except (StubFormatError, SyntaxError) as exc:
+            return _Step(error=str(exc))
+        if name in calls:
+            return _Step(code=code, error=f"`{name}` calls itself: recursion is not allowed", fatal=True)
+        library = [c for c in calls if c in self.store]
+        for dependency in library:
+            if dependency in stack:
+                cycle = " -> ".join([*stack[stack.index(dependency):], dependency])
+                return _Step(code=code, error=f"cycle of calls: {cycle}", fatal=True)
+            if not self._implement(dependency, stack, context, report):
+                reason = self.store.current(dependency).last_error
+                return _Step(code=code, error=f"`{dependency}` is not available ({reason}); "
+                                               f"implement `{name}` without calling it")
+        test = build_test_call(name, self.store.current(name).signature, question=context.question)
+        namespace = {**context.namespace, **library_namespace(self.store), name: LibraryFunction(name, code)}
+        result = self.executor(test.code, namespace)
+        if result.infrastructure_error:
+            raise InfrastructureFailure(result.infrastructure_error)
+        if result.error:
+            return _Step(code=code, error=result.error, test_call=test.call, dependencies=library)
+        return _Step(code=code, test_call=test.call, test_result=repr(result.value)[:500], dependencies=library)
+
+    def _fail(self, name: str, reason: str, report: ImplementationReport) -> None:
+        self.store.mark_failed(name, reason)
+        report.failed[name] = reason
+
+    def _api_text(self, *, exclude: str) -> str:
+        """Predefined modules, implemented functions, and proposed signatures still to come."""
+        shown = [f for f in self.store.functions([FunctionStatus.IMPLEMENTED, FunctionStatus.PROPOSED])
+                 if f.name != exclude]
+        return render_api(shown)
+
+
+@dataclass
+class _Step:
+    code: str | None = None
+    error: str | None = None
+    test_call: str | None = None
+    test_result: str | None = None
+    dependencies: list[str] = field(default_factory=list)
+    fatal: bool = False
+
+
+def _prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    return "\n".join(f"{m['role']}: {m['content']}" for m in messages)
+
