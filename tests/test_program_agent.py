@@ -1,0 +1,61 @@
+import pytest
+
+from vadar.agents.program import InfrastructureFailure, ProgramAgent
+from vadar.answers import ERROR_ANSWER
+from vadar.api_text import render_api
+from vadar.llm.doubles import ScriptedLLM
+from vadar.sandbox import ExecutionResult, execute
+
+NAMESPACE = {"image": "img", "loc": lambda image, prompt: [[0.0, 0.0, 5.0, 5.0]] * 3}
+
+
+def run(code, namespace):
+    return execute(code, dict(namespace), timeout_s=10, memory_mb=512)
+
+
+def test_stable_prefix_first_question_last():
+    llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cube'))\n```"])
+    outcome = ProgramAgent(llm, run).solve("How many cubes?", render_api(), NAMESPACE)
+    assert outcome.answer == 3 and outcome.error is None and outcome.attempts == 1
+    system, user = llm.calls[0]
+    assert system["role"] == "system" and "def loc(image: Image" in system["content"]
+    assert "Example program:" in system["content"]
+    assert "How many cubes?" not in system["content"]  # the cacheable prefix is question-free
+    assert user["content"].startswith("Question: How many cubes?")
+    assert outcome.calls[0].name == "loc"
+
+
+def test_same_prefix_for_different_questions():
+    llm = ScriptedLLM(["final_result = 1", "final_result = 2"])
+    agent = ProgramAgent(llm, run)
+    agent.solve("q one", render_api(), NAMESPACE)
+    agent.solve("q two", render_api(), NAMESPACE)
+    assert llm.calls[0][0] == llm.calls[1][0]
+
+
+def test_error_is_fed_back_with_line_then_fixed_and_bool_normalised():
+    llm = ScriptedLLM([
+        "```python\nboxes = loc(image, 'cube')\nfinal_result = boxes[10]\n```",
+        "```python\nfinal_result = len(loc(image, 'cube')) > 2\n```",
+    ])
+    outcome = ProgramAgent(llm, run).solve("Are there more than two cubes?", render_api(), NAMESPACE)
+    assert outcome.answer == "yes" and outcome.attempts == 2
+    feedback = llm.calls[1][-1]["content"]
+    assert "IndexError" in feedback and "line 2" in feedback
+    assert llm.calls[1][-2]["role"] == "assistant"
+
+
+def test_missing_final_result_and_exhaustion_give_the_error_marker():
+    llm = ScriptedLLM(["x = 1"] * 5)
+    outcome = ProgramAgent(llm, run, max_attempts=5).solve("q", render_api(), NAMESPACE)
+    assert outcome.answer == ERROR_ANSWER and outcome.attempts == 5
+    assert "final_result" in outcome.error
+    assert len(outcome.errors) == 5
+
+
+def test_infrastructure_failure_is_not_blamed_on_the_program():
+    def broken(code, namespace):
+        return ExecutionResult(infrastructure_error="worker could not start")
+
+    with pytest.raises(InfrastructureFailure, match="worker could not start"):
+        ProgramAgent(ScriptedLLM(["final_result = 1"]), broken).solve("q", render_api(), NAMESPACE)

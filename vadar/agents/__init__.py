@@ -1,0 +1,1 @@
+"""The three agents: Signature (proposes helpers), API (implements them), Program (answers)."""
