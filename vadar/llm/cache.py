@@ -6,10 +6,11 @@ processes can share it; each entry is written in one transaction, so readers nev
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,33 +23,53 @@ _TABLE = "responses"
 
 
 class ResponseCache:
-    """Maps request keys to stored `ChatResponse`s in one SQLite file."""
+    """Maps request keys to stored `ChatResponse`s in one SQLite file.
+
+    Each operation opens and closes its own connection: an LLM call takes seconds, a connection
+    microseconds, and no connection is ever held open across a `fork()` (SQLite forbids that, and a
+    forked worker pool writing through an inherited one silently loses entries).
+    """
 
     def __init__(self, path: Path | str, *, busy_timeout_s: float = 30.0) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
+        self.busy_timeout_s = busy_timeout_s
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), timeout=busy_timeout_s, check_same_thread=False)
-            self._db = sqlite_utils.Database(conn, execute_plugins=False)
-            self._db.enable_wal()
-            if _TABLE not in self._db.table_names():
-                with self._db.atomic():
-                    self._db.execute(
-                        f"CREATE TABLE IF NOT EXISTS {_TABLE} ("
-                        " key TEXT PRIMARY KEY, model TEXT, request TEXT NOT NULL,"
-                        " response TEXT NOT NULL, created_at REAL NOT NULL)"
-                    )
+        except OSError as exc:
+            raise self._error("cannot be created", exc) from exc
+        with self._connect("cannot open") as db:
+            db.enable_wal()
+            if _TABLE not in db.table_names():
+                db.execute("BEGIN IMMEDIATE")
+                db.execute(
+                    f"CREATE TABLE IF NOT EXISTS {_TABLE} ("
+                    " key TEXT PRIMARY KEY, model TEXT, request TEXT NOT NULL,"
+                    " response TEXT NOT NULL, created_at REAL NOT NULL)"
+                )
+                db.commit()
+
+    @contextlib.contextmanager
+    def _connect(self, what: str) -> Iterator[sqlite_utils.Database]:
+        """A short-lived connection; SQLite errors become `LLMCacheError` naming the file."""
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout_s)
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL stays consistent; a power cut may drop the last entries
+            db = sqlite_utils.Database(conn, execute_plugins=False)
+            try:
+                yield db
+            finally:
+                db.rollback()  # no-op after a commit; drops a transaction an error left open
         except (sqlite3.DatabaseError, OSError) as exc:
-            raise self._error("cannot open", exc) from exc
+            raise self._error(what, exc) from exc
+        finally:
+            if conn is not None:
+                conn.close()
 
     def get(self, key: str) -> ChatResponse | None:
         """The stored response for `key` (as recorded: original tokens and latency), or None."""
-        try:
-            with self._lock:
-                row = self._db.execute(f"SELECT response FROM {_TABLE} WHERE key = ?", [key]).fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise self._error("cannot read", exc) from exc
+        with self._connect("cannot be read") as db:
+            row = db.execute(f"SELECT response FROM {_TABLE} WHERE key = ?", [key]).fetchone()
         if row is None:
             return None
         try:
@@ -57,7 +78,7 @@ class ResponseCache:
             raise self._error(f"holds a malformed entry for key {key[:12]}", exc) from exc
 
     def put(self, key: str, request: dict[str, Any], response: ChatResponse) -> None:
-        """Store (or overwrite) one entry atomically."""
+        """Store (or overwrite) one entry in a single transaction."""
         record = {
             "key": key,
             "model": str(request.get("model", "")),
@@ -65,27 +86,24 @@ class ResponseCache:
             "response": json.dumps(response.to_dict(), ensure_ascii=False),
             "created_at": time.time(),
         }
-        try:
-            with self._lock, self._db.atomic():
-                self._db.execute(
-                    f"INSERT OR REPLACE INTO {_TABLE} (key, model, request, response, created_at)"
-                    " VALUES (:key, :model, :request, :response, :created_at)",
-                    record,
-                )
-        except sqlite3.DatabaseError as exc:
-            raise self._error("cannot write", exc) from exc
+        with self._connect("cannot be written") as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                f"INSERT OR REPLACE INTO {_TABLE} (key, model, request, response, created_at)"
+                " VALUES (:key, :model, :request, :response, :created_at)",
+                record,
+            )
+            db.commit()
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._db.execute(f"SELECT count(*) FROM {_TABLE}").fetchone()[0])
+        with self._connect("cannot be read") as db:
+            return int(db.execute(f"SELECT count(*) FROM {_TABLE}").fetchone()[0])
 
     def clear(self) -> None:
-        with self._lock, self._db.atomic():
-            self._db.execute(f"DELETE FROM {_TABLE}")
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        with self._connect("cannot be written") as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(f"DELETE FROM {_TABLE}")
+            db.commit()
 
     def _error(self, what: str, exc: BaseException) -> LLMCacheError:
         return LLMCacheError(

@@ -1,0 +1,206 @@
+"""Test doubles for `ChatModel`: a scripted model and JSONL cassettes that record and replay.
+
+They let agent tests assert on prompts and replay real model output deterministically, offline.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Union
+
+from vadar.llm.chat import ChatModel, ChatResponse, Message, request_key
+from vadar.llm.errors import CassetteMissError, ScriptExhaustedError
+from vadar.llm.usage import UsageTracker
+
+ScriptItem = Union[str, ChatResponse, Callable[[list[Message]], str], BaseException, type[BaseException]]
+
+
+def approx_tokens(text: str) -> int:
+    """A cheap stand-in for a tokenizer (whitespace words), good enough to exercise accounting."""
+    return len(text.split())
+
+
+def _messages_tokens(messages: list[Message]) -> int:
+    return sum(approx_tokens(str(m.get("content") or "")) for m in messages)
+
+
+def call_key(
+    messages: list[Message],
+    *,
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+    stop: Sequence[str] | None = None,
+) -> str:
+    """Cassette key: what a caller of `ChatModel.complete` controls (the model is fixed per cassette)."""
+    return request_key(messages=messages, max_tokens=max_tokens, temperature=temperature, stop=list(stop or []) or None)
+
+
+class ScriptedLLM:
+    """Returns scripted responses in order and records every request it received.
+
+    Script items: a string (the reply), a `ChatResponse`, a callable `messages -> str`, or an
+    exception (instance or class) to raise for that call.
+    """
+
+    def __init__(
+        self,
+        responses: Iterable[ScriptItem],
+        *,
+        model: str = "scripted",
+        usage: UsageTracker | None = None,
+        tag: str | None = None,
+    ) -> None:
+        self._script: deque[ScriptItem] = deque(responses)
+        self._lock = threading.Lock()
+        self.model = model
+        self.usage = usage
+        self.tag = tag
+        self.calls: list[list[Message]] = []  # messages of every call, deep-copied
+        self.requests: list[dict[str, Any]] = []  # messages plus sampling settings of every call
+
+    @property
+    def remaining(self) -> int:
+        return len(self._script)
+
+    @property
+    def last_messages(self) -> list[Message]:
+        if not self.calls:
+            raise AssertionError("ScriptedLLM has not been called")
+        return self.calls[-1]
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        stop: Sequence[str] | None = None,
+    ) -> ChatResponse:
+        snapshot = copy.deepcopy(messages)
+        with self._lock:
+            self.calls.append(snapshot)
+            self.requests.append(
+                {"messages": snapshot, "max_tokens": max_tokens, "temperature": temperature, "stop": stop}
+            )
+            if not self._script:
+                last = str(snapshot[-1].get("content", "")) if snapshot else ""
+                raise ScriptExhaustedError(
+                    f"ScriptedLLM script ran out: call #{len(self.calls)} has no scripted response. "
+                    f"Last message was: {last[:300]!r}"
+                )
+            item = self._script.popleft()
+        if isinstance(item, BaseException) or (isinstance(item, type) and issubclass(item, BaseException)):
+            raise item
+        if isinstance(item, ChatResponse):
+            response = item
+        else:
+            text = item(snapshot) if callable(item) else item
+            if not isinstance(text, str):
+                raise TypeError(f"ScriptedLLM script item produced {type(text).__name__}, expected str")
+            response = ChatResponse(
+                text=text,
+                prompt_tokens=_messages_tokens(snapshot),
+                completion_tokens=approx_tokens(text),
+                model=self.model,
+                finish_reason="stop",
+            )
+        if self.usage is not None:
+            self.usage.record(response, tag=self.tag)
+        return response
+
+
+class RecordingLLM:
+    """Wraps a real `ChatModel` and appends every exchange to a JSONL cassette."""
+
+    def __init__(self, inner: ChatModel, path: Path | str) -> None:
+        self.inner = inner
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        stop: Sequence[str] | None = None,
+    ) -> ChatResponse:
+        response = self.inner.complete(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
+        entry = {
+            "key": call_key(messages, max_tokens=max_tokens, temperature=temperature, stop=stop),
+            "request": {
+                "messages": messages,
+                "max_tokens": max_tokens,
+                "temperature": temperature,
+                "stop": list(stop) if stop else None,
+            },
+            "response": response.to_dict(),
+        }
+        line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+        with self._lock, self.path.open("a", encoding="utf-8") as fh:
+            fh.write(line)  # one write per entry, so a crash loses at most the last line
+        return response
+
+
+class ReplayLLM:
+    """Answers from a cassette by request key; identical requests replay their recordings in order."""
+
+    def __init__(self, path: Path | str, *, usage: UsageTracker | None = None, tag: str | None = None) -> None:
+        self.path = Path(path)
+        self.usage = usage
+        self.tag = tag
+        self._lock = threading.Lock()
+        self._entries: dict[str, deque[ChatResponse]] = {}
+        self._last: dict[str, ChatResponse] = {}
+        self.requests: list[dict[str, Any]] = []
+        if not self.path.is_file():
+            raise CassetteMissError(f"cassette {self.path} does not exist; record it with RecordingLLM first")
+        for lineno, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                self._entries.setdefault(entry["key"], deque()).append(ChatResponse.from_dict(entry["response"]))
+                self.requests.append(entry["request"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise CassetteMissError(f"cassette {self.path} line {lineno} is malformed: {exc}") from exc
+
+    def __len__(self) -> int:
+        return len(self.requests)
+
+    def complete(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        stop: Sequence[str] | None = None,
+    ) -> ChatResponse:
+        key = call_key(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
+        with self._lock:
+            queue = self._entries.get(key)
+            if queue:
+                response = self._last[key] = queue.popleft()
+            elif key in self._last:
+                response = self._last[key]  # asked more often than recorded: repeat the latest answer
+            else:
+                raise CassetteMissError(self._miss_message(messages, max_tokens, temperature, stop))
+        if self.usage is not None:
+            self.usage.record(response, tag=self.tag)
+        return response
+
+    def _miss_message(
+        self, messages: list[Message], max_tokens: int | None, temperature: float | None, stop: Sequence[str] | None
+    ) -> str:
+        shown = "\n".join(f"  [{m.get('role')}] {str(m.get('content', ''))[:400]!r}" for m in messages)
+        return (
+            f"cassette {self.path} ({len(self.requests)} recorded request(s)) has no response for this request "
+            f"(max_tokens={max_tokens}, temperature={temperature}, stop={stop}):\n{shown}\n"
+            "Re-record the cassette with RecordingLLM if the prompt changed on purpose."
+        )
