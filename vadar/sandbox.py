@@ -1,0 +1,348 @@
+"""Run generated programs in a restricted, resource-limited worker process.
+
+`execute(code, namespace)` is the one entry point the rest of vadar uses. Programs are compiled
+with RestrictedPython under `sandbox_policy` and run in a separate interpreter (`sandbox_worker`)
+with an address-space limit, while this process enforces the wall-clock limit and runs the host
+functions (perception modules) the program calls. See docs/sandbox.md for the design.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vadar.sandbox_codec import CodecError, FrameReader, ProtocolError, decode, encode, write_frame
+
+__all__ = ["ExecutionResult", "HostCall", "LibraryFunction", "Sandbox", "execute"]
+
+STARTUP_TIMEOUT_S = 20.0
+DEFAULT_STDOUT_CHARS = 10_000
+_ROOT = str(Path(__file__).resolve().parent.parent)
+_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from vadar.sandbox_worker import main; main()"
+
+
+@dataclass(frozen=True)
+class LibraryFunction:
+    """A generated helper (`def _name(...): ...`), compiled under the same policy as programs."""
+
+    name: str
+    source: str
+
+
+@dataclass
+class HostCall:
+    """One call the program made to a host function, for tracing."""
+
+    name: str
+    args: list[Any]
+    kwargs: dict[str, Any]
+    result: Any = None
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class ExecutionResult:
+    """What running one program produced; `error` is written for the LLM to read."""
+
+    value: Any = None
+    has_final_result: bool = False
+    stdout: str = ""
+    error: str | None = None
+    infrastructure_error: str | None = None
+    duration_s: float = 0.0
+    calls: list[HostCall] = field(default_factory=list)
+    timed_out: bool = False
+    memory_exceeded: bool = False
+    stdout_truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.infrastructure_error is None
+
+
+def _to_plain(value: Any) -> Any:
+    """numpy scalars and arrays become Python numbers and lists (without importing numpy)."""
+    module = type(value).__module__
+    if module == "numpy" or module.startswith("numpy."):
+        tolist = getattr(value, "tolist", None)
+        if tolist is not None:
+            return tolist()
+    return value
+
+
+class _Registry:
+    """The dataclass types this execution may send and receive, keyed by qualified name."""
+
+    def __init__(self) -> None:
+        self.types: dict[str, type] = {}
+
+    def key(self, cls: type) -> str:
+        name = f"{cls.__module__}.{cls.__qualname__}"
+        self.types.setdefault(name, cls)
+        return name
+
+    def make(self, key: str, values: dict[str, Any]) -> Any:
+        cls = self.types.get(key)
+        if cls is None:
+            raise CodecError(f"unknown dataclass {key!r}")
+        names = {f.name for f in dataclasses.fields(cls) if f.init}
+        if set(values) != names:
+            raise CodecError(f"fields of {key!r} do not match")
+        return cls(**values)
+
+
+class _Worker:
+    """One live worker process and the pipes to it."""
+
+    def __init__(self) -> None:
+        self.stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BOOT],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            cwd=tempfile.gettempdir(),
+            start_new_session=True,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.in_fd = self.process.stdin.fileno()
+        self.reader = FrameReader(self.process.stdout.fileno())
+        ready = self.reader.read(time.monotonic() + STARTUP_TIMEOUT_S)
+        if ready is None or ready.get("op") != "ready":
+            self.kill()
+            raise ProtocolError(f"worker did not start: {self.stderr_tail() or 'no output'}")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            write_frame(self.in_fd, message)
+        except (BrokenPipeError, OSError) as exc:
+            raise ProtocolError(f"worker pipe closed: {exc}") from None
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        try:
+            self.stderr.seek(0)
+            return self.stderr.read().decode("utf-8", "replace")[-limit:].strip()
+        except (OSError, ValueError):
+            return ""
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+        self.stderr.close()
+
+    def close(self) -> None:
+        """Ask politely, then kill."""
+        if self.process.poll() is None:
+            try:
+                self.send({"op": "exit"})
+                self.process.wait(timeout=2)
+            except (ProtocolError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+
+class Sandbox:
+    """Runs programs one at a time in a reusable worker, respawned after kills and crashes."""
+
+    def __init__(self, *, max_stdout_chars: int = DEFAULT_STDOUT_CHARS) -> None:
+        self.max_stdout_chars = max_stdout_chars
+        self._worker: _Worker | None = None
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._worker is not None:
+                self._worker.close()
+                self._worker = None
+
+    def execute(
+        self,
+        code: str,
+        namespace: Mapping[str, Any],
+        *,
+        timeout_s: float = 30,
+        memory_mb: int = 2048,
+        max_stdout_chars: int | None = None,
+    ) -> ExecutionResult:
+        """Run `code` with `namespace`; never raises for anything the program does."""
+        started = time.monotonic()
+        registry = _Registry()
+        request = _build_request(code, namespace, registry)
+        request["memory_mb"] = int(memory_mb)
+        request["stdout_limit"] = self.max_stdout_chars if max_stdout_chars is None else max_stdout_chars
+        with self._lock:
+            result = self._run(request, namespace, registry, started + timeout_s, timeout_s, memory_mb)
+        result.duration_s = time.monotonic() - started
+        return result
+
+    def _run(
+        self,
+        request: dict[str, Any],
+        namespace: Mapping[str, Any],
+        registry: _Registry,
+        deadline: float,
+        timeout_s: float,
+        memory_mb: int,
+    ) -> ExecutionResult:
+        result = ExecutionResult()
+        try:
+            if self._worker is None or not self._worker.alive():
+                self._discard_worker()
+                self._worker = _Worker()
+            worker = self._worker
+            worker.send(request)
+            while True:
+                message = worker.reader.read(deadline)
+                if message is None or time.monotonic() > deadline:
+                    self._discard_worker()
+                    result.timed_out = True
+                    result.error = f"TimeoutError: program exceeded the {timeout_s:g} s time limit"
+                    return result
+                if message.get("op") == "call":
+                    worker.send(_serve_call(message, namespace, registry, result.calls))
+                elif message.get("op") == "done":
+                    _fill_result(result, message, registry)
+                    if result.memory_exceeded:
+                        self._discard_worker()  # start the next program with a fresh heap
+                    return result
+                else:
+                    raise ProtocolError(f"unexpected message {message.get('op')!r}")
+        except (ProtocolError, CodecError, OSError) as exc:
+            crashed = self._worker
+            tail = crashed.stderr_tail() if crashed is not None else ""
+            self._discard_worker()
+            if "MemoryError" in tail or "Cannot allocate memory" in tail or "out of memory" in tail:
+                result.memory_exceeded = True
+                result.error = f"MemoryError: program exceeded the {memory_mb} MB memory limit"
+            else:
+                detail = f"{exc}; worker stderr: {tail}" if tail else str(exc)
+                result.infrastructure_error = f"sandbox worker failed: {detail}"
+            return result
+        except BaseException:
+            self._discard_worker()  # out of sync with the worker now (e.g. KeyboardInterrupt)
+            raise
+
+    def _discard_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+
+
+def _build_request(code: str, namespace: Mapping[str, Any], registry: _Registry) -> dict[str, Any]:
+    """Split the namespace into plain globals, host functions and library functions."""
+    plain: list[list[Any]] = []
+    hosts: list[str] = []
+    library: list[list[str]] = []
+    for name, value in namespace.items():
+        if isinstance(value, LibraryFunction):
+            library.append([value.name, value.source])
+        elif callable(value):
+            hosts.append(name)
+        else:
+            try:
+                plain.append([name, encode(value, registry.key, convert=_to_plain)])
+            except CodecError as exc:
+                raise TypeError(f"namespace value {name!r} cannot enter the sandbox: {exc}") from None
+    return {"op": "run", "code": code, "globals": plain, "hosts": hosts, "library": library}
+
+
+def _serve_call(
+    message: dict[str, Any], namespace: Mapping[str, Any], registry: _Registry, calls: list[HostCall]
+) -> dict[str, Any]:
+    """Run one host function for the program; its exceptions go back to the program."""
+    name = message.get("name")
+    function = namespace.get(name) if isinstance(name, str) else None
+    if function is None or not callable(function) or isinstance(function, LibraryFunction):
+        raise ProtocolError(f"worker asked for unknown host function {name!r}")
+    args = decode(message.get("args"), registry.make)
+    kwargs = decode(message.get("kwargs"), registry.make)
+    if type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
+        raise ProtocolError("malformed host call")
+    call = HostCall(name=name, args=args, kwargs=kwargs)
+    calls.append(call)
+    started = time.perf_counter()
+    try:
+        value = function(*args, **kwargs)
+        call.result = _plain_copy(value)
+        reply = {"op": "reply", "ok": encode(value, registry.key, convert=_to_plain)}
+    except Exception as exc:  # noqa: BLE001 - any module failure is the program's to handle
+        message_text = str(exc) if not isinstance(exc, CodecError) else f"{name}() returned {exc}"
+        kind = type(exc).__name__ if not isinstance(exc, CodecError) else "TypeError"
+        call.error = f"{kind}: {message_text}"
+        reply = {"op": "reply", "error": {"type": kind, "message": message_text}}
+    call.seconds = time.perf_counter() - started
+    return reply
+
+
+def _plain_copy(value: Any) -> Any:
+    """The value as the program sees it (numpy converted), for the call trace."""
+    try:
+        return decode(encode(value, lambda cls: None, convert=_to_plain), lambda k, v: None)
+    except CodecError:
+        return value
+
+
+def _fill_result(result: ExecutionResult, message: dict[str, Any], registry: _Registry) -> None:
+    result.has_final_result = bool(message.get("has_final_result"))
+    result.value = decode(message.get("value"), registry.make)
+    result.stdout = str(message.get("stdout", ""))
+    result.stdout_truncated = bool(message.get("stdout_truncated"))
+    result.memory_exceeded = bool(message.get("memory_exceeded"))
+    error = message.get("error")
+    result.error = None if error is None else str(error)
+
+
+_default: Sandbox | None = None
+_default_lock = threading.Lock()
+
+
+def default_sandbox() -> Sandbox:
+    """The process-wide sandbox behind `execute`, created on first use and closed at exit."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Sandbox()
+            atexit.register(_default.close)
+        return _default
+
+
+def execute(
+    code: str,
+    namespace: Mapping[str, Any],
+    *,
+    timeout_s: float = 30,
+    memory_mb: int = 2048,
+    max_stdout_chars: int | None = None,
+) -> ExecutionResult:
+    """Run a generated program in the default sandbox; see `Sandbox.execute`."""
+    return default_sandbox().execute(
+        code, namespace, timeout_s=timeout_s, memory_mb=memory_mb, max_stdout_chars=max_stdout_chars
+    )

@@ -1,0 +1,254 @@
+"""The restricted-execution policy: what generated code may write and what it can reach.
+
+Compile-time rules come from RestrictedPython's transformer, loosened in one place: names with a
+single leading underscore are allowed, because the generated API's helpers are called
+`_find_left_object` and the like. Dunder names, names that could rebind the guards
+(`_getattr_`, `_print`, ...), every attribute starting with `_`, imports outside a small whitelist
+and class definitions stay forbidden. Run-time rules are the guard functions and the builtins
+dict handed to the program; `build_globals` makes a fresh set for every execution.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import functools
+import itertools
+import math
+import operator
+import re
+import statistics
+import types
+from collections.abc import Callable
+from typing import Any
+
+from RestrictedPython import compile_restricted_exec
+from RestrictedPython.Guards import (
+    guarded_iter_unpack_sequence,
+    guarded_unpack_sequence,
+    safer_getattr,
+    safer_getattr_raise,
+)
+from RestrictedPython.transformer import RestrictingNodeTransformer
+
+_GUARD_NAME = re.compile(r"^_.*_$|^_print$|^_tmp\d+$")
+"""Underscore names the transformer itself emits; programs must not define or shadow them."""
+
+
+class PolicyError(Exception):
+    """A program breaks the policy; carries the offending line."""
+
+    def __init__(self, filename: str, lineno: int | None, message: str) -> None:
+        super().__init__(message)
+        self.filename = filename
+        self.lineno = lineno
+        self.message = message
+
+
+class ProgramPolicy(RestrictingNodeTransformer):
+    """RestrictedPython's policy, allowing `_single_underscore` names for definitions and calls."""
+
+    def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
+        if name is None:
+            return
+        if name.startswith("__"):
+            self.error(node, f'"{name}" is an invalid name because it starts with "__"')
+        elif name != "_" and _GUARD_NAME.match(name):
+            self.error(node, f'"{name}" is a reserved name')
+        elif name.startswith("_"):
+            return  # a private helper such as `_find_left_object`
+        else:
+            super().check_name(node, name, allow_magic_methods)
+
+    def check_import_names(self, node: ast.Import | ast.ImportFrom) -> ast.AST:
+        if isinstance(node, ast.ImportFrom) and node.level:
+            self.error(node, "relative imports are not allowed")
+        for alias in node.names:
+            if alias.name.startswith("_") or "._" in alias.name:
+                self.error(node, f'importing "{alias.name}" is not allowed')
+        return super().check_import_names(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> Any:
+        self.error(node, "class definitions are not allowed; use functions, dicts and lists")
+        return node
+
+
+_LINE_PREFIX = re.compile(r"^Line (\d+|None): (.*)$", re.S)
+
+
+def compile_program(source: str, filename: str) -> Any:
+    """Compile under the policy, or raise PolicyError / SyntaxError with a line number."""
+    tree = ast.parse(source, filename, "exec")  # SyntaxError carries lineno and text
+    result = compile_restricted_exec(tree, filename, policy=ProgramPolicy)
+    if result.errors:
+        match = _LINE_PREFIX.match(result.errors[0])
+        if match is None:
+            raise PolicyError(filename, None, result.errors[0])
+        lineno = None if match.group(1) == "None" else int(match.group(1))
+        raise PolicyError(filename, lineno, match.group(2))
+    return result.code
+
+
+# ---------------------------------------------------------------------------------------------
+# Run-time guards
+
+
+def _guarded_write(obj: Any) -> Any:
+    """Item assignment on the program's own containers only; never attribute assignment."""
+    if isinstance(obj, (list, dict, collections.deque)):
+        return obj
+    raise TypeError(f"cannot modify an object of type {type(obj).__name__}")
+
+
+def _guarded_getitem(obj: Any, index: Any) -> Any:
+    return obj[index]
+
+
+_INPLACE: dict[str, Callable[[Any, Any], Any]] = {
+    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "<<=": operator.ilshift,
+    ">>=": operator.irshift, "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor,
+    "@=": operator.imatmul,
+}
+
+
+def _inplacevar(op: str, target: Any, value: Any) -> Any:
+    return _INPLACE[op](target, value)
+
+
+def _apply(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return func(*args, **kwargs)
+
+
+def _safe_getattr(obj: Any, name: str, *default: Any) -> Any:
+    """`getattr` for programs: no private names, no `str.format`, no frame/code attributes."""
+    if len(default) > 1:
+        raise TypeError("getattr expected at most 3 arguments")
+    if not default:
+        return safer_getattr_raise(obj, name)
+    return safer_getattr(obj, name, default[0])
+
+
+def _safe_hasattr(obj: Any, name: str) -> bool:
+    try:
+        _safe_getattr(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
+class PrintCollector:
+    """Captures `print` output for one execution, keeping at most `limit` characters."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.kept = 0
+        self.dropped = 0
+
+    def __call__(self, _getattr_: Any = None) -> PrintCollector:
+        return self  # `_print_(_getattr_)` at the top of every scope returns the shared collector
+
+    def _call_print(self, *objects: Any, sep: str | None = " ", end: str | None = "\n", **_: Any) -> None:
+        sep = " " if sep is None else sep
+        end = "\n" if end is None else end
+        if type(sep) is not str or type(end) is not str:
+            raise TypeError("sep and end must be strings")
+        text = sep.join(str(o) for o in objects) + end
+        room = self.limit - self.kept
+        if room > 0:
+            piece = text[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        self.dropped += len(text) - max(min(room, len(text)), 0)
+
+    def text(self) -> str:
+        out = "".join(self.parts)
+        if self.dropped:
+            out += f"\n... [output truncated: {self.dropped} more characters not shown]\n"
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Builtins and importable modules
+
+_BUILTIN_NAMES = (
+    "abs all any bool callable chr dict divmod enumerate filter float frozenset hash int "
+    "isinstance issubclass iter len list map max min next ord pow range repr reversed round "
+    "set slice sorted str sum tuple zip"
+).split()
+
+_EXCEPTION_NAMES = (
+    "ArithmeticError AssertionError AttributeError Exception IndexError KeyError LookupError "
+    "MemoryError NameError NotImplementedError OverflowError RecursionError RuntimeError "
+    "StopIteration TypeError ValueError ZeroDivisionError ImportError UnboundLocalError"
+).split()
+
+_STATISTICS_NAMES = (
+    "mean fmean geometric_mean harmonic_mean median median_low median_high mode multimode "
+    "pstdev pvariance stdev variance quantiles"
+).split()
+
+ALLOWED_MODULES = ("math", "statistics", "itertools", "functools", "collections")
+"""Pure-computation modules programs may import; each exposes a curated set of names."""
+
+
+def _public(module: types.ModuleType) -> dict[str, Any]:
+    return {n: getattr(module, n) for n in dir(module) if not n.startswith("_")}
+
+
+def _module_views() -> dict[str, types.SimpleNamespace]:
+    """Fresh read-only-by-guard stand-ins for the whitelisted modules (never the real modules,
+    whose attributes would lead to `sys` and friends)."""
+    tables = {
+        "math": _public(math),
+        "statistics": {n: getattr(statistics, n) for n in _STATISTICS_NAMES if hasattr(statistics, n)}
+        | {"StatisticsError": statistics.StatisticsError},
+        "itertools": _public(itertools),
+        "functools": {"reduce": functools.reduce, "cmp_to_key": functools.cmp_to_key},
+        "collections": {
+            "Counter": collections.Counter,
+            "defaultdict": collections.defaultdict,
+            "OrderedDict": collections.OrderedDict,
+            "deque": collections.deque,
+        },
+    }
+    return {name: types.SimpleNamespace(**table) for name, table in tables.items()}
+
+
+def build_globals(stdout: PrintCollector) -> dict[str, Any]:
+    """A fresh globals dict for one execution: safe builtins plus RestrictedPython's guards."""
+    import builtins as _builtins
+
+    modules = _module_views()
+
+    def guarded_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
+        if level != 0 or name not in modules:
+            allowed = ", ".join(ALLOWED_MODULES)
+            raise ImportError(f"import of {name!r} is not allowed; importable modules: {allowed}")
+        return modules[name]
+
+    safe: dict[str, Any] = {name: getattr(_builtins, name) for name in _BUILTIN_NAMES + _EXCEPTION_NAMES}
+    safe.update(
+        {
+            "None": None,
+            "True": True,
+            "False": False,
+            "getattr": _safe_getattr,
+            "hasattr": _safe_hasattr,
+            "__import__": guarded_import,
+        }
+    )
+    return {
+        "__builtins__": safe,
+        "__name__": "program",
+        "_getattr_": safer_getattr_raise,
+        "_getitem_": _guarded_getitem,
+        "_getiter_": iter,
+        "_write_": _guarded_write,
+        "_inplacevar_": _inplacevar,
+        "_apply_": _apply,
+        "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
+        "_unpack_sequence_": guarded_unpack_sequence,
+        "_print_": stdout,
+    }
