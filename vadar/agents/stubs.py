@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from api_store import normalize_name
 from vadar.code_extract import NoCodeError, extract_code
 
 
@@ -26,9 +27,8 @@ class Stub:
     docstring: str
 
 
-def normalized_name(name: str) -> str:
-    """Names that differ only in case or underscores are the same function."""
-    return name.strip("_").replace("_", "").lower()
+normalized_name = normalize_name
+"""Names that differ only in case or underscores are the same function (the store's rule)."""
 
 
 def parse_stubs(reply: str) -> list[Stub]:

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import typer
 
-from vadar.cli import gold, library, llm
+from vadar.cli import gold, jobs, library, llm, solve
 
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     help="Answer 3D spatial questions about images by writing programs over a self-growing API.",
 )
+app.command("run")(jobs.run_command)
+app.command("build-api")(jobs.build_api_command)
+app.command("eval")(jobs.eval_command)
+app.command("solve")(solve.solve_command)
+app.command("eval-gold")(gold.eval_gold)
 app.add_typer(library.app, name="library", help="Inspect the persistent API library.")
 app.add_typer(llm.app, name="llm", help="Run or benchmark the embedded LLM server.")
-app.command("eval-gold")(gold.eval_gold) if hasattr(gold, "eval_gold") else None
 
 
 def main() -> None:

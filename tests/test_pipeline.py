@@ -1,0 +1,85 @@
+"""End-to-end jobs on the built-in sample with a scripted LLM, the real sandbox and oracles."""
+
+import json
+
+import pytest
+
+from api_store import FunctionStatus
+from vadar.config import VadarConfig
+from vadar.llm.doubles import ScriptedLLM
+from vadar.pipeline import DataSelection, build_api, evaluate, open_session
+
+STUB = '''```python
+def _count(image: Image, object_prompt: str) -> int:
+    """Count the objects matching object_prompt."""
+```'''
+IMPLEMENTATION = "```python\ndef _count(image, object_prompt):\n    return len(loc(image, object_prompt))\n```"
+PROGRAMS = {
+    "How many cylinders are there?": "final_result = _count(image, 'cylinder')",
+    "How many large things are there?": "final_result = len(loc(image, 'large things'))",
+    "Are there any metal cubes?": "final_result = len(loc(image, 'metal cube')) > 0",
+}
+
+
+def router(messages):
+    system, last = messages[0]["content"], messages[-1]["content"]
+    if system.startswith("You design helper functions"):
+        return STUB if "def _count(" not in system else "# no new functions"
+    if system.startswith("You implement helper functions"):
+        return IMPLEMENTATION
+    question = last.removeprefix("Question: ").split("\n")[0]
+    return "```python\n" + PROGRAMS.get(question, "final_result = undefined_name") + "\n```"
+
+
+@pytest.fixture
+def config(tmp_path):
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.sandbox.timeout_s = 10
+    config.sandbox.memory_mb = 512
+    return config
+
+
+def test_build_then_evaluate_then_resume(config, tmp_path):
+    selection = DataSelection(limit=4)
+    out = tmp_path / "run"
+    llm = ScriptedLLM([router] * 200)
+    with open_session(config, llm=llm) as session:
+        reports = build_api(session, selection, out, batch_size=2)
+        assert [r.proposed for r in reports] == [["_count"], []]
+        assert reports[0].implemented == ["_count"]
+        implemented = session.store.functions(FunctionStatus.IMPLEMENTED)
+        assert [f.name for f in implemented] == ["_count"]
+        summary = evaluate(session, selection, out, show_progress=False)
+    assert summary.questions == 4
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    by_question = {r["question"]: r for r in results}
+    assert by_question["How many cylinders are there?"]["answer"] == 2
+    assert by_question["How many cylinders are there?"]["correct"] is True
+    assert by_question["Are there any metal cubes?"]["answer"] == "yes"
+    failed = [r for r in results if r["error"]]
+    assert all(r["answer"] == "<error>" and r["attempts"] == 5 for r in failed)
+    assert summary.failed == [r["question_id"] for r in failed]
+    assert summary.header["library_functions"] == 1 and summary.header["library_functions_used"] == 1
+    assert (out / "summary.md").read_text().startswith("# Evaluation summary")
+    calls_before = len(llm.calls)
+
+    # rerunning both jobs asks the LLM nothing new and adds no rows
+    with open_session(config, llm=llm) as session:
+        reports = build_api(session, selection, out, batch_size=2)
+        assert all(r.skipped for r in reports)
+        again = evaluate(session, selection, out, show_progress=False)
+    assert len(llm.calls) == calls_before
+    assert again.metrics.total == summary.metrics.total
+    assert len((out / "results.jsonl").read_text().splitlines()) == 4
+
+
+def test_static_api_baseline_hides_the_library(config, tmp_path):
+    llm = ScriptedLLM([router] * 50)
+    with open_session(config, llm=llm) as session:
+        session.store.propose("_count", "(image: Image, object_prompt: str) -> int", "Count.")
+        session.store.implement("_count", IMPLEMENTATION.strip("`").removeprefix("python\n"))
+        evaluate(session, DataSelection(limit=1), tmp_path / "static", use_library=False, show_progress=False)
+    assert "_count" not in llm.calls[0][0]["content"]
+    result = json.loads((tmp_path / "static" / "results.jsonl").read_text())
+    assert result["method"] == "static-api" and "NameError" in result["error"]

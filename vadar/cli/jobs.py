@@ -1,0 +1,106 @@
+"""`vadar run`, `vadar eval`, `vadar build-api`: the main jobs, thin over `vadar.pipeline`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from vadar.cli.errors import user_errors
+from vadar.config import VadarConfig, load_config
+from vadar.evaluation import EvalSummary
+from vadar.pipeline import BatchReport, DataSelection, build_api, evaluate, open_session
+
+DataOption = Annotated[Path | None, typer.Option(
+    "--data", help="Data set directory (CLEVR or Omni3D-Bench layout). Default: the built-in sample.")]
+SplitOption = Annotated[str | None, typer.Option(
+    "--split", help="Question split, e.g. dev. Default: the sample's split, or the only split.")]
+LimitOption = Annotated[int | None, typer.Option("--limit", min=0, help="Use only the first N questions.")]
+OutOption = Annotated[Path | None, typer.Option(
+    "--out", help="Run directory for results and summary. Default: runs/<data>-<split>-<method>.")]
+ConfigOption = Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")]
+BatchSizeOption = Annotated[int, typer.Option("--batch-size", min=1, help="Questions per Signature-agent batch.")]
+BatchesOption = Annotated[int | None, typer.Option("--batches", min=1, help="Number of batches (default: all).")]
+LibraryOption = Annotated[bool, typer.Option(
+    "--library/--no-library", help="Use the library (dynamic API) or only the predefined modules.")]
+
+console = Console()
+
+
+def _config(path: Path | None) -> VadarConfig:
+    return load_config(path)
+
+
+def _run_dir(out: Path | None, selection: DataSelection, method: str) -> Path:
+    if out is not None:
+        return out
+    data = selection.data.resolve().name if selection.data else "sample"
+    return Path("runs") / f"{data}-{selection.split or 'default'}-{method}"
+
+
+def _print_batch(report: BatchReport) -> None:
+    if report.skipped:
+        console.print(f"batch {report.index + 1}: already built, skipped")
+        return
+    console.print(f"[bold]batch {report.index + 1}[/bold] ({len(report.question_ids)} questions): "
+                  f"proposed {len(report.proposed)}, implemented {len(report.implemented)}, "
+                  f"failed {len(report.failed)}")
+    for name in report.implemented:
+        console.print(f"  + {name}")
+    for name, reason in report.failed.items():
+        console.print(f"  x {name}: {reason[:200]}", highlight=False)
+    for line in report.rejected:
+        console.print(f"  - rejected {line[:200]}", highlight=False)
+
+
+def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
+    console.print()
+    console.print(summary.to_markdown(), highlight=False, markup=False)
+    console.print(f"results: {out_dir / 'results.jsonl'}   summary: {out_dir / 'summary.md'}")
+
+
+def build_api_command(
+    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
+    batch_size: BatchSizeOption = 10, batches: BatchesOption = None,
+    out: OutOption = None, config: ConfigOption = None,
+) -> None:
+    """Grow the library: Signature agent then API agent, batch after batch."""
+    with user_errors():
+        selection = DataSelection(data, split, limit)
+        out_dir = _run_dir(out, selection, "build")
+        with open_session(_config(config)) as session:
+            build_api(session, selection, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
+            total = len(session.store.functions("implemented"))
+        console.print(f"library: {total} implemented functions in {session.config.paths.database}")
+
+
+def eval_command(
+    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
+    library: LibraryOption = True, out: OutOption = None, config: ConfigOption = None,
+) -> None:
+    """Answer questions with the current library; write results.jsonl and a summary."""
+    with user_errors():
+        selection = DataSelection(data, split, limit)
+        out_dir = _run_dir(out, selection, "vadar" if library else "static-api")
+        with open_session(_config(config)) as session:
+            summary = evaluate(session, selection, out_dir, use_library=library)
+        _print_summary(summary, out_dir)
+
+
+def run_command(
+    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
+    batch_size: BatchSizeOption = 10, batches: BatchesOption = None,
+    out: OutOption = None, config: ConfigOption = None,
+) -> None:
+    """Build the API, then answer the questions with it (the main job)."""
+    with user_errors():
+        selection = DataSelection(data, split, limit)
+        out_dir = _run_dir(out, selection, "vadar")
+        with open_session(_config(config)) as session:
+            console.print("[bold]building the API[/bold]")
+            build_api(session, selection, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
+            console.print("[bold]answering questions[/bold]")
+            summary = evaluate(session, selection, out_dir, use_library=True)
+        _print_summary(summary, out_dir)

@@ -1,0 +1,261 @@
+"""The jobs users run: build the API over batches of questions, then answer questions with it.
+
+A `Session` holds what every job shares (configuration, LLM, library store, sandbox limits) and is
+opened and closed as one unit, so the embedded server and the database never outlive a command.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from api_store import ApiStore, DuplicateFunctionError, FunctionStatus
+from base_modules.module_set import ModuleSet
+from base_modules.oracle.clevr import clevr_oracle_modules
+from omni3d_bench import DatasetError, sample_path
+from omni3d_bench.datasets import load_dataset
+from omni3d_bench.sample import SAMPLE_SPLIT
+from omni3d_bench.types import Dataset, Question
+from vadar.agents.api import ApiAgent, TestContext, library_namespace
+from vadar.agents.program import Executor, ProgramAgent, ProgramOutcome
+from vadar.agents.signature import SignatureAgent
+from vadar.api_text import render_api
+from vadar.config import VadarConfig
+from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
+from vadar.llm.chat import ChatModel
+from vadar.llm.usage import UsageTracker
+from vadar.results import ResultsFile
+from vadar.sandbox import execute
+
+
+@dataclass
+class Session:
+    config: VadarConfig
+    llm: ChatModel
+    store: ApiStore
+    usage: UsageTracker
+    model_name: str
+
+    @property
+    def executor(self) -> Executor:
+        limits = self.config.sandbox
+        return functools.partial(execute, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb)
+
+
+@contextmanager
+def open_session(config: VadarConfig, *, llm: ChatModel | None = None) -> Iterator[Session]:
+    """Open the store and an LLM (the given one, else the configured or embedded endpoint)."""
+    usage = UsageTracker()
+    store = ApiStore(config.paths.database)
+    try:
+        if llm is not None:
+            yield Session(config, llm, store, usage, getattr(llm, "model", "scripted"))
+            return
+        from vadar.llm.client import build_chat_model
+        from vadar.llm.embedded import open_endpoint
+
+        with open_endpoint(config) as base_url:
+            client = build_chat_model(config, base_url=base_url, usage=usage)
+            try:
+                yield Session(config, client, store, usage, config.llm.model)
+            finally:
+                client.close()
+    finally:
+        store.close()
+
+
+@dataclass(frozen=True)
+class DataSelection:
+    """Which questions: a data set directory (None: the built-in sample), split, first N."""
+
+    data: Path | None = None
+    split: str | None = None
+    limit: int | None = None
+
+    def open(self) -> tuple[Dataset, str, list[Question]]:
+        root = self.data if self.data is not None else sample_path()
+        dataset = load_dataset(root)
+        split = self.split or (SAMPLE_SPLIT if self.data is None else _only_split(dataset))
+        questions = dataset.questions(split)
+        if self.limit is not None:
+            questions = questions[: max(self.limit, 0)]
+        return dataset, split, questions
+
+
+def _only_split(dataset: Dataset) -> str:
+    splits = dataset.splits()
+    if len(splits) != 1:
+        raise DatasetError(f"{dataset.root}: choose a split with --split (available: {', '.join(splits)})")
+    return splits[0]
+
+
+def oracle_modules(dataset: Dataset) -> ModuleSet:
+    """Oracle modules reading the data set's own scene annotations."""
+    return clevr_oracle_modules(dataset.scene)
+
+
+def preflight(dataset: Dataset, questions: Sequence[Question]) -> None:
+    """Fail before any LLM work if an image or a scene that a question needs is missing."""
+    for question in questions:
+        dataset.image(question)
+        if dataset.scene(question.image_id) is None:
+            raise DatasetError(
+                f"question {question.question_id}: no scene annotation for image {question.image_id}; "
+                "oracle modules need one (add it to the scenes file)"
+            )
+
+
+def question_namespace(dataset: Dataset, question: Question, modules: ModuleSet,
+                       store: ApiStore | None) -> dict[str, Any]:
+    """What a program sees: the image handle, the five modules and (optionally) the library."""
+    namespace: dict[str, Any] = {"image": dataset.image(question), **modules.as_namespace()}
+    if store is not None:
+        namespace.update(library_namespace(store))
+    return namespace
+
+
+# ---------------------------------------------------------------- answering questions
+
+
+def evaluate(
+    session: Session,
+    selection: DataSelection,
+    out_dir: Path,
+    *,
+    use_library: bool = True,
+    show_progress: bool = True,
+) -> EvalSummary:
+    """Answer the selected questions (resuming from `out_dir`), write results and summary."""
+    dataset, split, questions = selection.open()
+    preflight(dataset, questions)
+    modules = oracle_modules(dataset)
+    store = session.store
+    library = store.functions(FunctionStatus.IMPLEMENTED) if use_library else []
+    api_text = render_api(library)
+    method = "vadar" if use_library else "static-api"
+    run = store.start_run("eval", model=session.model_name,
+                          config={"data": str(dataset.root), "split": split, "method": method})
+    agent = ProgramAgent(session.llm, session.executor)
+
+    def solve(question: Question) -> ProgramOutcome:
+        namespace = question_namespace(dataset, question, modules, store if use_library else None)
+        outcome = agent.solve(question.question, api_text, namespace)
+        store.record_program(
+            run.id, question.question_id, code=outcome.program, answer=outcome.answer,
+            error=outcome.error, attempts=outcome.attempts, prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens, latency_s=outcome.seconds,
+        )
+        return outcome
+
+    results = run_questions(questions, solve, ResultsFile(out_dir / "results.jsonl"),
+                            method=method, show_progress=show_progress)
+    used = _library_functions_used(results, [f.name for f in library])
+    header = {
+        "name": out_dir.name, "data": str(dataset.root), "split": split, "method": method,
+        "model": session.model_name, "library_functions": len(library),
+        "library_functions_used": len(used),
+    }
+    summary = summarize_results(results, header)
+    write_summary(summary, out_dir)
+    store.finish_run(run.id)
+    return summary
+
+
+def _library_functions_used(results: Sequence[Any], names: Sequence[str]) -> set[str]:
+    return {n for r in results if r.program for n in names if f"{n}(" in r.program}
+
+
+# ---------------------------------------------------------------- building the API
+
+
+@dataclass
+class BatchReport:
+    index: int
+    question_ids: list[str]
+    proposed: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    implemented: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    skipped: bool = False
+
+
+def build_api(
+    session: Session,
+    selection: DataSelection,
+    out_dir: Path,
+    *,
+    batch_size: int = 10,
+    batches: int | None = None,
+    on_batch: Any = None,
+) -> list[BatchReport]:
+    """Signature agent then API agent, batch after batch; each batch builds on the last."""
+    dataset, split, questions = selection.open()
+    preflight(dataset, questions)
+    modules = oracle_modules(dataset)
+    store = session.store
+    state = _BuildState(out_dir / "build_state.json")
+    chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]
+    if batches is not None:
+        chunks = chunks[:batches]
+    run = store.start_run("build-api", model=session.model_name,
+                          config={"data": str(dataset.root), "split": split, "batch_size": batch_size})
+    reports = []
+    for index, chunk in enumerate(chunks):
+        ids = [q.question_id for q in chunk]
+        if state.done(ids):
+            report = BatchReport(index, ids, skipped=True)
+        else:
+            report = _build_batch(session, dataset, modules, chunk, index, run.id)
+            state.mark_done(ids)
+        reports.append(report)
+        if on_batch is not None:
+            on_batch(report)
+    store.finish_run(run.id)
+    return reports
+
+
+def _build_batch(session: Session, dataset: Dataset, modules: ModuleSet, chunk: Sequence[Question],
+                 index: int, run_id: int) -> BatchReport:
+    store = session.store
+    report = BatchReport(index, [q.question_id for q in chunk])
+    batch = store.start_batch(run_id, report.question_ids, index=index)
+    provenance = {"run_id": run_id, "batch_id": batch.id, "model": session.model_name}
+    api_text = render_api(store.functions(FunctionStatus.IMPLEMENTED))
+    existing = [f.name for f in store.functions()]
+    proposals = SignatureAgent(session.llm).propose([q.question for q in chunk], api_text, existing)
+    report.rejected = [f"{stub.name}: {reason}" for stub, reason in proposals.rejected]
+    for stub in proposals.accepted:
+        try:
+            store.propose(stub.name, stub.signature, stub.docstring, **provenance)
+            report.proposed.append(stub.name)
+        except DuplicateFunctionError as exc:
+            report.rejected.append(f"{stub.name}: {exc}")
+    pending = [f.name for f in store.functions(FunctionStatus.PROPOSED)]  # leftovers of a crash too
+    contexts = [TestContext(q.question, question_namespace(dataset, q, modules, None)) for q in chunk]
+    outcome = ApiAgent(session.llm, store, session.executor, **provenance).implement(pending, contexts)
+    report.implemented, report.failed = outcome.implemented, outcome.failed
+    return report
+
+
+class _BuildState:
+    """Which batches finished, so a rerun after a crash skips them (written atomically)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.finished: list[list[str]] = json.loads(path.read_text()) if path.exists() else []
+
+    def done(self, ids: list[str]) -> bool:
+        return ids in self.finished
+
+    def mark_done(self, ids: list[str]) -> None:
+        self.finished.append(ids)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(self.finished))
+        os.replace(temporary, self.path)
