@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from vadar.sandbox_codec import CodecError, FrameReader, ProtocolError, decode, encode, write_frame
+from vadar.sandbox_policy import RESERVED_NAME as _RESERVED
 
 __all__ = ["ExecutionResult", "HostCall", "LibraryFunction", "Sandbox", "execute"]
 
@@ -262,6 +263,8 @@ def _build_request(code: str, namespace: Mapping[str, Any], registry: _Registry)
     hosts: list[str] = []
     library: list[list[str]] = []
     for name, value in namespace.items():
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("__") or _RESERVED.match(name):
+            raise ValueError(f"namespace name {name!r} is not allowed in the sandbox")
         if isinstance(value, LibraryFunction):
             library.append([value.name, value.source])
         elif callable(value):

@@ -129,7 +129,8 @@ def dumps(message: dict[str, Any]) -> bytes:
     """Serialise one message (already encoded) to a length-prefixed frame."""
     body = json.dumps(message, separators=(",", ":")).encode("utf-8")
     if len(body) > MAX_MESSAGE_BYTES:
-        raise CodecError(f"message of {len(body)} bytes exceeds {MAX_MESSAGE_BYTES}")
+        size, limit = len(body) / 2**20, MAX_MESSAGE_BYTES / 2**20
+        raise CodecError(f"too large to send ({size:.0f} MB encoded, the limit is {limit:.0f} MB)")
     return _HEADER.pack(len(body)) + body
 
 

@@ -31,7 +31,7 @@ from RestrictedPython.Guards import (
 )
 from RestrictedPython.transformer import RestrictingNodeTransformer
 
-_GUARD_NAME = re.compile(r"^_.*_$|^_print$|^_tmp\d+$")
+RESERVED_NAME = re.compile(r"^_.*_$|^_print$|^_tmp\d+$")
 """Underscore names the transformer itself emits; programs must not define or shadow them."""
 
 
@@ -53,7 +53,7 @@ class ProgramPolicy(RestrictingNodeTransformer):
             return
         if name.startswith("__"):
             self.error(node, f'"{name}" is an invalid name because it starts with "__"')
-        elif name != "_" and _GUARD_NAME.match(name):
+        elif name != "_" and RESERVED_NAME.match(name):
             self.error(node, f'"{name}" is a reserved name')
         elif name.startswith("_"):
             return  # a private helper such as `_find_left_object`
@@ -138,16 +138,20 @@ def _safe_hasattr(obj: Any, name: str) -> bool:
 
 
 class PrintCollector:
-    """Captures `print` output for one execution, keeping at most `limit` characters."""
+    """Captures `print` output for one execution, keeping at most `limit` characters.
+
+    The transformer rewrites `print(...)` to `_print._call_print(...)` and `printed` to
+    `_print()`, so the program only ever holds the bound `_call_print` or the text itself.
+    """
 
     def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.parts: list[str] = []
-        self.kept = 0
+        self._limit = limit
+        self._parts: list[str] = []
+        self._kept = 0
         self.dropped = 0
 
-    def __call__(self, _getattr_: Any = None) -> PrintCollector:
-        return self  # `_print_(_getattr_)` at the top of every scope returns the shared collector
+    def __call__(self) -> str:
+        return "".join(self._parts)
 
     def _call_print(self, *objects: Any, sep: str | None = " ", end: str | None = "\n", **_: Any) -> None:
         sep = " " if sep is None else sep
@@ -155,15 +159,15 @@ class PrintCollector:
         if type(sep) is not str or type(end) is not str:
             raise TypeError("sep and end must be strings")
         text = sep.join(str(o) for o in objects) + end
-        room = self.limit - self.kept
+        room = self._limit - self._kept
         if room > 0:
             piece = text[:room]
-            self.parts.append(piece)
-            self.kept += len(piece)
+            self._parts.append(piece)
+            self._kept += len(piece)
         self.dropped += len(text) - max(min(room, len(text)), 0)
 
     def text(self) -> str:
-        out = "".join(self.parts)
+        out = "".join(self._parts)
         if self.dropped:
             out += f"\n... [output truncated: {self.dropped} more characters not shown]\n"
         return out
@@ -250,5 +254,5 @@ def build_globals(stdout: PrintCollector) -> dict[str, Any]:
         "_apply_": _apply,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence,
-        "_print_": stdout,
+        "_print_": lambda _getattr_=None: stdout,
     }

@@ -18,7 +18,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from vadar.sandbox_codec import CodecError, FrameReader, decode, dumps, encode, write_all, write_frame
+from vadar.sandbox_codec import (
+    CodecError,
+    FrameReader,
+    ProtocolError,
+    decode,
+    dumps,
+    encode,
+    write_all,
+    write_frame,
+)
 from vadar.sandbox_policy import PolicyError, PrintCollector, build_globals, compile_program
 
 try:
@@ -106,11 +115,17 @@ def _line(sources: dict[str, tuple[str, list[str]]], filename: str, lineno: int 
     return f"{where}: {text}" if text else where
 
 
+MAX_MESSAGE_CHARS = 2000
+"""Exception messages are cut to this length; the LLM reads them."""
+
+
 def _exception_line(exc: BaseException) -> str:
     try:
         message = str(exc)
     except Exception:  # noqa: BLE001 - a broken __str__ must not hide the error
         message = ""
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[:MAX_MESSAGE_CHARS] + f"... [{len(message) - MAX_MESSAGE_CHARS} more characters]"
     name = type(exc).__name__
     return f"{name}: {message}" if message else name
 
@@ -241,9 +256,11 @@ def main() -> None:
     channel = HostChannel(reader, out_fd, Lookalikes())
     write_frame(out_fd, {"op": "ready", "pid": os.getpid()})
     while True:
-        request = reader.read()
-        assert request is not None
-        if request.get("op") != "run":
+        try:
+            request = reader.read()
+        except ProtocolError:  # the host closed the pipe
+            return
+        if request is None or request.get("op") != "run":
             return
         try:
             reply = run_program(request, channel)
