@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import signal
 import time
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 app = typer.Typer(no_args_is_help=True, help="llm commands")
@@ -22,7 +24,7 @@ def _load(config_path: Optional[Path]):  # -> VadarConfig
     try:
         return load_config(config_path)
     except ConfigError as exc:
-        Console(stderr=True).print(f"[red]config error:[/red] {exc}")
+        Console(stderr=True).print(f"[red]config error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc
 
 
@@ -38,6 +40,7 @@ def serve(
 
     config = _load(config_path)
     console = Console()
+    signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill`, docker stop: stop as cleanly as Ctrl-C
     embedded = dataclasses.replace(config.embedded, port=port) if port is not None else config.embedded
     try:
         model_path = resolve_model_path(embedded, config.paths.model_cache)
@@ -55,10 +58,14 @@ def serve(
                 console.print(f"  | {line}", markup=False, highlight=False)
             raise typer.Exit(1)
     except (ModelFilesError, EmbeddedServerError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        Console(stderr=True).print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(1) from exc
     except KeyboardInterrupt:
         console.print("stopped")
+
+
+def _raise_interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
 
 
 @app.command()
@@ -89,7 +96,7 @@ def bench(
                 repeats=repeats, ignore_eos=embedded,
             )
     except (ModelFilesError, EmbeddedServerError, openai.OpenAIError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False)
+        Console(stderr=True).print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(1) from exc
     _print_report(console, report)
 
