@@ -320,3 +320,14 @@ def test_huge_exception_message_is_cut(sandbox):
 def test_namespace_cannot_shadow_guards(sandbox, name):
     with pytest.raises(ValueError, match="not allowed"):
         run(sandbox, "x = 1", {name: 1})
+
+
+def test_worker_environment_holds_no_host_secrets(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-programs")
+    with Sandbox() as box:
+        box.execute("x = 1", {})
+        environ = f"/proc/{box._worker.process.pid}/environ"
+        if not os.path.exists(environ):
+            pytest.skip("no /proc on this platform")
+        with open(environ, "rb") as handle:
+            assert b"sk-not-for-programs" not in handle.read()

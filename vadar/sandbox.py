@@ -104,6 +104,18 @@ class _Registry:
         return cls(**values)
 
 
+def _worker_environment() -> dict[str, str]:
+    """A minimal environment: no API keys or other secrets of the host reach the worker.
+
+    One malloc arena keeps the reserved (not used) address space small, so that `memory_mb`
+    measures what programs allocate.
+    """
+    env = {"MALLOC_ARENA_MAX": "1", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}
+    if "PATH" in os.environ:
+        env["PATH"] = os.environ["PATH"]
+    return env
+
+
 class _Worker:
     """One live worker process and the pipes to it."""
 
@@ -115,6 +127,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             stderr=self.stderr,
             cwd=tempfile.gettempdir(),
+            env=_worker_environment(),
             start_new_session=True,
         )
         assert self.process.stdin is not None and self.process.stdout is not None

@@ -251,6 +251,7 @@ def main() -> None:
     sys.stdout = sys.stderr
     if resource is not None:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    threading.stack_size(256 * 1024)  # the watchdog needs little; keep the address space for programs
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     reader = FrameReader(in_fd)
     channel = HostChannel(reader, out_fd, Lookalikes())
