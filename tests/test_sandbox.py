@@ -331,3 +331,12 @@ def test_worker_environment_holds_no_host_secrets(monkeypatch):
             pytest.skip("no /proc on this platform")
         with open(environ, "rb") as handle:
             assert b"sk-not-for-programs" not in handle.read()
+
+
+def test_dict_subclasses_and_huge_ints(sandbox):
+    code = "from collections import Counter, defaultdict\nd = defaultdict(list)\nd['a'].append(1)\n"
+    result = run(sandbox, code + "final_result = (Counter('aab'), d)")
+    assert result.value == ({"a": 2, "b": 1}, {"a": [1]}) and type(result.value[0]) is dict
+    huge = run(sandbox, "final_result = 10 ** 5000")
+    assert huge.infrastructure_error is None and "final_result cannot be returned" in huge.error
+    assert run(sandbox, "final_result = 2").value == 2

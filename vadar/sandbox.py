@@ -213,7 +213,7 @@ class Sandbox:
         request["memory_mb"] = int(memory_mb)
         request["stdout_limit"] = self.max_stdout_chars if max_stdout_chars is None else max_stdout_chars
         with self._lock:
-            result = self._run(request, namespace, registry, started + timeout_s, timeout_s, memory_mb)
+            result = self._run(request, namespace, registry, timeout_s, memory_mb)
         result.duration_s = time.monotonic() - started
         return result
 
@@ -222,7 +222,6 @@ class Sandbox:
         request: dict[str, Any],
         namespace: Mapping[str, Any],
         registry: _Registry,
-        deadline: float,
         timeout_s: float,
         memory_mb: int,
     ) -> ExecutionResult:
@@ -232,6 +231,7 @@ class Sandbox:
                 self._discard_worker()
                 self._worker = _Worker()
             worker = self._worker
+            deadline = time.monotonic() + timeout_s  # starting a worker is not the program's time
             worker.send(request)
             while True:
                 message = worker.reader.read(deadline)

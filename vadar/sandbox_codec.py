@@ -14,6 +14,7 @@ import os
 import select
 import struct
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,11 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 _HEADER = struct.Struct(">I")
 
 Scalar = (type(None), bool, int, float, str)
+
+
+_SEQUENCE_TAGS: tuple[tuple[type, str], ...] = (
+    (list, "L"), (tuple, "T"), (set, "S"), (frozenset, "F"), (deque, "L"),
+)
 
 
 class CodecError(ValueError):
@@ -55,11 +61,14 @@ def encode(
     kind = type(value)
     if kind in Scalar:
         return value
+    for base in (bool, int, float, str):  # IntEnum, str-valued enums and the like
+        if isinstance(value, base):
+            return _exact(base, value)
     nested = depth + 1
-    if kind is list or kind is tuple or kind is set or kind is frozenset:
-        tag = {list: "L", tuple: "T", set: "S", frozenset: "F"}[kind]
-        return {tag: [encode(v, dataclass_key, convert=convert, depth=nested) for v in value]}
-    if kind is dict:
+    for base, tag in _SEQUENCE_TAGS:  # subclasses (NamedTuple, deque) travel as their base
+        if isinstance(value, base):
+            return {tag: [encode(v, dataclass_key, convert=convert, depth=nested) for v in value]}
+    if isinstance(value, dict):  # Counter, defaultdict and OrderedDict arrive as plain dicts
         return {
             "D": [
                 [
@@ -79,6 +88,15 @@ def encode(
             ]
             return {"C": key, "f": fields}
     raise CodecError(f"a value of type {kind.__name__} is not plain data")
+
+
+def _exact(base: type, value: Any) -> Any:
+    """The plain builtin value inside an instance of a subclass of bool/int/float/str."""
+    if base is str:
+        return str.__str__(value)
+    if base is float:
+        return float.__float__(value)
+    return int.__int__(value) if base is int else bool(value)
 
 
 def decode(tree: Any, make_dataclass: Callable[[str, dict[str, Any]], Any], *, depth: int = 0) -> Any:
@@ -127,7 +145,10 @@ def decode(tree: Any, make_dataclass: Callable[[str, dict[str, Any]], Any], *, d
 
 def dumps(message: dict[str, Any]) -> bytes:
     """Serialise one message (already encoded) to a length-prefixed frame."""
-    body = json.dumps(message, separators=(",", ":")).encode("utf-8")
+    try:
+        body = json.dumps(message, separators=(",", ":")).encode("utf-8")
+    except (ValueError, RecursionError) as exc:  # e.g. an int beyond Python's str() digit limit
+        raise CodecError(f"cannot be sent: {exc}") from None
     if len(body) > MAX_MESSAGE_BYTES:
         size, limit = len(body) / 2**20, MAX_MESSAGE_BYTES / 2**20
         raise CodecError(f"too large to send ({size:.0f} MB encoded, the limit is {limit:.0f} MB)")
