@@ -340,3 +340,15 @@ def test_dict_subclasses_and_huge_ints(sandbox):
     huge = run(sandbox, "final_result = 10 ** 5000")
     assert huge.infrastructure_error is None and "final_result cannot be returned" in huge.error
     assert run(sandbox, "final_result = 2").value == 2
+
+
+def test_annotations_are_ignored(sandbox):
+    typed = LibraryFunction(
+        "_width",
+        'def _width(image: Image, bbox: list[float]) -> float:\n    """Width in pixels."""\n'
+        "    w: float = bbox[2] - bbox[0]\n    return w\n",
+    )
+    code = "n: int = 2\nlabel: Unknown\nfinal_result = _width(image, [0, 0, 3, 4]) * n"
+    result = run(sandbox, code, {"image": IMAGE, "_width": typed})
+    assert result.ok, result.error
+    assert result.value == 6

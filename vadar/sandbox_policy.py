@@ -68,9 +68,29 @@ class ProgramPolicy(RestrictingNodeTransformer):
                 self.error(node, f'importing "{alias.name}" is not allowed')
         return super().check_import_names(node)
 
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
+        """Drop annotations: they would be evaluated at definition time (`image: Image` would
+        need a name programs do not have) and mean nothing at run time."""
+        _strip_annotations(node.args)
+        node.returns = None
+        return super().visit_FunctionDef(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> Any:
+        """`x: float = v` is `x = v`; a bare `x: float` does nothing."""
+        if node.value is None:
+            return ast.copy_location(ast.Pass(), node)
+        assign = ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
+        return self.visit_Assign(assign)
+
     def visit_ClassDef(self, node: ast.ClassDef) -> Any:
         self.error(node, "class definitions are not allowed; use functions, dicts and lists")
         return node
+
+
+def _strip_annotations(args: ast.arguments) -> None:
+    for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+        if arg is not None:
+            arg.annotation = None
 
 
 _LINE_PREFIX = re.compile(r"^Line (\d+|None): (.*)$", re.S)
