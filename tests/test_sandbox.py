@@ -352,3 +352,20 @@ def test_annotations_are_ignored(sandbox):
     result = run(sandbox, code, {"image": IMAGE, "_width": typed})
     assert result.ok, result.error
     assert result.value == 6
+
+
+def test_augmented_item_assignment_evaluates_once(sandbox):
+    seen = []
+
+    def key(k: str) -> str:
+        seen.append(k)
+        return k
+
+    code = (
+        "counts = {'a': 1}\ncounts[key('a')] += 2\ngrid = [[1, 2], [3, 4]]\ngrid[1][0] -= 3\n"
+        "def bump(d):\n    d['x'] *= 5\n    return d\nfinal_result = (counts, grid, bump({'x': 2}))"
+    )
+    result = run(sandbox, code, {"key": key})
+    assert result.ok, result.error
+    assert result.value == ({"a": 3}, [[1, 2], [0, 4]], {"x": 10}) and seen == ["a"]
+    assert "cannot modify an object of type tuple" in run(sandbox, "t = (1, 2)\nt[0] += 1").error

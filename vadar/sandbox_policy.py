@@ -29,7 +29,7 @@ from RestrictedPython.Guards import (
     safer_getattr,
     safer_getattr_raise,
 )
-from RestrictedPython.transformer import RestrictingNodeTransformer
+from RestrictedPython.transformer import IOPERATOR_TO_STR, RestrictingNodeTransformer
 
 RESERVED_NAME = re.compile(r"^_.*_$|^_print$|^_tmp\d+$")
 """Underscore names the transformer itself emits; programs must not define or shadow them."""
@@ -81,6 +81,35 @@ class ProgramPolicy(RestrictingNodeTransformer):
             return ast.copy_location(ast.Pass(), node)
         assign = ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
         return self.visit_Assign(assign)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> Any:
+        """Also allow `counts[key] += 1`, rewritten so container and key are evaluated once:
+        `_tmpA = counts; _tmpB = key; _write_(_tmpA)[_tmpB] = _inplacevar_('+=', _getitem_(...), 1)`."""
+        target = node.target
+        if not isinstance(target, ast.Subscript) or isinstance(target.slice, ast.Slice):
+            return super().visit_AugAssign(node)
+        container, key, value = self.visit(target.value), self.visit(target.slice), self.visit(node.value)
+        obj_name, key_name = self.gen_tmp_name(), self.gen_tmp_name()
+
+        def load(name: str) -> ast.Name:
+            return ast.Name(name, ast.Load())
+
+        current = ast.Call(ast.Name("_getitem_", ast.Load()), [load(obj_name), load(key_name)], [])
+        updated = ast.Call(
+            ast.Name("_inplacevar_", ast.Load()),
+            [ast.Constant(IOPERATOR_TO_STR[type(node.op)]), current, value],
+            [],
+        )
+        writable = ast.Call(ast.Name("_write_", ast.Load()), [load(obj_name)], [])
+        statements = [
+            ast.Assign([ast.Name(obj_name, ast.Store())], container),
+            ast.Assign([ast.Name(key_name, ast.Store())], key),
+            ast.Assign([ast.Subscript(writable, load(key_name), ast.Store())], updated),
+        ]
+        for statement in statements:
+            ast.copy_location(statement, node)
+            ast.fix_missing_locations(statement)
+        return statements
 
     def visit_ClassDef(self, node: ast.ClassDef) -> Any:
         self.error(node, "class definitions are not allowed; use functions, dicts and lists")
