@@ -133,10 +133,14 @@ class _Worker:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.in_fd = self.process.stdin.fileno()
         self.reader = FrameReader(self.process.stdout.fileno())
-        ready = self.reader.read(time.monotonic() + STARTUP_TIMEOUT_S)
+        try:
+            ready = self.reader.read(time.monotonic() + STARTUP_TIMEOUT_S)
+        except ProtocolError:
+            ready = None
         if ready is None or ready.get("op") != "ready":
+            tail = self.stderr_tail() or "no output"
             self.kill()
-            raise ProtocolError(f"worker did not start: {self.stderr_tail() or 'no output'}")
+            raise ProtocolError(f"worker did not start: {tail}")
 
     def alive(self) -> bool:
         return self.process.poll() is None
