@@ -41,7 +41,7 @@ def config(tmp_path):
 
 
 def test_build_then_evaluate_then_resume(config, tmp_path):
-    selection = DataSelection(limit=4)
+    selection = DataSelection(limit=4).prepare()
     out = tmp_path / "run"
     llm = ScriptedLLM([router] * 200)
     with open_session(config, llm=llm) as session:
@@ -79,7 +79,7 @@ def test_static_api_baseline_hides_the_library(config, tmp_path):
     with open_session(config, llm=llm) as session:
         session.store.propose("_count", "(image: Image, object_prompt: str) -> int", "Count.")
         session.store.implement("_count", IMPLEMENTATION.strip("`").removeprefix("python\n"))
-        evaluate(session, DataSelection(limit=1), tmp_path / "static", use_library=False, show_progress=False)
+        evaluate(session, DataSelection(limit=1).prepare(), tmp_path / "static", use_library=False, show_progress=False)
     assert "_count" not in llm.calls[0][0]["content"]
     result = json.loads((tmp_path / "static" / "results.jsonl").read_text())
     assert result["method"] == "static-api" and "NameError" in result["error"]

@@ -45,7 +45,8 @@ class Session:
     @property
     def executor(self) -> Executor:
         limits = self.config.sandbox
-        return functools.partial(execute, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb)
+        return functools.partial(execute, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb,
+                                 max_stdout_chars=limits.max_stdout_chars)
 
 
 @contextmanager
@@ -78,14 +79,26 @@ class DataSelection:
     split: str | None = None
     limit: int | None = None
 
-    def open(self) -> tuple[Dataset, str, list[Question]]:
+    def prepare(self) -> PreparedData:
+        """Load and check everything the questions need, before any LLM or server starts."""
         root = self.data if self.data is not None else sample_path()
         dataset = load_dataset(root)
         split = self.split or (SAMPLE_SPLIT if self.data is None else _only_split(dataset))
         questions = dataset.questions(split)
         if self.limit is not None:
             questions = questions[: max(self.limit, 0)]
-        return dataset, split, questions
+        preflight(dataset, questions)
+        return PreparedData(dataset, split, questions, oracle_modules(dataset))
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    """Checked questions with their data set and the modules that will serve them."""
+
+    dataset: Dataset
+    split: str
+    questions: list[Question]
+    modules: ModuleSet
 
 
 def _only_split(dataset: Dataset) -> str:
@@ -125,16 +138,14 @@ def question_namespace(dataset: Dataset, question: Question, modules: ModuleSet,
 
 def evaluate(
     session: Session,
-    selection: DataSelection,
+    data: PreparedData,
     out_dir: Path,
     *,
     use_library: bool = True,
     show_progress: bool = True,
 ) -> EvalSummary:
     """Answer the selected questions (resuming from `out_dir`), write results and summary."""
-    dataset, split, questions = selection.open()
-    preflight(dataset, questions)
-    modules = oracle_modules(dataset)
+    dataset, split, questions, modules = data.dataset, data.split, data.questions, data.modules
     store = session.store
     library = store.functions(FunctionStatus.IMPLEMENTED) if use_library else []
     api_text = render_api(library)
@@ -187,7 +198,7 @@ class BatchReport:
 
 def build_api(
     session: Session,
-    selection: DataSelection,
+    data: PreparedData,
     out_dir: Path,
     *,
     batch_size: int = 10,
@@ -195,9 +206,7 @@ def build_api(
     on_batch: Any = None,
 ) -> list[BatchReport]:
     """Signature agent then API agent, batch after batch; each batch builds on the last."""
-    dataset, split, questions = selection.open()
-    preflight(dataset, questions)
-    modules = oracle_modules(dataset)
+    dataset, split, questions, modules = data.dataset, data.split, data.questions, data.modules
     store = session.store
     state = _BuildState(out_dir / "build_state.json")
     chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]

@@ -33,11 +33,11 @@ def _config(path: Path | None) -> VadarConfig:
     return load_config(path)
 
 
-def _run_dir(out: Path | None, selection: DataSelection, method: str) -> Path:
+def _run_dir(out: Path | None, selection: DataSelection, split: str, method: str) -> Path:
     if out is not None:
         return out
     data = selection.data.resolve().name if selection.data else "sample"
-    return Path("runs") / f"{data}-{selection.split or 'default'}-{method}"
+    return Path("runs") / f"{data}-{split}-{method}"
 
 
 def _print_batch(report: BatchReport) -> None:
@@ -69,9 +69,10 @@ def build_api_command(
     """Grow the library: Signature agent then API agent, batch after batch."""
     with user_errors():
         selection = DataSelection(data, split, limit)
-        out_dir = _run_dir(out, selection, "build")
-        with open_session(_config(config)) as session:
-            build_api(session, selection, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
+        settings, prepared = _config(config), selection.prepare()
+        out_dir = _run_dir(out, selection, prepared.split, "build")
+        with open_session(settings) as session:
+            build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
             total = len(session.store.functions("implemented"))
         console.print(f"library: {total} implemented functions in {session.config.paths.database}")
 
@@ -83,9 +84,10 @@ def eval_command(
     """Answer questions with the current library; write results.jsonl and a summary."""
     with user_errors():
         selection = DataSelection(data, split, limit)
-        out_dir = _run_dir(out, selection, "vadar" if library else "static-api")
-        with open_session(_config(config)) as session:
-            summary = evaluate(session, selection, out_dir, use_library=library)
+        settings, prepared = _config(config), selection.prepare()
+        out_dir = _run_dir(out, selection, prepared.split, "vadar" if library else "static-api")
+        with open_session(settings) as session:
+            summary = evaluate(session, prepared, out_dir, use_library=library)
         _print_summary(summary, out_dir)
 
 
@@ -97,10 +99,11 @@ def run_command(
     """Build the API, then answer the questions with it (the main job)."""
     with user_errors():
         selection = DataSelection(data, split, limit)
-        out_dir = _run_dir(out, selection, "vadar")
-        with open_session(_config(config)) as session:
+        settings, prepared = _config(config), selection.prepare()
+        out_dir = _run_dir(out, selection, prepared.split, "vadar")
+        with open_session(settings) as session:
             console.print("[bold]building the API[/bold]")
-            build_api(session, selection, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
+            build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
             console.print("[bold]answering questions[/bold]")
-            summary = evaluate(session, selection, out_dir, use_library=True)
+            summary = evaluate(session, prepared, out_dir, use_library=True)
         _print_summary(summary, out_dir)
