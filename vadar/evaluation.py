@@ -51,7 +51,8 @@ class EvalSummary:
 
     def to_markdown(self) -> str:
         lines = [f"# Evaluation summary: {self.header.get('name', 'run')}", ""]
-        lines += [f"- {key}: {value}" for key, value in self.header.items() if key != "name"]
+        lines += [f"- {key}: {value}" for key, value in self.header.items()
+                  if key != "name" and not isinstance(value, dict)]
         lines += [
             f"- questions: {self.questions}",
             f"- mean seconds per question: {self.mean_seconds:.2f}",

@@ -171,6 +171,7 @@ def evaluate(
         "name": out_dir.name, "data": str(dataset.root), "split": split, "method": method,
         "model": session.model_name, "library_functions": len(library),
         "library_functions_used": len(used),
+        "llm_usage_this_session": session.usage.totals().as_dict(),
     }
     summary = summarize_results(results, header)
     write_summary(summary, out_dir)
