@@ -56,7 +56,7 @@ def open_session(config: VadarConfig, *, llm: ChatModel | None = None) -> Iterat
     store = ApiStore(config.paths.database)
     try:
         if llm is not None:
-            yield Session(config, llm, store, usage, getattr(llm, "model", "scripted"))
+            yield Session(config, llm, store, usage, getattr(llm, "model", None) or config.llm.model)
             return
         from vadar.llm.client import build_chat_model
         from vadar.llm.embedded import open_endpoint

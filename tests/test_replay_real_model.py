@@ -1,0 +1,39 @@
+"""The jobs replayed offline from recorded responses of the embedded Qwen2.5-Coder-1.5B.
+
+The cassette was written by `python tests/record_cassettes.py`; if prompts change, re-record.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from api_store import FunctionStatus
+from vadar.config import VadarConfig
+from vadar.llm.doubles import ReplayLLM
+from vadar.pipeline import DataSelection, build_api, evaluate, open_session
+
+CASSETTE = Path(__file__).parent / "cassettes" / "sample_run.jsonl"
+
+
+@pytest.fixture
+def config(tmp_path):
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    return config
+
+
+def test_recorded_real_model_run_replays_to_the_same_library_and_answers(config, tmp_path):
+    data = DataSelection(limit=3).prepare()
+    replay = ReplayLLM(CASSETTE)
+    with open_session(config, llm=replay) as session:
+        reports = build_api(session, data, tmp_path / "run", batch_size=3)
+        library = [f.name for f in session.store.functions(FunctionStatus.IMPLEMENTED)]
+        summary = evaluate(session, data, tmp_path / "run", show_progress=False)
+    assert reports[0].implemented == library and len(library) == 3
+    results = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    answers = {r["question"]: r["answer"] for r in results}
+    assert answers["How many cylinders are there?"] == 2
+    assert all(isinstance(r["program"], str) and "final_result" in r["program"] for r in results)
+    assert summary.questions == 3
+    assert 0 < summary.metrics.total < 1  # the small model gets some right, not all
