@@ -104,3 +104,14 @@ def test_malformed_reply_is_retried(store):
     report = ApiAgent(llm, store, executor).implement(["_center_x"], [CONTEXT])
     assert report.implemented == ["_center_x"]
     assert "syntax error" in store.attempts("_center_x")[0].error
+
+
+def test_progress_events_name_each_attempt_and_outcome(store):
+    events = []
+    llm = ScriptedLLM([code("def _center_x(bbox):\n    return bbox[9]"), code("def _center_x(bbox):\n    return 1.0")])
+    ApiAgent(llm, store, executor, on_event=events.append).implement(["_center_x"], [CONTEXT])
+    assert events == [
+        "implementing _center_x (attempt 1/5)",
+        "implementing _center_x (attempt 2/5)",
+        "implemented _center_x",
+    ]

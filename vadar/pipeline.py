@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,7 +204,8 @@ def build_api(
     *,
     batch_size: int = 10,
     batches: int | None = None,
-    on_batch: Any = None,
+    on_batch: Callable[[BatchReport], None] | None = None,
+    on_event: Callable[[str], None] | None = None,
 ) -> list[BatchReport]:
     """Signature agent then API agent, batch after batch; each batch builds on the last."""
     dataset, split, questions, modules = data.dataset, data.split, data.questions, data.modules
@@ -221,7 +222,7 @@ def build_api(
         if state.done(ids):
             report = BatchReport(index, ids, skipped=True)
         else:
-            report = _build_batch(session, dataset, modules, chunk, index, run.id)
+            report = _build_batch(session, dataset, modules, chunk, index, run.id, on_event)
             state.mark_done(ids)
         reports.append(report)
         if on_batch is not None:
@@ -231,13 +232,15 @@ def build_api(
 
 
 def _build_batch(session: Session, dataset: Dataset, modules: ModuleSet, chunk: Sequence[Question],
-                 index: int, run_id: int) -> BatchReport:
+                 index: int, run_id: int, on_event: Callable[[str], None] | None) -> BatchReport:
     store = session.store
     report = BatchReport(index, [q.question_id for q in chunk])
     batch = store.start_batch(run_id, report.question_ids, index=index)
     provenance = {"run_id": run_id, "batch_id": batch.id, "model": session.model_name}
     api_text = render_api(store.functions(FunctionStatus.IMPLEMENTED))
     existing = [f.name for f in store.functions()]
+    if on_event:
+        on_event(f"batch {index + 1}: proposing signatures for {len(chunk)} questions")
     proposals = SignatureAgent(session.llm).propose([q.question for q in chunk], api_text, existing)
     report.rejected = [f"{stub.name}: {reason}" for stub, reason in proposals.rejected]
     for stub in proposals.accepted:
@@ -248,7 +251,8 @@ def _build_batch(session: Session, dataset: Dataset, modules: ModuleSet, chunk: 
             report.rejected.append(f"{stub.name}: {exc}")
     pending = [f.name for f in store.functions(FunctionStatus.PROPOSED)]  # leftovers of a crash too
     contexts = [TestContext(q.question, question_namespace(dataset, q, modules, None)) for q in chunk]
-    outcome = ApiAgent(session.llm, store, session.executor, **provenance).implement(pending, contexts)
+    agent = ApiAgent(session.llm, store, session.executor, on_event=on_event, **provenance)
+    outcome = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed
     return report
 

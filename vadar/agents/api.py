@@ -9,7 +9,7 @@ functions disappear from later prompts. Every attempt is recorded in the store.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,8 +67,10 @@ class ApiAgent:
         run_id: int | None = None,
         batch_id: int | None = None,
         model: str | None = None,
+        on_event: Callable[[str], None] | None = None,
     ) -> None:
         self.llm = llm
+        self.on_event = on_event or (lambda message: None)
         self.store = store
         self.executor = executor
         self.max_attempts = max_attempts
@@ -108,6 +110,7 @@ class ApiAgent:
         error = "no attempt was made"
         for attempt in range(1, self.max_attempts + 1):
             report.attempts[name] = attempt
+            self.on_event(f"implementing {name} (attempt {attempt}/{self.max_attempts})")
             reply = self.llm.complete(messages)
             report.prompt_tokens += reply.prompt_tokens or 0
             report.completion_tokens += reply.completion_tokens or 0
@@ -125,6 +128,7 @@ class ApiAgent:
                 assert step.code is not None
                 self.store.implement(name, step.code, dependencies=step.dependencies, **self.provenance)
                 report.implemented.append(name)
+                self.on_event(f"implemented {name}")
                 return True
             error = step.error
             messages.append({"role": "user", "content": prompts.render(
@@ -162,6 +166,7 @@ class ApiAgent:
     def _fail(self, name: str, reason: str, report: ImplementationReport) -> None:
         self.store.mark_failed(name, reason)
         report.failed[name] = reason
+        self.on_event(f"failed {name}: {reason[:120]}")
 
     def _api_text(self, *, exclude: str) -> str:
         """Predefined modules, implemented functions, and proposed signatures still to come."""

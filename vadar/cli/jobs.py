@@ -55,6 +55,10 @@ def _print_batch(report: BatchReport) -> None:
         console.print(f"  - rejected {line[:200]}", highlight=False)
 
 
+def _print_event(message: str) -> None:
+    console.print(f"  [dim]{message}[/dim]", highlight=False)
+
+
 def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
     console.print()
     console.print(summary.to_markdown(), highlight=False, markup=False)
@@ -72,7 +76,8 @@ def build_api_command(
         settings, prepared = _config(config), selection.prepare()
         out_dir = _run_dir(out, selection, prepared.split, "build")
         with open_session(settings) as session:
-            build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
+            build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch,
+                      on_event=_print_event)
             total = len(session.store.functions("implemented"))
         console.print(f"library: {total} implemented functions in {session.config.paths.database}")
 
@@ -103,7 +108,8 @@ def run_command(
         out_dir = _run_dir(out, selection, prepared.split, "vadar")
         with open_session(settings) as session:
             console.print("[bold]building the API[/bold]")
-            build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
+            build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch,
+                      on_event=_print_event)
             console.print("[bold]answering questions[/bold]")
             summary = evaluate(session, prepared, out_dir, use_library=True)
         _print_summary(summary, out_dir)
