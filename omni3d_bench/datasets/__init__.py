@@ -4,25 +4,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from omni3d_bench.datasets.bench import BenchDataset, is_bench_dir
 from omni3d_bench.datasets.clevr import ClevrDataset
 from omni3d_bench.datasets.omni3d import Omni3DBenchDataset
 from omni3d_bench.datasets.tables import find_tables
 from omni3d_bench.types import Dataset, DatasetError
 
-KINDS = {"clevr": "clevr", "omni3d": "omni3d", "omni3d_bench": "omni3d", "omni3d-bench": "omni3d"}
+KINDS = {"bench": "bench", "vadar-bench": "bench", "clevr": "clevr", "omni3d": "omni3d",
+         "omni3d_bench": "omni3d", "omni3d-bench": "omni3d"}
 OMNI3D_FILE_SUFFIXES = (".zip", ".parquet", ".json", ".jsonl")
 
-__all__ = ["ClevrDataset", "Omni3DBenchDataset", "detect_kind", "load_dataset"]
+__all__ = ["BenchDataset", "ClevrDataset", "Omni3DBenchDataset", "detect_kind", "load_dataset"]
 
 
 def detect_kind(path: Path) -> str:
-    """"clevr" for questions/<split>.json layouts, "omni3d" for Omni3D-Bench tables or archives."""
+    """"bench" for generated benchmarks (benchmark.json), "clevr" for questions/<split>.json
+    layouts, "omni3d" for Omni3D-Bench tables or archives."""
     path = Path(path)
     if not path.exists():
         raise DatasetError(f"data set path not found: {path}.")
     if path.is_file():
         if path.suffix.lower() in OMNI3D_FILE_SUFFIXES:
             return "omni3d"
+    elif is_bench_dir(path):
+        return "bench"
     elif (path / "questions").is_dir() and any((path / "questions").glob("*.json")):
         return "clevr"
     elif find_tables(path):
@@ -42,6 +47,8 @@ def load_dataset(path: Path, kind: str | None = None, cache_dir: Path | None = N
         if kind.lower() not in KINDS:
             raise DatasetError(f"unknown data set kind {kind!r}; expected one of {sorted(KINDS)}.")
         chosen = KINDS[kind.lower()]
+    if chosen == "bench":
+        return BenchDataset(Path(path))
     if chosen == "clevr":
         return ClevrDataset(Path(path))
     return Omni3DBenchDataset(Path(path), cache_dir=cache_dir)

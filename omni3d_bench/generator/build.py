@@ -1,0 +1,103 @@
+"""Generate a whole benchmark directory from a seed: scenes, renders, annotations, questions.
+
+Scene i depends only on (seed, i), so a benchmark of N scenes is the prefix of one of N + k.
+Layout written under `out`:
+  benchmark.json              what was generated (format marker, seed, counts, family mix)
+  images/<id>.png             RGB, sRGB 8-bit
+  depth/<id>.png              camera-frame z per pixel, uint16 millimetres (0 = no hit)
+  masks/<id>.png              instance masks, uint8 (0 = floor/sky, k = object with mask_value k)
+  annotations/<id>.json       camera and objects (see annotate.py)
+  questions/<split>.json      {"info": ..., "questions": [...]}
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image as PILImage
+
+from omni3d_bench.generator.annotate import scene_annotation
+from omni3d_bench.generator.questions import QUESTIONS_PER_SCENE, scene_questions
+from omni3d_bench.generator.render import Rendering, render
+from omni3d_bench.generator.scene import sample_scene
+
+FORMAT = "vadar-bench"
+FORMAT_VERSION = 1
+DEFAULT_SPLIT = "test"
+MIN_VISIBLE_PIXELS = 30
+MIN_VISIBLE_SHARE = 0.08
+"""An object must show this many pixels, and this share of its 2D box, or the scene is redrawn."""
+MAX_RENDER_TRIES = 10
+
+
+def image_id_for(index: int) -> str:
+    return f"scene_{index:05d}"
+
+
+def dump_json(data: Any, path: Path) -> None:
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
+
+
+def _visible_enough(rendering: Rendering, boxes: list[list[float]]) -> bool:
+    for k, box in enumerate(boxes):
+        pixels = int((rendering.instances == k + 1).sum())
+        area = (box[2] - box[0]) * (box[3] - box[1])
+        if pixels < MIN_VISIBLE_PIXELS or pixels < MIN_VISIBLE_SHARE * area:
+            return False
+    return True
+
+
+def generate_scene(seed: int, index: int) -> tuple[dict[str, Any], Rendering]:
+    """Render scene `index` of the benchmark with `seed`; redraws hidden-object layouts."""
+    rng = np.random.default_rng([seed, index])
+    for _ in range(MAX_RENDER_TRIES):
+        objects, camera = sample_scene(rng)
+        rendering = render(objects, camera, seed=index)
+        if _visible_enough(rendering, [o.box2d for o in objects]):
+            image_id = image_id_for(index)
+            return scene_annotation(image_id, objects, camera, rendering, seed), rendering
+    raise RuntimeError(f"scene {index}: no layout with every object visible after "
+                       f"{MAX_RENDER_TRIES} tries")
+
+
+def write_scene(out: Path, annotation: dict[str, Any], rendering: Rendering) -> None:
+    image_id = annotation["image_id"]
+    PILImage.fromarray(rendering.rgb).save(out / "images" / f"{image_id}.png")
+    millimetres = np.clip(np.round(rendering.depth * 1000.0), 0, 65535).astype(np.uint16)
+    PILImage.fromarray(millimetres).save(out / "depth" / f"{image_id}.png")
+    PILImage.fromarray(rendering.instances).save(out / "masks" / f"{image_id}.png")
+    dump_json(annotation, out / "annotations" / f"{image_id}.json")
+
+
+def generate_benchmark(out: Path, scenes: int, seed: int = 0, split: str = DEFAULT_SPLIT,
+                       per_scene: int = QUESTIONS_PER_SCENE,
+                       progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Write `scenes` scenes and their questions under `out`; returns the benchmark info."""
+    if scenes < 1:
+        raise ValueError("scenes must be at least 1")
+    out = Path(out)
+    for sub in ("images", "depth", "masks", "annotations", "questions"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    questions: list[dict[str, Any]] = []
+    for index in range(scenes):
+        annotation, rendering = generate_scene(seed, index)
+        write_scene(out, annotation, rendering)
+        questions += scene_questions(annotation, np.random.default_rng([seed, index, 1]),
+                                     per_scene)
+        if progress is not None:
+            progress(index + 1)
+    families = Counter(q["family"] for q in questions)
+    info = {
+        "format": FORMAT, "version": FORMAT_VERSION, "seed": seed, "scenes": scenes,
+        "split": split, "questions": len(questions), "units": "meters",
+        "families": dict(sorted(families.items())),
+        "answer_types": dict(sorted(Counter(q["answer_type"] for q in questions).items())),
+    }
+    dump_json({"info": info, "questions": questions}, out / "questions" / f"{split}.json")
+    dump_json(info, out / "benchmark.json")
+    return info
