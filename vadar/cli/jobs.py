@@ -51,7 +51,7 @@ def _print_batch(report: BatchReport) -> None:
         console.print(f"  + {name}")
     for name, reason in report.failed.items():
         console.print(f"  x {name}: {reason[:200]}", highlight=False)
-    for line in report.rejected:
+    for line in dict.fromkeys(report.rejected):  # small models repeat themselves
         console.print(f"  - rejected {line[:200]}", highlight=False)
 
 
