@@ -79,7 +79,28 @@ def test_static_api_baseline_hides_the_library(config, tmp_path):
     with open_session(config, llm=llm) as session:
         session.store.propose("_count", "(image: Image, object_prompt: str) -> int", "Count.")
         session.store.implement("_count", IMPLEMENTATION.strip("`").removeprefix("python\n"))
-        evaluate(session, DataSelection(limit=1).prepare(), tmp_path / "static", use_library=False, show_progress=False)
+        evaluate(session, DataSelection(limit=1).prepare(), tmp_path / "static", method="static-api", show_progress=False)
     assert "_count" not in llm.calls[0][0]["content"]
     result = json.loads((tmp_path / "static" / "results.jsonl").read_text())
     assert result["method"] == "static-api" and "NameError" in result["error"]
+
+
+@pytest.mark.parametrize(
+    ("method", "reply"),
+    [("tool-agent", "<answer>2</answer>"), ("direct", "<answer>2</answer>")],
+)
+def test_other_methods_share_the_result_format(config, tmp_path, method, reply):
+    llm = ScriptedLLM([reply])
+    with open_session(config, llm=llm) as session:
+        summary = evaluate(session, DataSelection(limit=1).prepare(), tmp_path / method, method=method,
+                           show_progress=False)
+    result = json.loads((tmp_path / method / "results.jsonl").read_text())
+    assert result["method"] == method and result["answer"] == "2" and result["correct"] is True
+    assert summary.header["method"] == method and summary.metrics.total == 1.0
+    if method == "direct":
+        assert '"shape": "cylinder"' in llm.calls[0][0]["content"]  # the scene as text
+
+
+def test_unknown_method_is_refused(config, tmp_path):
+    with open_session(config, llm=ScriptedLLM([])) as session, pytest.raises(ValueError, match="unknown method"):
+        evaluate(session, DataSelection(limit=1).prepare(), tmp_path / "x", method="magic", show_progress=False)

@@ -23,12 +23,13 @@ from omni3d_bench.datasets import load_dataset
 from omni3d_bench.sample import SAMPLE_SPLIT
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.api import ApiAgent, TestContext, library_namespace
-from vadar.agents.program import Executor, ProgramAgent, ProgramOutcome
+from vadar.agents.program import Executor, ProgramOutcome
 from vadar.agents.signature import SignatureAgent
 from vadar.api_text import render_api
 from vadar.config import VadarConfig
 from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
 from vadar.llm.chat import ChatModel
+from vadar.methods import make_answerer
 from vadar.llm.usage import UsageTracker
 from vadar.results import ResultsFile
 from vadar.sandbox import execute
@@ -141,22 +142,18 @@ def evaluate(
     data: PreparedData,
     out_dir: Path,
     *,
-    use_library: bool = True,
+    method: str = "vadar",
     show_progress: bool = True,
 ) -> EvalSummary:
-    """Answer the selected questions (resuming from `out_dir`), write results and summary."""
-    dataset, split, questions, modules = data.dataset, data.split, data.questions, data.modules
+    """Answer the selected questions with `method` (resuming from `out_dir`), write results and summary."""
+    dataset, split, questions = data.dataset, data.split, data.questions
     store = session.store
-    library = store.functions(FunctionStatus.IMPLEMENTED) if use_library else []
-    api_text = render_api(library)
-    method = "vadar" if use_library else "static-api"
+    answer, library = make_answerer(method, session, data)
     run = store.start_run("eval", model=session.model_name,
                           config={"data": str(dataset.root), "split": split, "method": method})
-    agent = ProgramAgent(session.llm, session.executor)
 
     def solve(question: Question) -> ProgramOutcome:
-        namespace = question_namespace(dataset, question, modules, store if use_library else None)
-        outcome = agent.solve(question.question, api_text, namespace)
+        outcome = answer(question)
         store.record_program(
             run.id, question.question_id, code=outcome.program, answer=outcome.answer,
             error=outcome.error, attempts=outcome.attempts, prompt_tokens=outcome.prompt_tokens,

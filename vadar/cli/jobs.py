@@ -11,6 +11,7 @@ from rich.console import Console
 from vadar.cli.errors import user_errors
 from vadar.config import VadarConfig, load_config
 from vadar.evaluation import EvalSummary
+from vadar.methods import METHODS
 from vadar.pipeline import BatchReport, DataSelection, build_api, evaluate, open_session
 
 DataOption = Annotated[Path | None, typer.Option(
@@ -23,8 +24,10 @@ OutOption = Annotated[Path | None, typer.Option(
 ConfigOption = Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")]
 BatchSizeOption = Annotated[int, typer.Option("--batch-size", min=1, help="Questions per Signature-agent batch.")]
 BatchesOption = Annotated[int | None, typer.Option("--batches", min=1, help="Number of batches (default: all).")]
+MethodOption = Annotated[str, typer.Option(
+    "--method", help="vadar (dynamic API), static-api (predefined modules only), tool-agent or direct.")]
 LibraryOption = Annotated[bool, typer.Option(
-    "--library/--no-library", help="Use the library (dynamic API) or only the predefined modules.")]
+    "--library/--no-library", help="Shorthand: --no-library is --method static-api.")]
 
 console = Console()
 
@@ -84,15 +87,19 @@ def build_api_command(
 
 def eval_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
-    library: LibraryOption = True, out: OutOption = None, config: ConfigOption = None,
+    method: MethodOption = "vadar", library: LibraryOption = True,
+    out: OutOption = None, config: ConfigOption = None,
 ) -> None:
-    """Answer questions with the current library; write results.jsonl and a summary."""
+    """Answer questions with one method; write results.jsonl and a summary."""
     with user_errors():
+        method = method if library else "static-api"
+        if method not in METHODS:
+            raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
         selection = DataSelection(data, split, limit)
         settings, prepared = _config(config), selection.prepare()
-        out_dir = _run_dir(out, selection, prepared.split, "vadar" if library else "static-api")
+        out_dir = _run_dir(out, selection, prepared.split, method)
         with open_session(settings) as session:
-            summary = evaluate(session, prepared, out_dir, use_library=library)
+            summary = evaluate(session, prepared, out_dir, method=method)
         _print_summary(summary, out_dir)
 
 
@@ -111,5 +118,5 @@ def run_command(
             build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch,
                       on_event=_print_event)
             console.print("[bold]answering questions[/bold]")
-            summary = evaluate(session, prepared, out_dir, use_library=True)
+            summary = evaluate(session, prepared, out_dir, method="vadar")
         _print_summary(summary, out_dir)

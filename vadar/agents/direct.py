@@ -1,0 +1,102 @@
+"""The `direct` baseline: the LLM answers without writing a program.
+
+In oracle mode it reads the scene annotations as text (the upper bound of reasoning over perfect
+perception with no tools); otherwise it gets the image, which needs a vision-language endpoint.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from vadar import prompts
+from vadar.agents.program import ProgramOutcome
+from vadar.answers import ERROR_ANSWER
+from vadar.llm.chat import ChatModel
+
+_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_BULKY = 12  # lists longer than this (masks, polygons) are left out of the text
+
+
+def describe_scene(scene: dict[str, Any]) -> str:
+    """One compact JSON line per annotated object, numbers rounded, bulky fields dropped."""
+    lines = []
+    for index, obj in enumerate(scene.get("objects", [])):
+        fields = {k: _rounded(v) for k, v in obj.items() if not _bulky(v)}
+        lines.append(f"object {index}: {json.dumps(fields, separators=(', ', ': '))}")
+    return "\n".join(lines) if lines else "(no objects)"
+
+
+def _bulky(value: Any) -> bool:
+    return isinstance(value, dict | list) and len(json.dumps(value)) > 40 * _BULKY
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
+def parse_answer(reply: str) -> str | None:
+    """The text inside <answer> tags; a bare one-line reply is accepted as the answer too."""
+    match = _ANSWER.search(reply)
+    if match:
+        return match.group(1).strip() or None
+    text = reply.strip()
+    return text if text and "\n" not in text and len(text) <= 40 else None
+
+
+def image_part(path: Path) -> dict[str, Any]:
+    """An OpenAI-style image content part carrying the file as a data URL."""
+    mime = mimetypes.guess_type(path.name)[0] or "image/png"
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
+
+
+class DirectAnswerer:
+    """Asks the LLM for the answer in one turn (one retry if the format is off)."""
+
+    def __init__(self, llm: ChatModel, *, max_attempts: int = 2) -> None:
+        self.llm = llm
+        self.max_attempts = max_attempts
+
+    def solve(self, question: str, *, scene: dict[str, Any] | None = None,
+              image_path: Path | None = None) -> ProgramOutcome:
+        started = time.perf_counter()
+        scene_text = describe_scene(scene) if scene is not None else None
+        if scene_text is None and image_path is None:
+            raise ValueError("the direct method needs scene annotations or an image")
+        user: Any = f"Question: {question}"
+        if scene_text is None:
+            user = [{"type": "text", "text": user}, image_part(image_path)]  # type: ignore[arg-type]
+        messages = [
+            {"role": "system", "content": prompts.render("direct_system", scene=scene_text)},
+            {"role": "user", "content": user},
+        ]
+        outcome = ProgramOutcome(answer=ERROR_ANSWER, program=None, error=None, attempts=0)
+        for attempt in range(1, self.max_attempts + 1):
+            outcome.attempts = attempt
+            reply = self.llm.complete(messages)
+            outcome.prompt_tokens += reply.prompt_tokens or 0
+            outcome.completion_tokens += reply.completion_tokens or 0
+            outcome.cached_prompt_tokens += reply.cached_prompt_tokens or 0
+            answer = parse_answer(reply.text)
+            if answer is not None:
+                outcome.answer, outcome.error = answer, None
+                break
+            outcome.error = "the reply held no <answer>"
+            messages += [{"role": "assistant", "content": reply.text},
+                         {"role": "user", "content": "Reply with only <answer>...</answer>."}]
+        outcome.seconds = time.perf_counter() - started
+        if outcome.error:
+            outcome.answer = ERROR_ANSWER
+        return outcome

@@ -1,0 +1,64 @@
+"""The methods one evaluation harness can run on the same questions with the same model.
+
+- `vadar`: the Program agent over predefined modules plus the learned library (dynamic API).
+- `static-api`: the Program agent over the predefined modules only (ViperGPT/VisProg-like).
+- `tool-agent`: a multi-turn tool-calling agent over the predefined modules.
+- `direct`: the LLM answers in one turn from the scene annotations as text (oracle mode).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from api_store import FunctionRecord, FunctionStatus
+from omni3d_bench.types import Question
+from vadar.agents.direct import DirectAnswerer
+from vadar.agents.program import ProgramAgent, ProgramOutcome
+from vadar.agents.tool_agent import ToolAgent
+from vadar.api_text import render_api
+
+if TYPE_CHECKING:
+    from vadar.pipeline import PreparedData, Session
+
+METHODS: tuple[str, ...] = ("vadar", "static-api", "tool-agent", "direct")
+
+Answerer = Callable[[Question], ProgramOutcome]
+
+
+def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[Answerer, list[FunctionRecord]]:
+    """The per-question solver of `method`, and the library functions it may use."""
+    from vadar.pipeline import question_namespace  # the pipeline imports this module
+
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
+    dataset, modules, store = data.dataset, data.modules, session.store
+    library = store.functions(FunctionStatus.IMPLEMENTED) if method == "vadar" else []
+    api_text = render_api(library)
+
+    if method in ("vadar", "static-api"):
+        program_agent = ProgramAgent(session.llm, session.executor)
+        with_library = store if method == "vadar" else None
+
+        def solve_with_program(question: Question) -> ProgramOutcome:
+            namespace = question_namespace(dataset, question, modules, with_library)
+            return program_agent.solve(question.question, api_text, namespace)
+
+        return solve_with_program, library
+
+    if method == "tool-agent":
+        tool_agent = ToolAgent(session.llm, session.executor)
+
+        def solve_with_tools(question: Question) -> ProgramOutcome:
+            namespace = question_namespace(dataset, question, modules, None)
+            return tool_agent.solve(question.question, api_text, namespace)
+
+        return solve_with_tools, library
+
+    direct = DirectAnswerer(session.llm)
+
+    def solve_directly(question: Question) -> ProgramOutcome:
+        scene = dataset.scene(question.image_id)
+        return direct.solve(question.question, scene=scene, image_path=None if scene else question.image_path)
+
+    return solve_directly, library
