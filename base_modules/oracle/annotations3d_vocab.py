@@ -25,9 +25,7 @@ def plurals(word: str) -> set[str]:
     """Plural spellings of a (possibly multi-word) noun: chairs, boxes, benches, shelves."""
     head, _, last = word.rpartition(" ")
     prefix = f"{head} " if head else ""
-    forms = {last + "s"}
-    if last.endswith(("s", "x", "z", "ch", "sh")):
-        forms.add(last + "es")
+    forms = {last + "es"} if last.endswith(("s", "x", "z", "ch", "sh")) else {last + "s"}
     if last.endswith("y") and last[-2:-1] not in "aeiou":
         forms.add(last[:-1] + "ies")
     if last.endswith("f"):

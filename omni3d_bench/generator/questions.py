@@ -46,9 +46,10 @@ def distance(a: Obj, b: Obj) -> float:
 
 def left_neighbour(ref: Obj, objects: list[Obj]) -> Obj | None:
     """The object immediately left of `ref` in the image, if clearly left and clearly nearest."""
-    left = sorted((o for o in objects if x_center(o) < x_center(ref) - LEFT_MARGIN_PX),
-                  key=x_center, reverse=True)
-    if not left or (len(left) > 1 and x_center(left[0]) - x_center(left[1]) < LEFT_MARGIN_PX):
+    left = sorted((o for o in objects if x_center(o) < x_center(ref)), key=x_center, reverse=True)
+    if not left or x_center(ref) - x_center(left[0]) < LEFT_MARGIN_PX:
+        return None
+    if len(left) > 1 and x_center(left[0]) - x_center(left[1]) < LEFT_MARGIN_PX:
         return None
     return left[0]
 
