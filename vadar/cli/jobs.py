@@ -120,3 +120,20 @@ def run_command(
             console.print("[bold]answering questions[/bold]")
             summary = evaluate(session, prepared, out_dir, method="vadar")
         _print_summary(summary, out_dir)
+
+
+def compare_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (or their summary.json files).")],
+    output: Annotated[Path | None, typer.Option("--output", help="Also write the table to this file.")] = None,
+) -> None:
+    """Print the summaries of several runs side by side (markdown)."""
+    from vadar.compare import CompareError, comparison_table, load_summary
+
+    try:
+        table = comparison_table([load_summary(path) for path in runs])
+    except CompareError as exc:
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None
+    console.print(table, highlight=False, markup=False)
+    if output is not None:
+        output.write_text(table, encoding="utf-8")
