@@ -104,3 +104,40 @@ def test_other_methods_share_the_result_format(config, tmp_path, method, reply):
 def test_unknown_method_is_refused(config, tmp_path):
     with open_session(config, llm=ScriptedLLM([])) as session, pytest.raises(ValueError, match="unknown method"):
         evaluate(session, DataSelection(limit=1).prepare(), tmp_path / "x", method="magic", show_progress=False)
+
+
+class Crash(Exception):
+    pass
+
+
+def test_eval_resumes_after_a_crash_without_duplicates(config, tmp_path):
+    data = DataSelection(limit=3).prepare()
+    out = tmp_path / "run"
+    program = "```python\nfinal_result = len(loc(image, 'objects'))\n```"
+    with open_session(config, llm=ScriptedLLM([program, Crash("killed")])) as session:
+        with pytest.raises(Crash):
+            evaluate(session, data, out, show_progress=False)
+    assert len((out / "results.jsonl").read_text().splitlines()) == 1  # the first answer survived
+    second = ScriptedLLM([program, program])
+    with open_session(config, llm=second) as session:
+        summary = evaluate(session, data, out, show_progress=False)
+    assert len(second.calls) == 2  # only the two unanswered questions were asked
+    ids = [json.loads(line)["question_id"] for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(ids) == sorted(q.question_id for q in data.questions) and summary.questions == 3
+
+
+def test_build_resumes_after_a_crash_and_finishes_leftover_proposals(config, tmp_path):
+    data = DataSelection(limit=4).prepare()
+    out = tmp_path / "run"
+    with open_session(config, llm=ScriptedLLM([STUB, Crash("killed mid-batch")])) as session:
+        with pytest.raises(Crash):
+            build_api(session, data, out, batch_size=2)
+        assert session.store.current("_count").status == FunctionStatus.PROPOSED
+    llm = ScriptedLLM([router] * 20)
+    with open_session(config, llm=llm) as session:
+        reports = build_api(session, data, out, batch_size=2)
+        assert reports[0].implemented == ["_count"]  # the leftover proposal was implemented
+        assert [f.name for f in session.store.functions()] == ["_count"]  # no duplicate rows
+        assert len(session.store.history("_count")) == 2  # proposed, then implemented
+        again = build_api(session, data, out, batch_size=2)
+    assert all(r.skipped for r in again)
