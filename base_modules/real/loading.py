@@ -1,0 +1,98 @@
+"""Loading models once per process, on the right device and dtype, with errors a user can act on.
+
+`from_pretrained` failures (no network, wrong id, missing files, missing packages) are turned
+into one `ModelWeightsError` naming the model, the setting that chose it and how to provide the
+weights, instead of a stack trace of hub internals.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from base_modules.module import ModuleError, resolve_device
+from base_modules.real.config import TORCH_DTYPES, RealModulesConfig
+
+T = TypeVar("T")
+
+_MODELS: dict[tuple[Any, ...], Any] = {}
+_LOCK = threading.Lock()
+
+
+class ModelWeightsError(ModuleError):
+    """A model's weights (or the package that runs it) cannot be found; says how to provide them."""
+
+
+def shared_model(key: tuple[Any, ...], factory: Callable[[], T]) -> T:
+    """One instance per key in this process: building a module set twice loads nothing twice."""
+    with _LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = factory()
+        return _MODELS[key]
+
+
+def forget_models() -> None:
+    """Drop every shared model (tests; freeing GPU memory)."""
+    with _LOCK:
+        _MODELS.clear()
+
+
+def torch_device(config: RealModulesConfig) -> str:
+    return resolve_device(config.device)
+
+
+def torch_dtype(config: RealModulesConfig, device: str) -> Any:
+    """fp16 on GPU by default (half the memory, faster), fp32 on CPU (fp16 kernels are slow there)."""
+    import torch
+
+    if config.dtype not in TORCH_DTYPES:
+        raise ModuleError(f"dtype must be one of {', '.join(TORCH_DTYPES)}, got {config.dtype!r}")
+    if config.dtype == "auto":
+        return torch.float16 if device.startswith("cuda") else torch.float32
+    return getattr(torch, config.dtype)
+
+
+def looks_local(model: str) -> bool:
+    """A setting that is meant as a path (absolute, relative, home) rather than a hub id."""
+    return model.startswith(("/", "./", "../", "~")) or Path(model).expanduser().exists()
+
+
+def require_package(package: str, install: str, setting: str) -> None:
+    if importlib.util.find_spec(package) is None:
+        raise ModelWeightsError(f"{setting} needs the '{package}' package, which is not installed. "
+                                f"Install it with: {install}")
+
+
+def load_pretrained(load: Callable[..., T], model: str, *, setting: str, config: RealModulesConfig,
+                    **kwargs: Any) -> T:
+    """Call `load(model, ...)` (a `from_pretrained`), re-raising failures as `ModelWeightsError`."""
+    if looks_local(model):
+        path = Path(model).expanduser()
+        if not path.exists():
+            raise ModelWeightsError(
+                f"{setting}: local model path {path} does not exist. Point {setting} at a directory "
+                "saved with save_pretrained (config.json plus weights), or at a Hugging Face model id."
+            )
+        model = str(path)
+    elif config.offline:
+        kwargs.setdefault("local_files_only", True)
+    if config.hf_cache_dir is not None:
+        kwargs.setdefault("cache_dir", str(config.hf_cache_dir))
+    try:
+        return load(model, **kwargs)
+    except (OSError, ValueError, KeyError, ImportError) as exc:
+        raise ModelWeightsError(weights_hint(model, setting, exc)) from None
+
+
+def weights_hint(model: str, setting: str, exc: BaseException) -> str:
+    first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return (
+        f"cannot load model '{model}' (setting {setting}): {first_line}. "
+        f"Provide the weights in one of these ways: download them where there is network "
+        f"(`huggingface-cli download {model} --local-dir DIR`) and set {setting} to DIR; or fill "
+        f"the Hugging Face cache (HF_HOME) and run offline (HF_HUB_OFFLINE=1). "
+        f"See docs/real-modules.md."
+    )
