@@ -80,7 +80,7 @@ class TransformersGroundingDino:
             outputs, inputs["input_ids"], threshold=self.config.box_threshold,
             text_threshold=self.config.text_threshold, target_sizes=[(pixels.height, pixels.width)],
         )[0]
-        labels = result.get("text_labels", result.get("labels", []))
+        labels = result["text_labels"] if "text_labels" in result else result.get("labels", [])
         return RawDetections(result["boxes"].cpu().numpy().reshape(-1, 4),
                              result["scores"].cpu().numpy().reshape(-1), [str(t) for t in labels])
 
