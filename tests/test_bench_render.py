@@ -83,3 +83,17 @@ def test_depth_map_agrees_with_the_3d_boxes(bench):
             seen = depth[masks == obj["mask_value"]]
             assert seen.min() >= z.min() - 0.02 and seen.max() <= z.max() + 0.02
             assert z.min() - 0.02 <= obj["depth"] <= z.max() + 0.02
+
+
+def test_bench_generate_command_writes_a_loadable_benchmark(tmp_path):
+    from typer.testing import CliRunner
+
+    from omni3d_bench.datasets import load_dataset
+    from vadar.cli.bench import app
+
+    result = CliRunner().invoke(app, ["generate", "--scenes", "1", "--seed", "5",
+                                      "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    assert "wrote 1 scenes" in result.output and "families:" in result.output
+    dataset = load_dataset(tmp_path / "b")
+    assert dataset.questions("test") and dataset.scene("scene_00000")["objects"]

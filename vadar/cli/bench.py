@@ -12,6 +12,11 @@ from rich.console import Console
 app = typer.Typer(no_args_is_help=True, help="Generate the built-in 3D benchmark.")
 
 
+@app.callback()
+def bench() -> None:
+    """The built-in benchmark: rendered 3D scenes with exact ground truth."""
+
+
 @app.command("generate")
 def generate(
     out: Annotated[Path, typer.Option(help="Directory to write the benchmark into.")],
