@@ -14,9 +14,12 @@ class Image:
 
     Programs receive it as `image` and pass it to modules unchanged; it is plain data so that it
     can cross the sandbox boundary. Modules resolve `path` (pixels) or `image_id` (annotations).
+    `focal_length` (pixels) lets programs turn pixel sizes into metres with depth; None when the
+    camera is unknown.
     """
 
     image_id: str
     path: str
     width: int
     height: int
+    focal_length: float | None = None

@@ -35,7 +35,7 @@ def image_size(path: Path) -> tuple[int, int]:
     return int(size[0]), int(size[1])
 
 
-def image_handle(image_id: str, path: Path) -> Image:
+def image_handle(image_id: str, path: Path, focal_length: float | None = None) -> Image:
     """Build the plain-data handle programs pass to modules, with the size read from the file."""
     width, height = image_size(path)
-    return Image(image_id=image_id, path=str(path), width=width, height=height)
+    return Image(image_id=image_id, path=str(path), width=width, height=height, focal_length=focal_length)

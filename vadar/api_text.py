@@ -10,7 +10,8 @@ from base_modules.module import PREDEFINED_MODULES, Module, module_stub
 TYPES_PREAMBLE = '''\
 # Types
 # Image: the handle of the question's image (global name `image`); pass it to functions unchanged.
-#        It has the attributes image.width and image.height (pixels).
+#        It has the attributes image.width and image.height (pixels) and image.focal_length
+#        (pixels, or None if unknown): an object's size in metres = size in pixels * depth / focal_length.
 # BBox:  a box [x_min, y_min, x_max, y_max] in image pixels (a list of 4 floats).'''
 
 

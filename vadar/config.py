@@ -19,6 +19,8 @@ from pathlib import Path
 
 import platformdirs
 
+from base_modules.real.config import RealModulesConfig
+
 
 class ConfigError(ValueError):
     """A configuration value is missing or malformed; the message names the setting."""
@@ -88,15 +90,44 @@ class PathsConfig:
         return self.model_cache_dir or self.home / "models"
 
 
+MODULE_SLOTS: tuple[str, ...] = ("loc", "depth", "vqa", "same_object", "get_2D_object_size")
+
+
+@dataclass
+class ModulesConfig:
+    """Backend per perception module: `oracle`, `real`, or the name of an entry-point plugin."""
+
+    backend: str = "oracle"
+    loc: str | None = None
+    depth: str | None = None
+    vqa: str | None = None
+    same_object: str | None = None
+    get_2D_object_size: str | None = None
+
+    def spec(self) -> dict[str, str]:
+        """Per-slot choices that differ from `backend`."""
+        return {slot: value for slot in MODULE_SLOTS if (value := getattr(self, slot))}
+
+    def resolved(self, overrides: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The backend of every slot after per-slot settings and `overrides`."""
+        chosen = {slot: self.backend for slot in MODULE_SLOTS} | self.spec() | dict(overrides or {})
+        return {slot: chosen[slot] for slot in MODULE_SLOTS}
+
+
 @dataclass
 class VadarConfig:
     llm: LLMConfig = field(default_factory=LLMConfig)
     embedded: EmbeddedLLMConfig = field(default_factory=EmbeddedLLMConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
+    modules: ModulesConfig = field(default_factory=ModulesConfig)
+    vision: RealModulesConfig = field(default_factory=RealModulesConfig)
 
 
-_SECTIONS: dict[str, str] = {"llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "paths": "paths"}
+_SECTIONS: dict[str, str] = {
+    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "paths": "paths",
+    "modules": "modules", "vision": "vision",
+}
 
 
 def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> VadarConfig:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +17,7 @@ from typing import Any
 
 from api_store import ApiStore, DuplicateFunctionError, FunctionStatus
 from base_modules.module_set import ModuleSet
+from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from base_modules.oracle.clevr import clevr_oracle_modules
 from omni3d_bench import DatasetError, sample_path
 from omni3d_bench.datasets import load_dataset
@@ -80,16 +81,23 @@ class DataSelection:
     split: str | None = None
     limit: int | None = None
 
-    def prepare(self) -> PreparedData:
-        """Load and check everything the questions need, before any LLM or server starts."""
+    def prepare(self, config: VadarConfig | None = None, *,
+                overrides: Mapping[str, str] | None = None) -> PreparedData:
+        """Load and check everything the questions need, before any LLM or server starts.
+
+        `config.modules` (with per-slot `overrides`) picks oracle, real or plugin modules.
+        """
+        config = config or VadarConfig()
         root = self.data if self.data is not None else sample_path()
         dataset = load_dataset(root)
         split = self.split or (SAMPLE_SPLIT if self.data is None else _only_split(dataset))
         questions = dataset.questions(split)
         if self.limit is not None:
             questions = questions[: max(self.limit, 0)]
-        preflight(dataset, questions)
-        return PreparedData(dataset, split, questions, oracle_modules(dataset))
+        backends = config.modules.resolved(overrides)
+        preflight(dataset, questions, needs_scenes="oracle" in backends.values())
+        modules = build_modules(config, oracle=lambda: oracle_modules(dataset), overrides=overrides)
+        return PreparedData(dataset, split, questions, modules, backends)
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,7 @@ class PreparedData:
     split: str
     questions: list[Question]
     modules: ModuleSet
+    backends: dict[str, str] = field(default_factory=dict)
 
 
 def _only_split(dataset: Dataset) -> str:
@@ -110,18 +119,45 @@ def _only_split(dataset: Dataset) -> str:
 
 
 def oracle_modules(dataset: Dataset) -> ModuleSet:
-    """Oracle modules reading the data set's own scene annotations."""
+    """Oracle modules reading the data set's own scene annotations (3D boxes, or CLEVR scenes)."""
+    if getattr(dataset, "oracle_kind", None) == "annotations3d":
+        return annotations3d_oracle_modules(dataset.scene)
     return clevr_oracle_modules(dataset.scene)
 
 
-def preflight(dataset: Dataset, questions: Sequence[Question]) -> None:
-    """Fail before any LLM work if an image or a scene that a question needs is missing."""
+def build_modules(config: VadarConfig, *, oracle: Callable[[], ModuleSet] | None = None,
+                  overrides: Mapping[str, str] | None = None) -> ModuleSet:
+    """The module set `config.modules` asks for, loaded now so missing weights stop the run early.
+
+    `oracle` builds the oracle modules for the data at hand; `real` builds the model-backed ones
+    from `config.vision`; any other name is an entry-point plugin.
+    """
+    from base_modules.registry import build_module_set
+
+    def no_oracle() -> ModuleSet:
+        raise DatasetError("oracle modules need scene annotations (pass --scene), or use --modules real")
+
+    def real() -> ModuleSet:
+        from base_modules.real import real_modules
+
+        return real_modules(config.vision)
+
+    spec = {**config.modules.spec(), **dict(overrides or {})}
+    modules = build_module_set(spec, default=config.modules.backend,
+                               builtins={"oracle": oracle or no_oracle, "real": real})
+    for module in modules:
+        module.load()  # inside a program a weights error would only make the LLM retry
+    return modules
+
+
+def preflight(dataset: Dataset, questions: Sequence[Question], *, needs_scenes: bool = True) -> None:
+    """Fail before any LLM work if an image, or a scene oracle modules need, is missing."""
     for question in questions:
         dataset.image(question)
-        if dataset.scene(question.image_id) is None:
+        if needs_scenes and dataset.scene(question.image_id) is None:
             raise DatasetError(
                 f"question {question.question_id}: no scene annotation for image {question.image_id}; "
-                "oracle modules need one (add it to the scenes file)"
+                "oracle modules need one (add it to the scenes file, or use --modules real)"
             )
 
 

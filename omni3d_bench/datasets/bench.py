@@ -69,7 +69,10 @@ class BenchDataset:
             image_id = str(question_or_image_id)
             path = self.root / "images" / f"{image_id}.png"
         if image_id not in self._handles:
-            self._handles[image_id] = image_handle(image_id, Path(path))
+            scene = self.scene(image_id) or {}
+            intrinsics = scene.get("camera", {}).get("K")
+            focal = float(intrinsics[0][0]) if intrinsics else None
+            self._handles[image_id] = image_handle(image_id, Path(path), focal_length=focal)
         return self._handles[image_id]
 
     def _load(self, split: str) -> list[Question]:

@@ -47,6 +47,10 @@ def answer_type_of(answer: Any) -> AnswerType:
     return "int" if is_int_string(answer) else "str"
 
 
+CLEVR_FOCAL_LENGTH = 525.0
+CLEVR_WIDTH = 480
+
+
 class ClevrDataset:
     """A CLEVR-format question set rooted at `root`, parsed lazily and cached per instance."""
 
@@ -101,7 +105,9 @@ class ClevrDataset:
             image_id = str(question_or_image_id)
             path = self.images_dir / f"{image_id}.png"
         if image_id not in self._handles:
-            self._handles[image_id] = image_handle(image_id, Path(path))
+            handle = image_handle(image_id, Path(path))
+            focal = CLEVR_FOCAL_LENGTH * handle.width / CLEVR_WIDTH  # CLEVR's renderer camera
+            self._handles[image_id] = image_handle(image_id, Path(path), focal_length=focal)
         return self._handles[image_id]
 
     # -- loading -------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Annotated
@@ -30,6 +31,13 @@ def generate(
     from omni3d_bench.generator.render import RendererUnavailable
 
     err = Console(stderr=True)
+    marker = out / "benchmark.json"
+    if marker.is_file():
+        existing = json.loads(marker.read_text(encoding="utf-8"))
+        wanted = {"seed": seed, "scenes": scenes, "split": split}
+        if all(existing.get(k) == v for k, v in wanted.items()) and existing.get("per_scene", per_scene) == per_scene:
+            typer.echo(f"{out} already holds this benchmark ({scenes} scenes, seed {seed}); reusing it")
+            return
     started = time.perf_counter()
 
     def progress(done: int) -> None:

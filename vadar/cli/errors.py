@@ -10,6 +10,7 @@ from rich.console import Console
 
 from api_store import StoreError
 from base_modules.module import ModuleError
+from base_modules.registry import BackendError
 from omni3d_bench.types import DatasetError
 from vadar.agents.program import InfrastructureFailure
 from vadar.config import ConfigError
@@ -19,7 +20,7 @@ from vadar.llm.model_files import ModelFilesError
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
     ConfigError, DatasetError, StoreError, LLMError, EmbeddedServerError, ModelFilesError,
-    ModuleError, InfrastructureFailure,
+    ModuleError, InfrastructureFailure, BackendError,
 )
 
 

@@ -76,7 +76,8 @@ def build_api_command(
     """Grow the library: Signature agent then API agent, batch after batch."""
     with user_errors():
         selection = DataSelection(data, split, limit)
-        settings, prepared = _config(config), selection.prepare()
+        settings = _config(config)
+        prepared = selection.prepare(settings)
         out_dir = _run_dir(out, selection, prepared.split, "build")
         with open_session(settings) as session:
             build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch,
@@ -96,7 +97,8 @@ def eval_command(
         if method not in METHODS:
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
         selection = DataSelection(data, split, limit)
-        settings, prepared = _config(config), selection.prepare()
+        settings = _config(config)
+        prepared = selection.prepare(settings)
         out_dir = _run_dir(out, selection, prepared.split, method)
         with open_session(settings) as session:
             summary = evaluate(session, prepared, out_dir, method=method)
@@ -105,13 +107,15 @@ def eval_command(
 
 def run_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
-    batch_size: BatchSizeOption = 10, batches: BatchesOption = None,
+    batch_size: BatchSizeOption = 10,
+    batches: Annotated[int | None, typer.Option("--batches", min=1, help="Batches to build the API from.")] = 3,
     out: OutOption = None, config: ConfigOption = None,
 ) -> None:
-    """Build the API, then answer the questions with it (the main job)."""
+    """Build the API from the first batches, then answer all the questions with it (the main job)."""
     with user_errors():
         selection = DataSelection(data, split, limit)
-        settings, prepared = _config(config), selection.prepare()
+        settings = _config(config)
+        prepared = selection.prepare(settings)
         out_dir = _run_dir(out, selection, prepared.split, "vadar")
         with open_session(settings) as session:
             console.print("[bold]building the API[/bold]")

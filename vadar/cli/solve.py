@@ -19,7 +19,7 @@ from vadar.agents.program import ProgramAgent
 from vadar.api_text import render_api
 from vadar.cli.errors import user_errors
 from vadar.config import load_config
-from vadar.pipeline import open_session
+from vadar.pipeline import build_modules, open_session
 
 console = Console()
 
@@ -43,11 +43,26 @@ def load_scene(path: Path, image: Path) -> dict[str, Any]:
     raise DatasetError(f"scene file {path}: expected a scene with 'objects' or a file with 'scenes'")
 
 
+def parse_module_overrides(values: list[str]) -> dict[str, str]:
+    """`--module depth=real` pairs into {slot: backend}."""
+    overrides = {}
+    for value in values:
+        slot, sep, backend = value.partition("=")
+        if not sep or not slot.strip() or not backend.strip():
+            raise DatasetError(f"--module {value!r}: expected SLOT=BACKEND, e.g. depth=real")
+        overrides[slot.strip()] = backend.strip()
+    return overrides
+
+
 def solve_command(
     image: Annotated[Path, typer.Option("--image", help="The image file.")],
     question: Annotated[str, typer.Option("--question", help="The question to answer.")],
     scene: Annotated[Path | None, typer.Option(
         "--scene", help="Scene annotations (CLEVR format) for the oracle modules.")] = None,
+    modules: Annotated[str | None, typer.Option(
+        "--modules", help="Backend of every module: oracle, real or a plugin name (default: config).")] = None,
+    module: Annotated[list[str] | None, typer.Option(
+        "--module", help="Per-module backend, repeatable: --module depth=real.")] = None,
     library: Annotated[bool, typer.Option("--library/--no-library", help="Use the learned library.")] = True,
     config: Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")] = None,
 ) -> None:
@@ -55,14 +70,20 @@ def solve_command(
     with user_errors():
         if not question.strip():
             raise DatasetError("the question is empty; pass it with --question")
-        if scene is None:
-            raise DatasetError("no scene annotations: pass --scene SCENE.json for the oracle modules")
+        settings = load_config(config)
+        if modules:
+            settings.modules.backend = modules
+        overrides = parse_module_overrides(module or [])
         handle = image_handle(image.stem, image)
-        annotations = load_scene(scene, image)
-        modules = clevr_oracle_modules(lambda image_id: annotations if image_id == handle.image_id else None)
-        with open_session(load_config(config)) as session:
+        annotations = load_scene(scene, image) if scene is not None else None
+        oracle = None
+        if annotations is not None:
+            lookup = lambda image_id: annotations if image_id == handle.image_id else None  # noqa: E731
+            oracle = lambda: clevr_oracle_modules(lookup)  # noqa: E731
+        module_set = build_modules(settings, oracle=oracle, overrides=overrides)
+        with open_session(settings) as session:
             functions = session.store.functions(FunctionStatus.IMPLEMENTED) if library else []
-            namespace = {"image": handle, **modules.as_namespace()}
+            namespace = {"image": handle, **module_set.as_namespace()}
             if library:
                 namespace.update(library_namespace(session.store))
             outcome = ProgramAgent(session.llm, session.executor).solve(question, render_api(functions), namespace)

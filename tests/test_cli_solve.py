@@ -1,0 +1,60 @@
+"""`vadar solve` end to end with a scripted LLM endpoint replaced through the session."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from omni3d_bench import sample_path
+from vadar.cli import app
+from vadar.cli.solve import parse_module_overrides
+from vadar.llm.doubles import ScriptedLLM
+from omni3d_bench.types import DatasetError
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def scripted(monkeypatch, tmp_path):
+    import vadar.cli.solve as solve_module
+    from vadar.pipeline import open_session as real_open_session
+
+    llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"])
+    monkeypatch.setattr(solve_module, "open_session", lambda config: real_open_session(config, llm=llm))
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    return llm
+
+
+def sample_files():
+    root = sample_path()
+    scenes = json.loads(next((root / "scenes").glob("*.json")).read_text())["scenes"]
+    image = root / "images" / scenes[0]["image_filename"]
+    return image, root / "scenes" / next((root / "scenes").glob("*.json")).name
+
+
+def test_solve_prints_program_calls_and_answer(scripted):
+    image, scenes = sample_files()
+    result = runner.invoke(app, ["solve", "--image", str(image), "--question", "How many cylinders are there?",
+                                 "--scene", str(scenes)])
+    assert result.exit_code == 0, result.output
+    assert "loc('cylinder') ->" in result.output
+    assert "answer: 2" in result.output
+
+
+def test_solve_without_scene_needs_real_modules(scripted):
+    image, _ = sample_files()
+    result = runner.invoke(app, ["solve", "--image", str(image), "--question", "How many?"])
+    assert result.exit_code == 1 and "--modules real" in result.output
+
+
+def test_unknown_backend_is_a_clear_error(scripted):
+    image, scenes = sample_files()
+    result = runner.invoke(app, ["solve", "--image", str(image), "--question", "q", "--scene", str(scenes),
+                                 "--module", "depth=nonexistent-plugin"])
+    assert result.exit_code == 1 and "nonexistent-plugin" in result.output and "Traceback" not in result.output
+
+
+def test_parse_module_overrides():
+    assert parse_module_overrides(["depth=real", " vqa = oracle "]) == {"depth": "real", "vqa": "oracle"}
+    with pytest.raises(DatasetError, match="SLOT=BACKEND"):
+        parse_module_overrides(["depth"])
