@@ -141,3 +141,30 @@ def compare_command(
     console.print(table, highlight=False, markup=False)
     if output is not None:
         output.write_text(table, encoding="utf-8")
+
+
+def ablate_command(
+    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
+    grid: Annotated[list[str] | None, typer.Option(
+        "--grid", help="Configuration, repeatable: real, oracle, or BASE+slot=backend[,slot=backend] "
+        "(e.g. real+depth=oracle). Default: all real, all oracle, each module alone oracle.")] = None,
+    method: MethodOption = "vadar",
+    out: OutOption = None, config: ConfigOption = None,
+) -> None:
+    """Run the same questions under several module configurations; table, CSV and bar chart."""
+    from vadar.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
+
+    with user_errors():
+        try:
+            entries = [parse_grid_entry(g) for g in grid] if grid else default_grid()
+        except GridError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        if method not in METHODS:
+            raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
+        selection = DataSelection(data, split, limit)
+        out_dir = out or Path("runs") / f"ablation-{selection.data.resolve().name if data else 'sample'}-{method}"
+        with open_session(_config(config)) as session:
+            report = run_ablation(session, selection, out_dir, entries, method=method)
+        md_path, csv_path, png_path = write_report(report, out_dir)
+    console.print(md_path.read_text(encoding="utf-8"), highlight=False, markup=False)
+    console.print(f"table: {md_path}   csv: {csv_path}   chart: {png_path}")
