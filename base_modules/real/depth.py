@@ -15,49 +15,33 @@ from base_modules.module import ModuleError
 from base_modules.real.config import RealModulesConfig, setting_name
 from base_modules.real.loading import (
     ModelWeightsError,
+    TransformersBackend,
     load_pretrained,
     require_package,
     shared_model,
     torch_device,
-    torch_dtype,
 )
 
 UNIDEPTH_INSTALL = "pip install 'git+https://github.com/lpiccinelli-eth/UniDepth'"
 
 
-class TransformersDepth:
+class TransformersDepth(TransformersBackend):
     """`AutoModelForDepthEstimation` (Depth Anything V2 metric, ZoeDepth, ...) with its processor."""
 
-    def __init__(self, config: RealModulesConfig) -> None:
-        self.config = config
-        self.model: Any = None
-        self.processor: Any = None
+    setting = "depth_model"
+    kind = "depth"
 
-    def load(self) -> None:
-        if self.model is not None:
-            return
-        import transformers as tf
-
-        cfg, device = self.config, torch_device(self.config)
-        dtype = torch_dtype(cfg, device)
-        setting = setting_name("depth_model")
-
-        def build() -> tuple[Any, Any]:
-            processor = load_pretrained(tf.AutoImageProcessor.from_pretrained, cfg.depth_model,
-                                        setting=setting, config=cfg)
-            model = load_pretrained(tf.AutoModelForDepthEstimation.from_pretrained, cfg.depth_model,
-                                    setting=setting, config=cfg, dtype=dtype)
-            kind = getattr(model.config, "depth_estimation_type", None)
-            if model.config.model_type == "depth_anything" and kind != "metric":
-                raise ModelWeightsError(
-                    f"{setting}: '{cfg.depth_model}' predicts relative depth, but depth() returns "
-                    "metres; use a metric checkpoint such as "
-                    "depth-anything/Depth-Anything-V2-Metric-Indoor-Large-hf (or -Outdoor-)"
-                )
-            return model.to(device).eval(), processor
-
-        key = ("depth", cfg.depth_model, device, str(dtype))
-        self.model, self.processor = shared_model(key, build)
+    def build(self, tf: Any, device: str, dtype: Any) -> tuple[Any, Any]:
+        processor = self.pretrained(tf.AutoImageProcessor.from_pretrained)
+        model = self.pretrained(tf.AutoModelForDepthEstimation.from_pretrained, dtype=dtype)
+        kind = getattr(model.config, "depth_estimation_type", None)
+        if model.config.model_type == "depth_anything" and kind != "metric":
+            raise ModelWeightsError(
+                f"{setting_name(self.setting)}: '{self.model_id}' predicts relative depth, but "
+                "depth() returns metres; use a metric checkpoint such as "
+                "depth-anything/Depth-Anything-V2-Metric-Indoor-Large-hf (or -Outdoor-)"
+            )
+        return model.to(device).eval(), processor
 
     def depth_map(self, pixels: Any) -> np.ndarray:
         import torch

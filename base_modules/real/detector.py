@@ -15,11 +15,10 @@ from base_modules.module import ModuleError
 from base_modules.real.config import RealModulesConfig, setting_name
 from base_modules.real.loading import (
     ModelWeightsError,
-    load_pretrained,
+    TransformersBackend,
     require_package,
     shared_model,
     torch_device,
-    torch_dtype,
 )
 
 
@@ -35,35 +34,18 @@ def grounding_caption(query: str) -> str:
     return query.strip().lower().rstrip(".") + "."
 
 
-class TransformersGroundingDino:
+class TransformersGroundingDino(TransformersBackend):
     """`GroundingDinoForObjectDetection` with the PIL image processor (no torchvision needed)."""
 
-    def __init__(self, config: RealModulesConfig) -> None:
-        self.config = config
-        self.model: Any = None
-        self.processor: Any = None
+    setting = "detector_model"
+    kind = "grounding-dino"
 
-    def load(self) -> None:
-        if self.model is not None:
-            return
-        import transformers as tf
-
-        cfg, device = self.config, torch_device(self.config)
-        dtype = torch_dtype(cfg, device)
-        setting = setting_name("detector_model")
-
-        def build() -> tuple[Any, Any]:
-            image_processor = load_pretrained(tf.GroundingDinoImageProcessorPil.from_pretrained,
-                                              cfg.detector_model, setting=setting, config=cfg)
-            tokenizer = load_pretrained(tf.AutoTokenizer.from_pretrained, cfg.detector_model,
-                                        setting=setting, config=cfg)
-            model = load_pretrained(tf.GroundingDinoForObjectDetection.from_pretrained,
-                                    cfg.detector_model, setting=setting, config=cfg, dtype=dtype)
-            processor = tf.GroundingDinoProcessor(image_processor=image_processor, tokenizer=tokenizer)
-            return model.to(device).eval(), processor
-
-        key = ("grounding-dino", cfg.detector_model, device, str(dtype))
-        self.model, self.processor = shared_model(key, build)
+    def build(self, tf: Any, device: str, dtype: Any) -> tuple[Any, Any]:
+        image_processor = self.pretrained(tf.GroundingDinoImageProcessorPil.from_pretrained)
+        tokenizer = self.pretrained(tf.AutoTokenizer.from_pretrained)
+        model = self.pretrained(tf.GroundingDinoForObjectDetection.from_pretrained, dtype=dtype)
+        processor = tf.GroundingDinoProcessor(image_processor=image_processor, tokenizer=tokenizer)
+        return model.to(device).eval(), processor
 
     def detect(self, pixels: Any, query: str) -> RawDetections:
         import torch

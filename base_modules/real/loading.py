@@ -11,10 +11,10 @@ import importlib.util
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from base_modules.module import ModuleError, resolve_device
-from base_modules.real.config import TORCH_DTYPES, RealModulesConfig
+from base_modules.real.config import TORCH_DTYPES, RealModulesConfig, setting_name
 
 T = TypeVar("T")
 
@@ -53,6 +53,48 @@ def torch_dtype(config: RealModulesConfig, device: str) -> Any:
     if config.dtype == "auto":
         return torch.float16 if device.startswith("cuda") else torch.float32
     return getattr(torch, config.dtype)
+
+
+class TransformersBackend:
+    """A transformers model and its processor, loaded on first use and shared per process.
+
+    Every transformers backend resolves device and dtype, loads through `load_pretrained` and
+    shares one (model, processor) pair per key the same way; a subclass says which setting names
+    its model and builds the pair in `build`.
+    """
+
+    setting: ClassVar[str]
+    """The `RealModulesConfig` field holding the model id or path, e.g. "depth_model"."""
+    kind: ClassVar[str]
+    """First element of the sharing key, so backends with the same model id stay apart."""
+
+    def __init__(self, config: RealModulesConfig) -> None:
+        self.config = config
+        self.model: Any = None
+        self.processor: Any = None
+
+    @property
+    def model_id(self) -> str:
+        return getattr(self.config, self.setting)
+
+    def load(self) -> None:
+        if self.model is not None:
+            return
+        import transformers as tf
+
+        device = torch_device(self.config)
+        dtype = torch_dtype(self.config, device)
+        key = (self.kind, self.model_id, device, str(dtype))
+        self.model, self.processor = shared_model(key, lambda: self.build(tf, device, dtype))
+
+    def build(self, tf: Any, device: str, dtype: Any) -> tuple[Any, Any]:
+        """(model on `device` in eval mode, processor); `tf` is the transformers module."""
+        raise NotImplementedError
+
+    def pretrained(self, load: Callable[..., T], **kwargs: Any) -> T:
+        """`load_pretrained` for this backend's model and setting."""
+        return load_pretrained(load, self.model_id, setting=setting_name(self.setting),
+                               config=self.config, **kwargs)
 
 
 def looks_local(model: str) -> bool:

@@ -16,7 +16,7 @@ import numpy as np
 
 from base_modules.module import ModuleError
 from base_modules.real.config import RealModulesConfig, setting_name
-from base_modules.real.loading import load_pretrained, shared_model, torch_device, torch_dtype
+from base_modules.real.loading import TransformersBackend
 
 PROMPT = (
     "The object in question is marked with a red box in the image. {question}\n"
@@ -95,31 +95,16 @@ class OpenAIVLM:
         return normalise_answer(response.choices[0].message.content if response.choices else "")
 
 
-class TransformersVLM:
+class TransformersVLM(TransformersBackend):
     """A local image-text-to-text model (e.g. Qwen2.5-VL) through its processor's chat template."""
 
-    def __init__(self, config: RealModulesConfig) -> None:
-        self.config = config
-        self.model: Any = None
-        self.processor: Any = None
+    setting = "vqa_local_model"
+    kind = "vlm"
 
-    def load(self) -> None:
-        if self.model is not None:
-            return
-        import transformers as tf
-
-        cfg, device = self.config, torch_device(self.config)
-        dtype = torch_dtype(cfg, device)
-        setting = setting_name("vqa_local_model")
-
-        def build() -> tuple[Any, Any]:
-            processor = load_pretrained(tf.AutoProcessor.from_pretrained, cfg.vqa_local_model,
-                                        setting=setting, config=cfg)
-            model = load_pretrained(tf.AutoModelForImageTextToText.from_pretrained, cfg.vqa_local_model,
-                                    setting=setting, config=cfg, dtype=dtype)
-            return model.to(device).eval(), processor
-
-        self.model, self.processor = shared_model(("vlm", cfg.vqa_local_model, device, str(dtype)), build)
+    def build(self, tf: Any, device: str, dtype: Any) -> tuple[Any, Any]:
+        processor = self.pretrained(tf.AutoProcessor.from_pretrained)
+        model = self.pretrained(tf.AutoModelForImageTextToText.from_pretrained, dtype=dtype)
+        return model.to(device).eval(), processor
 
     def answer(self, marked: Any, question: str) -> str:
         import torch
