@@ -24,21 +24,11 @@ from base_modules.oracle.annotations3d_vocab import (
     object_attributes,
     parse_question,
 )
-from base_modules.oracle.clevr_scene import MATCH_IOU, iou
+from base_modules.oracle.clevr_scene import SceneView, as_box
 from base_modules.types import BBox, Image
 
 SceneLookup = Callable[[str], "dict[str, Any] | None"]
 BOX_KEYS = ("bbox2D_proj", "bbox2D", "bbox")
-
-
-def _as_box(bbox: Any) -> tuple[float, float, float, float]:
-    try:
-        values = tuple(float(v) for v in bbox)
-    except (TypeError, ValueError):
-        values = ()
-    if len(values) != 4 or values[2] < values[0] or values[3] < values[1]:
-        raise ModuleError(f"expected a box [x_min, y_min, x_max, y_max], got {bbox!r}")
-    return values  # type: ignore[return-value]
 
 
 def _depth(obj: dict[str, Any]) -> float | None:
@@ -49,23 +39,10 @@ def _depth(obj: dict[str, Any]) -> float | None:
 
 
 @dataclass(frozen=True)
-class View:
-    """One annotated image: objects with their boxes, sorted left to right."""
+class View(SceneView):
+    """One annotated image, with the vocabulary its questions are parsed against."""
 
-    image_id: str
-    objects: tuple[dict[str, Any], ...]
-    boxes: tuple[tuple[float, float, float, float], ...]
     vocabulary: Vocabulary
-
-    def resolve(self, bbox: BBox) -> int:
-        box = _as_box(bbox)
-        scores = [iou(box, b) for b in self.boxes]
-        best = max(range(len(scores)), key=scores.__getitem__, default=None)
-        if best is None or scores[best] < MATCH_IOU:
-            top = f"{scores[best]:.2f}" if best is not None else "n/a"
-            raise ModuleError(f"box {list(box)} matches no object in image {self.image_id} (best "
-                              f"IoU {top} < {MATCH_IOU}); pass a box returned by loc")
-        return best
 
 
 class Scenes:
@@ -92,7 +69,7 @@ class Scenes:
             if key is None:
                 raise ModuleError(f"image {image_id!r}: object #{k} has no 2D box (one of "
                                   f"{', '.join(BOX_KEYS)})")
-            boxes.append(_as_box(obj[key]))
+            boxes.append(as_box(obj[key]))
         order = sorted(range(len(boxes)), key=lambda i: (*boxes[i], i))
         return View(image_id, tuple(objects[i] for i in order), tuple(boxes[i] for i in order),
                     Vocabulary.for_scene(scene))

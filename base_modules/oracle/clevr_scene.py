@@ -3,6 +3,7 @@
 Modules receive only boxes, so every call other than `loc` first resolves its box back to one
 annotated object. Resolution is by IoU against the oracle boxes, which also accepts boxes that a
 program built itself (e.g. slightly shifted) while rejecting boxes that show no single object.
+`SceneView` holds that resolution for the 3D-annotation oracle too.
 """
 
 from __future__ import annotations
@@ -31,18 +32,32 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def as_box(bbox: Any) -> tuple[float, float, float, float]:
+    """`bbox` as four floats, or a ModuleError saying what a box must look like."""
+    try:
+        values = tuple(float(v) for v in bbox)
+    except (TypeError, ValueError):
+        values = ()
+    if len(values) != 4 or values[2] < values[0] or values[3] < values[1]:
+        raise ModuleError(f"expected a box [x_min, y_min, x_max, y_max], got {bbox!r}")
+    return values  # type: ignore[return-value]
+
+
 @dataclass(frozen=True)
-class ClevrView:
-    """One scene as seen in one image: objects with their boxes, sorted left to right."""
+class SceneView:
+    """Annotated objects of one image with their boxes, sorted left to right.
+
+    Shared by every oracle that answers from per-object boxes, so a box resolves (or fails to)
+    the same way whichever annotation it came from.
+    """
 
     image_id: str
     objects: tuple[dict[str, Any], ...]
     boxes: tuple[tuple[float, float, float, float], ...]
-    camera: ClevrCamera
 
     def resolve(self, bbox: BBox) -> int:
         """Index (into `objects`) of the object shown by `bbox`; ModuleError if none."""
-        box = _as_box(bbox)
+        box = as_box(bbox)
         scores = [iou(box, b) for b in self.boxes]
         best = max(range(len(scores)), key=scores.__getitem__, default=None)
         if best is None or scores[best] < MATCH_IOU:
@@ -54,14 +69,11 @@ class ClevrView:
         return best
 
 
-def _as_box(bbox: Any) -> tuple[float, float, float, float]:
-    try:
-        values = tuple(float(v) for v in bbox)
-    except (TypeError, ValueError):
-        values = ()
-    if len(values) != 4 or values[2] < values[0] or values[3] < values[1]:
-        raise ModuleError(f"expected a box [x_min, y_min, x_max, y_max], got {bbox!r}")
-    return values  # type: ignore[return-value]
+@dataclass(frozen=True)
+class ClevrView(SceneView):
+    """One CLEVR scene as seen in one image, with the camera fitted to that image size."""
+
+    camera: ClevrCamera
 
 
 class ClevrScenes:
