@@ -6,11 +6,11 @@ its scene; a missing one is reported up front rather than as a wrong answer late
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from base_modules.types import Image
+from omni3d_bench.datasets.tables import load_json
 from omni3d_bench.images import image_handle
 from omni3d_bench.types import AnswerType, DatasetError, Question
 
@@ -18,18 +18,8 @@ REQUIRED_QUESTION_FIELDS = ("question", "image_index", "image_filename")
 
 
 def read_json(path: Path) -> Any:
-    """Parse a JSON file, turning syntax errors into a `DatasetError` with the position."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DatasetError(f"cannot read {path}: {exc}") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DatasetError(
-            f"malformed JSON in {path}: {exc.msg} at line {exc.lineno}, column {exc.colno}. "
-            "Fix or regenerate the file."
-        ) from exc
+    """Parse a JSON file; CLEVR-layout files are generated, so a broken one is regenerated."""
+    return load_json(path, remedy="Fix or regenerate the file.")
 
 
 def is_int_string(answer: Any) -> bool:

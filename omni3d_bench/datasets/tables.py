@@ -31,7 +31,8 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return read_json_rows(path)
 
 
-def load_json(path: Path) -> Any:
+def load_json(path: Path, remedy: str = "Fix or re-download the file.") -> Any:
+    """Parse a JSON file, turning read and syntax errors into a `DatasetError` ending in `remedy`."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -41,7 +42,7 @@ def load_json(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise DatasetError(
             f"malformed JSON in {path}: {exc.msg} at line {exc.lineno}, column {exc.colno}. "
-            "Fix or re-download the file."
+            + remedy
         ) from exc
 
 
