@@ -270,3 +270,30 @@ def test_unknown_backend_names_fail_at_construction():
         Perception(RealModulesConfig(depth_backend="midas"))
     with pytest.raises(ModuleError, match="vqa_backend"):
         Perception(RealModulesConfig(vqa_backend="clip"))
+
+
+def test_unreachable_hub_fails_fast_with_a_clear_reason(monkeypatch):
+    from base_modules.real import loading
+    from base_modules.real.config import RealModulesConfig
+
+    def from_pretrained(model, **kwargs):
+        raise OSError("We couldn't connect to the hub. O")
+
+    monkeypatch.setattr(loading, "hub_reachable", lambda timeout_s=3.0: False)
+    with pytest.raises(loading.ModelWeightsError) as info:
+        loading.load_pretrained(from_pretrained, "org/model", setting="[vision] depth_model", config=RealModulesConfig())
+    message = str(info.value)
+    assert "cannot be reached and the model is not cached" in message
+    assert "[vision] depth_model" in message and "huggingface-cli download org/model" in message
+
+
+def test_cli_error_keeps_bracketed_setting_names():
+    import io
+
+    from rich.console import Console
+
+    from vadar.cli.errors import print_error
+
+    buffer = io.StringIO()
+    print_error("set [vision] depth_model to a directory", Console(file=buffer, width=200))
+    assert buffer.getvalue().strip() == "error: set [vision] depth_model to a directory"

@@ -8,6 +8,8 @@ weights, instead of a stack trace of hub internals.
 from __future__ import annotations
 
 import importlib.util
+import os
+import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -126,13 +128,33 @@ def load_pretrained(load: Callable[..., T], model: str, *, setting: str, config:
     try:
         return load(model, **kwargs)
     except (OSError, ValueError, KeyError, ImportError) as exc:
-        raise ModelWeightsError(weights_hint(model, setting, exc)) from None
+        if kwargs.get("local_files_only") or looks_local(model) or hub_reachable():
+            raise ModelWeightsError(weights_hint(model, setting, exc)) from None
+        unreachable = OSError(f"the Hugging Face hub ({hub_host()}) cannot be reached and the model is not cached")
+        raise ModelWeightsError(weights_hint(model, setting, unreachable)) from None
+
+
+def hub_host() -> str:
+    from urllib.parse import urlparse
+
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+    return urlparse(endpoint).hostname or "huggingface.co"
+
+
+def hub_reachable(timeout_s: float = 3.0) -> bool:
+    """Whether the hub answers at all, so an offline machine fails in seconds, not minutes."""
+    try:
+        with socket.create_connection((hub_host(), 443), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 def weights_hint(model: str, setting: str, exc: BaseException) -> str:
-    first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    reason = first_line if len(first_line) <= 200 else first_line[:200].rsplit(" ", 1)[0] + " ..."
     return (
-        f"cannot load model '{model}' (setting {setting}): {first_line}. "
+        f"cannot load model '{model}' (setting {setting}): {reason.rstrip('.')}. "
         f"Provide the weights in one of these ways: download them where there is network "
         f"(`huggingface-cli download {model} --local-dir DIR`) and set {setting} to DIR; or fill "
         f"the Hugging Face cache (HF_HOME) and run offline (HF_HUB_OFFLINE=1). "

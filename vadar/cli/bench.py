@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from vadar.cli.errors import print_error
 
 app = typer.Typer(no_args_is_help=True, help="Generate the built-in 3D benchmark.")
 
@@ -48,7 +49,7 @@ def generate(
         info = generate_benchmark(out, scenes, seed=seed, split=split, per_scene=per_scene,
                                   progress=progress)
     except RendererUnavailable as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        print_error(exc)
         raise typer.Exit(code=2) from None
     seconds = time.perf_counter() - started
     typer.echo(f"wrote {info['scenes']} scenes and {info['questions']} questions to {out} "

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from api_store import StoreError
 from base_modules.module import ModuleError
@@ -24,6 +25,12 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+def print_error(message: object, console: Console | None = None) -> None:
+    """`error: ...` on stderr; the text is escaped so settings like `[vision] x` survive rich markup."""
+    console = console or Console(stderr=True)
+    console.print(f"[red]error:[/red] {escape(str(message))}", highlight=False, soft_wrap=True)
+
+
 @contextmanager
 def user_errors(console: Console | None = None) -> Iterator[None]:
     """Print known failures as `error: ...` and exit 1; Ctrl-C exits 130 with a resume hint."""
@@ -31,7 +38,7 @@ def user_errors(console: Console | None = None) -> Iterator[None]:
     try:
         yield
     except USER_ERRORS as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        print_error(exc, console)
         raise typer.Exit(code=1) from None
     except KeyboardInterrupt:
         console.print("interrupted: everything answered so far is saved; rerun the same command to resume")

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from omni3d_bench.types import DatasetError
+from vadar.cli.errors import print_error
 
 app = typer.Typer(no_args_is_help=True, help="gold commands")
 
@@ -46,7 +47,7 @@ def eval_gold(
             task = progress.add_task("gold", total=len(questions))
             report = evaluate_gold(dataset, questions, lambda: progress.advance(task))
     except DatasetError as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        print_error(exc)
         raise typer.Exit(code=2) from None
 
     if show_mismatches:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from vadar.cli.errors import user_errors
+from vadar.cli.errors import print_error, user_errors
 from vadar.config import VadarConfig, load_config
 from vadar.evaluation import EvalSummary
 from vadar.methods import METHODS
@@ -136,7 +136,7 @@ def compare_command(
     try:
         table = comparison_table([load_summary(path) for path in runs])
     except CompareError as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        print_error(exc)
         raise typer.Exit(code=1) from None
     console.print(table, highlight=False, markup=False)
     if output is not None:

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from vadar.cli.errors import print_error
 
 app = typer.Typer(no_args_is_help=True, help="llm commands")
 
@@ -58,7 +59,7 @@ def serve(
                 console.print(f"  | {line}", markup=False, highlight=False)
             raise typer.Exit(1)
     except (ModelFilesError, EmbeddedServerError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        print_error(exc)
         raise typer.Exit(1) from exc
     except KeyboardInterrupt:
         console.print("stopped")
@@ -96,7 +97,7 @@ def bench(
                 repeats=repeats, ignore_eos=embedded,
             )
     except (ModelFilesError, EmbeddedServerError, openai.OpenAIError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        print_error(exc)
         raise typer.Exit(1) from exc
     _print_report(console, report)
 
