@@ -277,7 +277,8 @@ def test_unreachable_hub_fails_fast_with_a_clear_reason(monkeypatch):
     from base_modules.real.config import RealModulesConfig
 
     def from_pretrained(model, **kwargs):
-        raise OSError("We couldn't connect to the hub. O")
+        assert kwargs["local_files_only"] is True  # no network attempt when the hub is unreachable
+        raise OSError("not in the local cache")
 
     monkeypatch.setattr(loading, "hub_reachable", lambda timeout_s=3.0: False)
     with pytest.raises(loading.ModelWeightsError) as info:

@@ -121,17 +121,19 @@ def load_pretrained(load: Callable[..., T], model: str, *, setting: str, config:
                 "saved with save_pretrained (config.json plus weights), or at a Hugging Face model id."
             )
         model = str(path)
-    elif config.offline:
+    unreachable = False
+    if not looks_local(model) and not config.offline and not hub_reachable():
+        unreachable = True  # use the local cache only, instead of minutes of hub retries
+    if config.offline or unreachable:
         kwargs.setdefault("local_files_only", True)
     if config.hf_cache_dir is not None:
         kwargs.setdefault("cache_dir", str(config.hf_cache_dir))
     try:
         return load(model, **kwargs)
     except (OSError, ValueError, KeyError, ImportError) as exc:
-        if kwargs.get("local_files_only") or looks_local(model) or hub_reachable():
-            raise ModelWeightsError(weights_hint(model, setting, exc)) from None
-        unreachable = OSError(f"the Hugging Face hub ({hub_host()}) cannot be reached and the model is not cached")
-        raise ModelWeightsError(weights_hint(model, setting, unreachable)) from None
+        if unreachable:
+            exc = OSError(f"the Hugging Face hub ({hub_host()}) cannot be reached and the model is not cached")
+        raise ModelWeightsError(weights_hint(model, setting, exc)) from None
 
 
 def hub_host() -> str:
