@@ -59,3 +59,16 @@ def test_infrastructure_failure_is_not_blamed_on_the_program():
 
     with pytest.raises(InfrastructureFailure, match="worker could not start"):
         ProgramAgent(ScriptedLLM(["final_result = 1"]), broken).solve("q", render_api(), NAMESPACE)
+
+
+def test_cut_off_reply_is_not_run_and_retries_sample_warmer():
+    from vadar.llm.chat import ChatResponse
+
+    looping = ChatResponse(text="```python\nx = loc(image, 'a')\nx = loc(image, 'a')\nx = lo", finish_reason="length")
+    llm = ScriptedLLM([looping, "final_result = 1"])
+    outcome = ProgramAgent(llm, run).solve("q", render_api(), NAMESPACE)
+    assert outcome.answer == 1 and outcome.attempts == 2
+    assert "cut off at 400 tokens" in llm.calls[1][-1]["content"]
+    assert outcome.calls == []  # the cut-off program never ran
+    assert [r["temperature"] for r in llm.requests] == [None, 0.3]
+    assert {r["max_tokens"] for r in llm.requests} == {400}

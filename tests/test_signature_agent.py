@@ -90,3 +90,13 @@ def test_parse_implementation_and_called_names():
     assert called_names(source) == {"_helper", "depth"}
     with pytest.raises(StubFormatError, match="must define `_g`"):
         parse_implementation(reply, "_g")
+
+
+def test_cut_off_signature_reply_keeps_its_complete_stubs():
+    from vadar.llm.chat import ChatResponse
+
+    text = GOOD.rstrip("`\n") + '\n\ndef _objects_left_of(image: Image, refer'
+    llm = ScriptedLLM([ChatResponse(text=text, finish_reason="length")])
+    result = SignatureAgent(llm).propose(["q"], render_api(), existing=[])
+    assert [s.name for s in result.accepted] == ["_objects_left_of", "_count_matching"]
+    assert result.attempts == 1

@@ -17,6 +17,7 @@ from api_store import ApiStore, FunctionRecord, FunctionStatus
 from api_store.names import prompt_hash
 from vadar import prompts
 from vadar.agents.program import Executor, InfrastructureFailure
+from vadar.agents.sampling import IMPLEMENTATION, cut_off, cut_off_error
 from vadar.agents.stubs import StubFormatError, called_names, parse_implementation
 from vadar.agents.test_calls import build_test_call
 from vadar.api_text import function_stub, render_api
@@ -111,11 +112,15 @@ class ApiAgent:
         for attempt in range(1, self.max_attempts + 1):
             report.attempts[name] = attempt
             self.on_event(f"implementing {name} (attempt {attempt}/{self.max_attempts})")
-            reply = self.llm.complete(messages)
+            reply = self.llm.complete(messages, max_tokens=IMPLEMENTATION.max_tokens,
+                                      temperature=IMPLEMENTATION.temperature(attempt))
             report.prompt_tokens += reply.prompt_tokens or 0
             report.completion_tokens += reply.completion_tokens or 0
             messages.append({"role": "assistant", "content": reply.text})
-            step = self._try(name, reply.text, stack, context, report)
+            if cut_off(reply):
+                step = _Step(error=cut_off_error(IMPLEMENTATION))
+            else:
+                step = self._try(name, reply.text, stack, context, report)
             self.store.record_attempt(
                 name, attempt, code=step.code, error=step.error, test_call=step.test_call,
                 test_result=step.test_result, passed=step.error is None,

@@ -16,6 +16,7 @@ from typing import Any
 
 from vadar import prompts
 from vadar.agents.program import ProgramOutcome
+from vadar.agents.sampling import DIRECT
 from vadar.answers import ERROR_ANSWER
 from vadar.llm.chat import ChatModel
 
@@ -85,7 +86,8 @@ class DirectAnswerer:
         outcome = ProgramOutcome(answer=ERROR_ANSWER, program=None, error=None, attempts=0)
         for attempt in range(1, self.max_attempts + 1):
             outcome.attempts = attempt
-            reply = self.llm.complete(messages)
+            reply = self.llm.complete(messages, max_tokens=DIRECT.max_tokens,
+                                      temperature=DIRECT.temperature(attempt))
             outcome.prompt_tokens += reply.prompt_tokens or 0
             outcome.completion_tokens += reply.completion_tokens or 0
             outcome.cached_prompt_tokens += reply.cached_prompt_tokens or 0

@@ -14,6 +14,7 @@ from typing import Any
 
 from vadar import prompts
 from vadar.answers import ERROR_ANSWER, normalize_answer
+from vadar.agents.sampling import PROGRAM, Sampling, cut_off, cut_off_error
 from vadar.code_extract import NoCodeError, extract_code
 from vadar.llm.chat import ChatModel
 from vadar.sandbox import ExecutionResult
@@ -62,12 +63,14 @@ def system_prompt(api_text: str) -> str:
 class ProgramAgent:
     """Writes, runs and repairs one program per question."""
 
-    def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5) -> None:
+    def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5,
+                 sampling: Sampling = PROGRAM) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.llm = llm
         self.executor = executor
         self.max_attempts = max_attempts
+        self.sampling = sampling
 
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any]) -> ProgramOutcome:
         started = time.perf_counter()
@@ -78,12 +81,15 @@ class ProgramAgent:
         outcome = ProgramOutcome(answer=ERROR_ANSWER, program=None, error=None, attempts=0)
         for attempt in range(1, self.max_attempts + 1):
             outcome.attempts = attempt
-            reply = self.llm.complete(messages)
+            reply = self.llm.complete(messages, max_tokens=self.sampling.max_tokens,
+                                      temperature=self.sampling.temperature(attempt))
             outcome.prompt_tokens += reply.prompt_tokens or 0
             outcome.completion_tokens += reply.completion_tokens or 0
             outcome.cached_prompt_tokens += reply.cached_prompt_tokens or 0
             messages.append({"role": "assistant", "content": reply.text})
             try:
+                if cut_off(reply):
+                    raise NoCodeError(cut_off_error(self.sampling))
                 code = extract_code(reply.text)
             except NoCodeError as exc:
                 error, stdout = str(exc), ""

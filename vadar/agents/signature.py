@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from base_modules.module import PREDEFINED_MODULES
 from vadar import prompts
+from vadar.agents.sampling import SIGNATURES, cut_off
 from vadar.agents.stubs import Stub, StubFormatError, normalized_name, parse_stubs
 from vadar.llm.chat import ChatModel
 
@@ -63,13 +64,15 @@ class SignatureAgent:
         result = Proposals()
         for attempt in range(1, self.max_attempts + 1):
             result.attempts = attempt
-            reply = self.llm.complete(messages)
+            reply = self.llm.complete(messages, max_tokens=SIGNATURES.max_tokens,
+                                      temperature=SIGNATURES.temperature(attempt))
             result.prompt_tokens += reply.prompt_tokens or 0
             result.completion_tokens += reply.completion_tokens or 0
             if NO_NEW_FUNCTIONS in reply.text.lower() and "def " not in reply.text:
                 return result
+            text = _complete_stubs(reply.text) if cut_off(reply) else reply.text
             try:
-                stubs = parse_stubs(reply.text)
+                stubs = parse_stubs(text)
             except StubFormatError as exc:
                 result.errors.append(str(exc))
                 messages += [
@@ -91,3 +94,9 @@ class SignatureAgent:
             else:
                 result.accepted.append(stub)
                 taken.add(normalized_name(stub.name))
+
+
+def _complete_stubs(text: str) -> str:
+    """A reply cut off at the token limit keeps its complete stubs (the last one is partial)."""
+    cut = text.rfind("\ndef ")
+    return text[:cut] if cut > 0 else text

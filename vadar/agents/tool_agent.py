@@ -16,6 +16,7 @@ from typing import Any
 
 from vadar import prompts
 from vadar.agents.program import Executor, InfrastructureFailure, ProgramOutcome
+from vadar.agents.sampling import TOOL_STEP, cut_off, cut_off_error
 from vadar.answers import ERROR_ANSWER
 from vadar.llm.chat import ChatModel
 
@@ -64,13 +65,15 @@ class ToolAgent:
         shown = ""
         for turn in range(1, self.budget + 1):
             outcome.attempts = turn
-            reply = self.llm.complete(messages)
+            reply = self.llm.complete(messages, max_tokens=TOOL_STEP.max_tokens)
             outcome.prompt_tokens += reply.prompt_tokens or 0
             outcome.completion_tokens += reply.completion_tokens or 0
             outcome.cached_prompt_tokens += reply.cached_prompt_tokens or 0
             messages.append({"role": "assistant", "content": reply.text})
             action = parse_action(reply.text)
-            if action.answer is not None:
+            if cut_off(reply) and action.answer is None:
+                error, output = cut_off_error(TOOL_STEP), ""
+            elif action.answer is not None:
                 if action.answer:
                     outcome.answer, outcome.error = action.answer, None
                     break
