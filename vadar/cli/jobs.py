@@ -12,7 +12,7 @@ from vadar.cli.errors import print_error, user_errors
 from vadar.config import VadarConfig, load_config
 from vadar.evaluation import EvalSummary
 from vadar.methods import METHODS
-from vadar.pipeline import BatchReport, DataSelection, build_api, evaluate, open_session
+from vadar.pipeline import BatchReport, DataSelection, PreparedData, Session, build_api, evaluate, open_session
 
 DataOption = Annotated[Path | None, typer.Option(
     "--data", help="Data set directory (CLEVR or Omni3D-Bench layout). Default: the built-in sample.")]
@@ -68,6 +68,20 @@ def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
     console.print(f"results: {out_dir / 'results.jsonl'}   summary: {out_dir / 'summary.md'}")
 
 
+def _prepared(data: Path | None, split: str | None, limit: int | None, config: Path | None,
+              out: Path | None, method: str) -> tuple[VadarConfig, PreparedData, Path]:
+    """Configuration, checked questions and run directory: everything before the LLM starts."""
+    selection = DataSelection(data, split, limit)
+    settings = _config(config)
+    prepared = selection.prepare(settings)
+    return settings, prepared, _run_dir(out, selection, prepared.split, method)
+
+
+def _build(session: Session, prepared: PreparedData, out_dir: Path, batch_size: int, batches: int | None) -> None:
+    build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches,
+              on_batch=_print_batch, on_event=_print_event)
+
+
 def build_api_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
     batch_size: BatchSizeOption = 10, batches: BatchesOption = None,
@@ -75,15 +89,11 @@ def build_api_command(
 ) -> None:
     """Grow the library: Signature agent then API agent, batch after batch."""
     with user_errors():
-        selection = DataSelection(data, split, limit)
-        settings = _config(config)
-        prepared = selection.prepare(settings)
-        out_dir = _run_dir(out, selection, prepared.split, "build")
+        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "build")
         with open_session(settings) as session:
-            build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch,
-                      on_event=_print_event)
+            _build(session, prepared, out_dir, batch_size, batches)
             total = len(session.store.functions("implemented"))
-        console.print(f"library: {total} implemented functions in {session.config.paths.database}")
+        console.print(f"library: {total} implemented functions in {settings.paths.database}")
 
 
 def eval_command(
@@ -96,10 +106,7 @@ def eval_command(
         method = method if library else "static-api"
         if method not in METHODS:
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-        selection = DataSelection(data, split, limit)
-        settings = _config(config)
-        prepared = selection.prepare(settings)
-        out_dir = _run_dir(out, selection, prepared.split, method)
+        settings, prepared, out_dir = _prepared(data, split, limit, config, out, method)
         with open_session(settings) as session:
             summary = evaluate(session, prepared, out_dir, method=method)
         _print_summary(summary, out_dir)
@@ -113,14 +120,10 @@ def run_command(
 ) -> None:
     """Build the API from the first batches, then answer all the questions with it (the main job)."""
     with user_errors():
-        selection = DataSelection(data, split, limit)
-        settings = _config(config)
-        prepared = selection.prepare(settings)
-        out_dir = _run_dir(out, selection, prepared.split, "vadar")
+        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar")
         with open_session(settings) as session:
             console.print("[bold]building the API[/bold]")
-            build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch,
-                      on_event=_print_event)
+            _build(session, prepared, out_dir, batch_size, batches)
             console.print("[bold]answering questions[/bold]")
             summary = evaluate(session, prepared, out_dir, method="vadar")
         _print_summary(summary, out_dir)

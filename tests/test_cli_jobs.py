@@ -1,0 +1,48 @@
+"""`vadar run` and `vadar build-api` through the CLI, with the LLM scripted."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import vadar.cli.jobs as jobs
+from vadar.cli import app
+from vadar.llm.doubles import ScriptedLLM
+from vadar.pipeline import open_session as real_open_session
+
+STUB = '```python\ndef _count(image: Image, object_prompt: str) -> int:\n    """Count matches."""\n```'
+IMPLEMENTATION = "```python\ndef _count(image, object_prompt):\n    return len(loc(image, object_prompt))\n```"
+
+
+def router(messages):
+    system = messages[0]["content"]
+    if system.startswith("You design helper functions"):
+        return STUB if "def _count(" not in system else "# no new functions"
+    if system.startswith("You implement helper functions"):
+        return IMPLEMENTATION
+    return "```python\nfinal_result = _count(image, 'cylinder')\n```"
+
+
+@pytest.fixture
+def scripted(monkeypatch, tmp_path):
+    llm = ScriptedLLM([router] * 100)
+    monkeypatch.setattr(jobs, "open_session", lambda config: real_open_session(config, llm=llm))
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    return llm
+
+
+def test_run_builds_then_answers_and_prints_the_summary(scripted, tmp_path):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "--limit", "2", "--batch-size", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "batch 1 (2 questions): proposed 1, implemented 1, failed 0" in result.output
+    assert "+ _count" in result.output and "implementing _count (attempt 1/5)" in result.output
+    assert "| **total (weighted)** | 2 |" in result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["library_functions"] == 1 and summary["questions"] == 2
+
+
+def test_build_api_reports_the_library_size(scripted, tmp_path):
+    result = CliRunner().invoke(app, ["build-api", "--limit", "2", "--batch-size", "2", "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    assert "library: 1 implemented functions in" in result.output
