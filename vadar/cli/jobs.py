@@ -141,7 +141,7 @@ def compare_command(
     except CompareError as exc:
         print_error(exc)
         raise typer.Exit(code=1) from None
-    console.print(table, highlight=False, markup=False)
+    console.print(table, highlight=False, markup=False, soft_wrap=True)
     if output is not None:
         output.write_text(table, encoding="utf-8")
 
