@@ -38,10 +38,9 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
 
     if method in ("vadar", "static-api"):
         program_agent = ProgramAgent(session.llm, session.executor)
-        with_library = store if method == "vadar" else None
 
         def solve_with_program(question: Question) -> ProgramOutcome:
-            namespace = question_namespace(dataset, question, modules, with_library)
+            namespace = question_namespace(dataset, question, modules, library)
             return program_agent.solve(question.question, api_text, namespace)
 
         return solve_with_program, library
@@ -50,7 +49,7 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
         tool_agent = ToolAgent(session.llm, session.executor)
 
         def solve_with_tools(question: Question) -> ProgramOutcome:
-            namespace = question_namespace(dataset, question, modules, None)
+            namespace = question_namespace(dataset, question, modules)
             return tool_agent.solve(question.question, api_text, namespace)
 
         return solve_with_tools, library

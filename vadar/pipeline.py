@@ -9,21 +9,22 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from api_store import ApiStore, DuplicateFunctionError, FunctionStatus
+from api_store import ApiStore, DuplicateFunctionError, FunctionRecord, FunctionStatus
 from base_modules.module_set import ModuleSet
+from base_modules.types import Image
 from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from base_modules.oracle.clevr import clevr_oracle_modules
 from omni3d_bench import DatasetError, sample_path
 from omni3d_bench.datasets import load_dataset
 from omni3d_bench.sample import SAMPLE_SPLIT
 from omni3d_bench.types import Dataset, Question
-from vadar.agents.api import ApiAgent, TestContext, library_namespace
+from vadar.agents.api import ApiAgent, TestContext, library_functions
 from vadar.agents.program import Executor, ProgramOutcome
 from vadar.agents.signature import SignatureAgent
 from vadar.api_text import render_api
@@ -161,13 +162,16 @@ def preflight(dataset: Dataset, questions: Sequence[Question], *, needs_scenes: 
             )
 
 
+def program_namespace(image: Image, modules: ModuleSet,
+                      library: Iterable[FunctionRecord] = ()) -> dict[str, Any]:
+    """What a program sees: the image handle, the five modules and the given library functions."""
+    return {"image": image, **modules.as_namespace(), **library_functions(library)}
+
+
 def question_namespace(dataset: Dataset, question: Question, modules: ModuleSet,
-                       store: ApiStore | None) -> dict[str, Any]:
-    """What a program sees: the image handle, the five modules and (optionally) the library."""
-    namespace: dict[str, Any] = {"image": dataset.image(question), **modules.as_namespace()}
-    if store is not None:
-        namespace.update(library_namespace(store))
-    return namespace
+                       library: Iterable[FunctionRecord] = ()) -> dict[str, Any]:
+    """`program_namespace` for a question of a data set."""
+    return program_namespace(dataset.image(question), modules, library)
 
 
 # ---------------------------------------------------------------- answering questions
@@ -283,7 +287,7 @@ def _build_batch(session: Session, dataset: Dataset, modules: ModuleSet, chunk: 
         except DuplicateFunctionError as exc:
             report.rejected.append(f"{stub.name}: {exc}")
     pending = [f.name for f in store.functions(FunctionStatus.PROPOSED)]  # leftovers of a crash too
-    contexts = [TestContext(q.question, question_namespace(dataset, q, modules, None)) for q in chunk]
+    contexts = [TestContext(q.question, question_namespace(dataset, q, modules)) for q in chunk]
     agent = ApiAgent(session.llm, store, session.executor, on_event=on_event, **provenance)
     outcome = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed

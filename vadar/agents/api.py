@@ -9,7 +9,7 @@ functions disappear from later prompts. Every attempt is recorded in the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,13 +46,14 @@ class ImplementationReport:
     completion_tokens: int = 0
 
 
+def library_functions(records: Iterable[FunctionRecord]) -> dict[str, LibraryFunction]:
+    """Implemented functions as sandbox source, ready to join a program's namespace."""
+    return {f.name: LibraryFunction(f.name, f.code) for f in records if f.code}
+
+
 def library_namespace(store: ApiStore) -> dict[str, LibraryFunction]:
-    """Every implemented function as sandbox source, ready to join a program's namespace."""
-    return {
-        f.name: LibraryFunction(f.name, f.code)
-        for f in store.functions(FunctionStatus.IMPLEMENTED)
-        if f.code
-    }
+    """The store's current implemented functions (re-read: the API agent adds to them)."""
+    return library_functions(store.functions(FunctionStatus.IMPLEMENTED))
 
 
 class ApiAgent:

@@ -14,12 +14,11 @@ from api_store import FunctionStatus
 from base_modules.oracle import clevr_oracle_modules
 from omni3d_bench.images import image_handle
 from omni3d_bench.types import DatasetError
-from vadar.agents.api import library_namespace
 from vadar.agents.program import ProgramAgent
 from vadar.api_text import render_api
 from vadar.cli.errors import user_errors
 from vadar.config import load_config
-from vadar.pipeline import build_modules, open_session
+from vadar.pipeline import build_modules, open_session, program_namespace
 
 console = Console()
 
@@ -83,9 +82,7 @@ def solve_command(
         module_set = build_modules(settings, oracle=oracle, overrides=overrides)
         with open_session(settings) as session:
             functions = session.store.functions(FunctionStatus.IMPLEMENTED) if library else []
-            namespace = {"image": handle, **module_set.as_namespace()}
-            if library:
-                namespace.update(library_namespace(session.store))
+            namespace = program_namespace(handle, module_set, functions)
             outcome = ProgramAgent(session.llm, session.executor).solve(question, render_api(functions), namespace)
     console.print(Syntax(outcome.program or "# no program", "python", theme="ansi_dark"))
     console.print("[bold]module calls[/bold]")
