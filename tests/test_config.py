@@ -66,6 +66,19 @@ def test_bad_env_value_names_the_variable():
         load_config(env={"VADAR_SANDBOX_MEMORY_MB": "lots"})
 
 
+def test_agent_limits_from_toml_and_env(tmp_path):
+    toml = tmp_path / "vadar.toml"
+    toml.write_text("[agents]\ntool_budget = 12\nprogram_attempts = 2\n")
+    config = load_config(toml, env={"VADAR_AGENTS_PROGRAM_ATTEMPTS": "3"})
+    assert (config.agents.tool_budget, config.agents.program_attempts) == (12, 3)
+    assert config.agents.implementation_attempts == 5  # the paper's retry limit stays the default
+
+
+def test_agent_limit_below_one_is_refused():
+    with pytest.raises(ConfigError, match="agents.tool_budget must be at least 1"):
+        load_config(env={"VADAR_AGENTS_TOOL_BUDGET": "0"})
+
+
 def test_missing_config_file_is_reported():
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(Path("/nonexistent/vadar.toml"), env={})

@@ -101,6 +101,21 @@ def test_other_methods_share_the_result_format(config, tmp_path, method, reply):
         assert '"shape": "cylinder"' in llm.calls[0][0]["content"]  # the scene as text
 
 
+def test_configured_limits_reach_the_agents(config, tmp_path):
+    config.agents.tool_budget, config.agents.program_attempts = 2, 1
+    llm = ScriptedLLM(["<execute>print(1)</execute>"] * 2 + ["```python\nfinal_result = undefined_name\n```"])
+    data = DataSelection(limit=1).prepare()
+    with open_session(config, llm=llm) as session:
+        evaluate(session, data, tmp_path / "tool", method="tool-agent", show_progress=False)
+        evaluate(session, data, tmp_path / "static", method="static-api", show_progress=False)
+    tool = json.loads((tmp_path / "tool" / "results.jsonl").read_text())
+    static = json.loads((tmp_path / "static" / "results.jsonl").read_text())
+    assert "no <answer> within 2 replies" in tool["error"] and len(llm.calls) == 3  # 2 tool turns + 1 program try
+    assert "NameError" in static["error"]
+    header = json.loads((tmp_path / "tool" / "summary.json").read_text())
+    assert header["agent_limits"]["tool_budget"] == 2
+
+
 def test_unknown_method_is_refused(config, tmp_path):
     with open_session(config, llm=ScriptedLLM([])) as session, pytest.raises(ValueError, match="unknown method"):
         evaluate(session, DataSelection(limit=1).prepare(), tmp_path / "x", method="magic", show_progress=False)

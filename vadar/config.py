@@ -69,6 +69,26 @@ class SandboxConfig:
 
 
 @dataclass
+class AgentsConfig:
+    """Attempt limits of the agents; the defaults follow the VADAR paper."""
+
+    signature_attempts: int = 3
+    max_new_functions: int = 5
+    implementation_attempts: int = 5
+    program_attempts: int = 5
+    tool_budget: int = 8
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Every limit must be at least 1; a zero would silently disable an agent."""
+        for f in dataclasses.fields(self):
+            if getattr(self, f.name) < 1:
+                raise ConfigError(f"agents.{f.name} must be at least 1, got {getattr(self, f.name)}")
+
+
+@dataclass
 class PathsConfig:
     """Where persistent state lives. Empty paths are derived from `home`."""
 
@@ -119,13 +139,14 @@ class VadarConfig:
     llm: LLMConfig = field(default_factory=LLMConfig)
     embedded: EmbeddedLLMConfig = field(default_factory=EmbeddedLLMConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    agents: AgentsConfig = field(default_factory=AgentsConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
     modules: ModulesConfig = field(default_factory=ModulesConfig)
     vision: RealModulesConfig = field(default_factory=RealModulesConfig)
 
 
 _SECTIONS: dict[str, str] = {
-    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "paths": "paths",
+    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "paths": "paths",
     "modules": "modules", "vision": "vision",
 }
 
@@ -140,6 +161,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     if toml_path is not None:
         _apply_toml(config, toml_path)
     _apply_env(config, env)
+    config.agents.validate()
     return config
 
 

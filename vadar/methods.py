@@ -33,11 +33,12 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
     dataset, modules, store = data.dataset, data.modules, session.store
+    limits = session.config.agents
     library = store.functions(FunctionStatus.IMPLEMENTED) if method == "vadar" else []
     api_text = render_api(library)
 
     if method in ("vadar", "static-api"):
-        program_agent = ProgramAgent(session.llm, session.executor)
+        program_agent = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts)
 
         def solve_with_program(question: Question) -> ProgramOutcome:
             namespace = question_namespace(dataset, question, modules, library)
@@ -46,7 +47,7 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
         return solve_with_program, library
 
     if method == "tool-agent":
-        tool_agent = ToolAgent(session.llm, session.executor)
+        tool_agent = ToolAgent(session.llm, session.executor, budget=limits.tool_budget)
 
         def solve_with_tools(question: Question) -> ProgramOutcome:
             namespace = question_namespace(dataset, question, modules)

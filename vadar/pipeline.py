@@ -6,6 +6,7 @@ opened and closed as one unit, so the embedded server and the database never out
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -189,8 +190,9 @@ def evaluate(
     dataset, split, questions = data.dataset, data.split, data.questions
     store = session.store
     answer, library = make_answerer(method, session, data)
+    limits = dataclasses.asdict(session.config.agents)
     run = store.start_run("eval", model=session.model_name,
-                          config={"data": str(dataset.root), "split": split, "method": method})
+                          config={"data": str(dataset.root), "split": split, "method": method, "agents": limits})
 
     def solve(question: Question) -> ProgramOutcome:
         outcome = answer(question)
@@ -207,7 +209,7 @@ def evaluate(
     header = {
         "name": out_dir.name, "data": str(dataset.root), "split": split, "method": method,
         "model": session.model_name, "library_functions": len(library),
-        "library_functions_used": len(used),
+        "library_functions_used": len(used), "agent_limits": limits,
         "llm_usage_this_session": session.usage.totals().as_dict(),
     }
     summary = summarize_results(results, header)
@@ -252,7 +254,8 @@ def build_api(
     if batches is not None:
         chunks = chunks[:batches]
     run = store.start_run("build-api", model=session.model_name,
-                          config={"data": str(dataset.root), "split": split, "batch_size": batch_size})
+                          config={"data": str(dataset.root), "split": split, "batch_size": batch_size,
+                                  "agents": dataclasses.asdict(session.config.agents)})
     reports = []
     for index, chunk in enumerate(chunks):
         ids = [q.question_id for q in chunk]
@@ -278,7 +281,10 @@ def _build_batch(session: Session, dataset: Dataset, modules: ModuleSet, chunk: 
     existing = [f.name for f in store.functions()]
     if on_event:
         on_event(f"batch {index + 1}: proposing signatures for {len(chunk)} questions")
-    proposals = SignatureAgent(session.llm).propose([q.question for q in chunk], api_text, existing)
+    limits = session.config.agents
+    signature_agent = SignatureAgent(session.llm, max_attempts=limits.signature_attempts,
+                                     max_functions=limits.max_new_functions)
+    proposals = signature_agent.propose([q.question for q in chunk], api_text, existing)
     report.rejected = [f"{stub.name}: {reason}" for stub, reason in proposals.rejected]
     for stub in proposals.accepted:
         try:
@@ -288,7 +294,8 @@ def _build_batch(session: Session, dataset: Dataset, modules: ModuleSet, chunk: 
             report.rejected.append(f"{stub.name}: {exc}")
     pending = [f.name for f in store.functions(FunctionStatus.PROPOSED)]  # leftovers of a crash too
     contexts = [TestContext(q.question, question_namespace(dataset, q, modules)) for q in chunk]
-    agent = ApiAgent(session.llm, store, session.executor, on_event=on_event, **provenance)
+    agent = ApiAgent(session.llm, store, session.executor, max_attempts=limits.implementation_attempts,
+                     on_event=on_event, **provenance)
     outcome = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed
     return report

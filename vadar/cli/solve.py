@@ -83,7 +83,8 @@ def solve_command(
         with open_session(settings) as session:
             functions = session.store.functions(FunctionStatus.IMPLEMENTED) if library else []
             namespace = program_namespace(handle, module_set, functions)
-            outcome = ProgramAgent(session.llm, session.executor).solve(question, render_api(functions), namespace)
+            agent = ProgramAgent(session.llm, session.executor, max_attempts=settings.agents.program_attempts)
+            outcome = agent.solve(question, render_api(functions), namespace)
     console.print(Syntax(outcome.program or "# no program", "python", theme="ansi_dark"))
     console.print("[bold]module calls[/bold]")
     for call in outcome.calls:
