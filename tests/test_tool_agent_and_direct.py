@@ -67,6 +67,23 @@ def test_tool_agent_budget_exhaustion_gives_error_marker():
     assert "You must give the <answer> now." in llm.calls[2][-1]["content"]
 
 
+def test_tool_agent_does_not_rerun_a_repeated_step():
+    seen = []
+    namespace = {**NAMESPACE, "loc": lambda image, prompt: seen.append(prompt) or [list(b) for b in BOXES]}
+    llm = ScriptedLLM([
+        "<execute>\nboxes = loc(image, 'cube')\nprint(len(boxes))\n</execute>",
+        "<execute>\nboxes = loc(image, 'cube')  \n\nprint(len(boxes))</execute>",  # the same step, re-typed
+        "<execute>print(len(loc(image, 'sphere')))</execute>",
+        "<answer>2</answer>",
+    ])
+    outcome = ToolAgent(llm, run).solve("q", render_api(), namespace)
+    assert outcome.answer == "2" and outcome.attempts == 4
+    assert "repeats an earlier one exactly" in llm.calls[2][-1]["content"]
+    assert llm.calls[3][-1]["content"].startswith("Output: 2")  # the new step ran, after the replayed first
+    assert outcome.program.count("loc(image, 'cube')") == 1
+    assert seen == ["cube", "cube", "sphere"]  # step 1, then step 1 replayed before step 3; step 2 never ran
+
+
 SCENE = {"objects": [{"color": "red", "shape": "cube", "3d_coords": [1.23456, 2.0, 0.35],
                       "mask": list(range(1000))}]}
 

@@ -3,7 +3,9 @@
 The LLM issues code inside `<execute>...</execute>`, sees what it printed (or the error), and ends
 with `<answer>...</answer>`, within a budget of replies. Steps run in the same sandbox as programs;
 earlier successful steps are replayed before each new one, so variables persist without keeping a
-live interpreter, and only the new step's output is shown.
+live interpreter, and only the new step's output is shown. A step that repeats an earlier one
+exactly is not run again (tools are deterministic): the model is told to answer or try something
+else, since small models otherwise loop on one step until the budget runs out.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from vadar.llm.chat import ChatModel
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|\Z)", re.DOTALL)
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _FENCE = re.compile(r"^```(?:python|py)?\s*\n?|\n?```\s*$")
+REPEATED_STEP = ("this step repeats an earlier one exactly, so it was not run again: its result would not "
+                 "change. Reply with the <answer> now, or run a different step.")
+
+
+def _step_key(code: str) -> str:
+    """Code with blank lines and trailing spaces dropped, so trivially re-typed steps match."""
+    return "\n".join(line.rstrip() for line in code.strip().splitlines() if line.strip())
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,7 @@ class ToolAgent:
         ]
         outcome = ProgramOutcome(answer=ERROR_ANSWER, program=None, error=None, attempts=0)
         steps: list[str] = []
+        tried: set[str] = set()
         shown = ""
         for turn in range(1, self.budget + 1):
             outcome.attempts = turn
@@ -80,7 +90,10 @@ class ToolAgent:
                 error, output = "the <answer> was empty", ""
             elif action.code is None:
                 error, output = "reply with code in <execute></execute> or the result in <answer></answer>", ""
+            elif _step_key(action.code) in tried:
+                error, output = REPEATED_STEP, ""
             else:
+                tried.add(_step_key(action.code))
                 result = self.executor("\n".join([*steps, action.code]) + "\n", namespace)
                 if result.infrastructure_error:
                     raise InfrastructureFailure(result.infrastructure_error)
