@@ -1,5 +1,6 @@
 """End-to-end jobs on the built-in sample with a scripted LLM, the real sandbox and oracles."""
 
+import dataclasses
 import json
 
 import pytest
@@ -114,6 +115,22 @@ def test_configured_limits_reach_the_agents(config, tmp_path):
     assert "NameError" in static["error"]
     header = json.loads((tmp_path / "tool" / "summary.json").read_text())
     assert header["agent_limits"]["tool_budget"] == 2
+
+
+def test_direct_reads_annotations_only_with_oracle_perception(config):
+    from vadar.methods import make_answerer
+
+    data = DataSelection(limit=1).prepare()
+    real = dataclasses.replace(data, backends={**data.backends, "depth": "real"})
+    llm = ScriptedLLM(["<answer>2</answer>"] * 2)
+    with open_session(config, llm=llm) as session:
+        for prepared in (data, real):
+            answer, _ = make_answerer("direct", session, prepared)
+            assert answer(data.questions[0]).answer == "2"
+    oracle_prompt, real_prompt = llm.calls
+    assert "Scene annotations" in oracle_prompt[0]["content"]
+    assert "Scene annotations" not in real_prompt[0]["content"]
+    assert real_prompt[1]["content"][1]["image_url"]["url"].startswith("data:image/")
 
 
 def test_unknown_method_is_refused(config, tmp_path):

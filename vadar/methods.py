@@ -3,7 +3,8 @@
 - `vadar`: the Program agent over predefined modules plus the learned library (dynamic API).
 - `static-api`: the Program agent over the predefined modules only (ViperGPT/VisProg-like).
 - `tool-agent`: a multi-turn tool-calling agent over the predefined modules.
-- `direct`: the LLM answers in one turn from the scene annotations as text (oracle mode).
+- `direct`: the LLM answers in one turn, from the scene annotations as text when every module is
+  an oracle (perfect perception), otherwise from the image (needs a vision-language endpoint).
 """
 
 from __future__ import annotations
@@ -56,9 +57,10 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
         return solve_with_tools, library
 
     direct = DirectAnswerer(session.llm)
+    oracle_perception = all(backend == "oracle" for backend in data.backends.values())
 
     def solve_directly(question: Question) -> ProgramOutcome:
-        scene = dataset.scene(question.image_id)
+        scene = dataset.scene(question.image_id) if oracle_perception else None
         return direct.solve(question.question, scene=scene, image_path=None if scene else question.image_path)
 
     return solve_directly, library
