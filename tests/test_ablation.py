@@ -2,12 +2,6 @@ import json
 
 import pytest
 
-import base_modules.real
-from base_modules.module import Loc
-from base_modules.module_set import ModuleSet
-from base_modules.oracle import clevr_oracle_modules
-from omni3d_bench import sample_path
-from omni3d_bench.datasets import load_dataset
 from vadar.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM
@@ -32,29 +26,6 @@ def test_bad_grid_entries(text):
 def test_grid_entry_names_are_canonical():
     assert parse_grid_entry("oracle+loc=real, vqa=myplugin").name == "oracle+loc=real,vqa=myplugin"
     assert parse_grid_entry("real+loc=real").name == "all-real"
-
-
-class HalfBlindLoc(Loc):
-    """A stand-in 'real' detector that misses every other object."""
-
-    def __init__(self, inner):
-        super().__init__(device="cpu")
-        self.inner = inner
-
-    def forward(self, image, object_prompt):
-        return self.inner(image, object_prompt)[::2]
-
-
-@pytest.fixture
-def fake_real_modules(monkeypatch):
-    dataset = load_dataset(sample_path())
-
-    def fake(config):
-        oracle = clevr_oracle_modules(dataset.scene)
-        return ModuleSet(HalfBlindLoc(oracle.loc), oracle.depth, oracle.vqa, oracle.same_object,
-                         oracle.get_2D_object_size)
-
-    monkeypatch.setattr(base_modules.real, "real_modules", fake)
 
 
 def test_ablation_runs_every_configuration_and_writes_outputs(tmp_path, fake_real_modules):

@@ -46,3 +46,22 @@ def test_build_api_reports_the_library_size(scripted, tmp_path):
     result = CliRunner().invoke(app, ["build-api", "--limit", "2", "--batch-size", "2", "--out", str(tmp_path / "b")])
     assert result.exit_code == 0, result.output
     assert "library: 1 implemented functions in" in result.output
+
+
+def test_eval_takes_module_backends_and_names_the_run_after_them(tmp_path, monkeypatch, fake_real_modules):
+    llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"] * 2)
+    monkeypatch.setattr(jobs, "open_session", lambda config: real_open_session(config, llm=llm))
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    oracle = CliRunner().invoke(app, ["eval", "--limit", "1", "--method", "static-api"])
+    real = CliRunner().invoke(app, ["eval", "--limit", "1", "--method", "static-api", "--module", "loc=real"])
+    assert oracle.exit_code == 0 and real.exit_code == 0, oracle.output + real.output
+    first = json.loads((tmp_path / "runs/sample-sample-static-api/results.jsonl").read_text())
+    second = json.loads((tmp_path / "runs/sample-sample-static-api-loc-real/results.jsonl").read_text())
+    assert (first["answer"], second["answer"]) == (2, 1)  # the stand-in real detector finds one of two
+
+
+def test_a_misspelt_module_is_refused_before_any_work(scripted, tmp_path):
+    result = CliRunner().invoke(app, ["eval", "--module", "dpeth=real", "--out", str(tmp_path / "x")])
+    assert result.exit_code == 1 and "unknown module 'dpeth'" in result.output
+    assert scripted.calls == [] and not (tmp_path / "x").exists()

@@ -7,9 +7,10 @@ from typer.testing import CliRunner
 
 from omni3d_bench import sample_path
 from vadar.cli import app
-from vadar.cli.solve import parse_module_overrides
+from vadar.cli.options import modules_label, parse_module_overrides
 from vadar.llm.doubles import ScriptedLLM
 from omni3d_bench.types import DatasetError
+from vadar.config import ConfigError
 
 runner = CliRunner()
 
@@ -56,5 +57,14 @@ def test_unknown_backend_is_a_clear_error(scripted):
 
 def test_parse_module_overrides():
     assert parse_module_overrides(["depth=real", " vqa = oracle "]) == {"depth": "real", "vqa": "oracle"}
-    with pytest.raises(DatasetError, match="SLOT=BACKEND"):
+    with pytest.raises(ConfigError, match="SLOT=BACKEND"):
         parse_module_overrides(["depth"])
+    with pytest.raises(ConfigError, match="unknown module 'dpeth'"):
+        parse_module_overrides(["dpeth=real"])
+
+
+def test_modules_label_names_only_what_differs_from_oracle():
+    oracle = {"loc": "oracle", "depth": "oracle", "vqa": "oracle"}
+    assert modules_label(oracle) == ""
+    assert modules_label(dict.fromkeys(oracle, "real")) == "real"
+    assert modules_label({**oracle, "depth": "real", "vqa": "real"}) == "depth-real+vqa-real"

@@ -133,6 +133,22 @@ def test_direct_reads_annotations_only_with_oracle_perception(config):
     assert real_prompt[1]["content"][1]["image_url"]["url"].startswith("data:image/")
 
 
+def test_resuming_a_run_with_other_settings_is_refused(config, tmp_path):
+    from vadar.run_manifest import RunMismatchError
+
+    data = DataSelection(limit=1).prepare()
+    llm = ScriptedLLM(["<answer>2</answer>"])
+    with open_session(config, llm=llm) as session:
+        evaluate(session, data, tmp_path / "run", method="direct", show_progress=False)
+        with pytest.raises(RunMismatchError, match="method=direct; this command asks for method=tool-agent"):
+            evaluate(session, data, tmp_path / "run", method="tool-agent", show_progress=False)
+        real = dataclasses.replace(data, backends={**data.backends, "depth": "real"})
+        with pytest.raises(RunMismatchError, match="modules.depth=oracle"):
+            evaluate(session, real, tmp_path / "run", method="direct", show_progress=False)
+        evaluate(session, data, tmp_path / "run", method="direct", show_progress=False)  # same settings resume
+    assert len(llm.calls) == 1
+
+
 def test_unknown_method_is_refused(config, tmp_path):
     with open_session(config, llm=ScriptedLLM([])) as session, pytest.raises(ValueError, match="unknown method"):
         evaluate(session, DataSelection(limit=1).prepare(), tmp_path / "x", method="magic", show_progress=False)

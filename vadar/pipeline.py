@@ -35,6 +35,7 @@ from vadar.llm.chat import ChatModel
 from vadar.methods import make_answerer
 from vadar.llm.usage import UsageTracker
 from vadar.results import ResultsFile
+from vadar.run_manifest import claim_run_dir
 from vadar.sandbox import execute
 
 
@@ -190,6 +191,8 @@ def evaluate(
     dataset, split, questions = data.dataset, data.split, data.questions
     store = session.store
     answer, library = make_answerer(method, session, data)
+    claim_run_dir(out_dir, {"data": str(dataset.root), "split": split, "method": method,
+                            "modules": data.backends, "model": session.model_name})
     limits = dataclasses.asdict(session.config.agents)
     run = store.start_run("eval", model=session.model_name,
                           config={"data": str(dataset.root), "split": split, "method": method, "agents": limits})

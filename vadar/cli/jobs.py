@@ -9,25 +9,25 @@ import typer
 from rich.console import Console
 
 from vadar.cli.errors import print_error, user_errors
+from vadar.cli.options import (
+    BatchesOption,
+    BatchSizeOption,
+    ConfigOption,
+    DataOption,
+    LibraryOption,
+    LimitOption,
+    MethodOption,
+    ModuleOption,
+    ModulesOption,
+    OutOption,
+    SplitOption,
+    apply_module_choice,
+    modules_label,
+)
 from vadar.config import VadarConfig, load_config
 from vadar.evaluation import EvalSummary
 from vadar.methods import METHODS
 from vadar.pipeline import BatchReport, DataSelection, PreparedData, Session, build_api, evaluate, open_session
-
-DataOption = Annotated[Path | None, typer.Option(
-    "--data", help="Data set directory (CLEVR or Omni3D-Bench layout). Default: the built-in sample.")]
-SplitOption = Annotated[str | None, typer.Option(
-    "--split", help="Question split, e.g. dev. Default: the sample's split, or the only split.")]
-LimitOption = Annotated[int | None, typer.Option("--limit", min=0, help="Use only the first N questions.")]
-OutOption = Annotated[Path | None, typer.Option(
-    "--out", help="Run directory for results and summary. Default: runs/<data>-<split>-<method>.")]
-ConfigOption = Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")]
-BatchSizeOption = Annotated[int, typer.Option("--batch-size", min=1, help="Questions per Signature-agent batch.")]
-BatchesOption = Annotated[int | None, typer.Option("--batches", min=1, help="Number of batches (default: all).")]
-MethodOption = Annotated[str, typer.Option(
-    "--method", help="vadar (dynamic API), static-api (predefined modules only), tool-agent or direct.")]
-LibraryOption = Annotated[bool, typer.Option(
-    "--library/--no-library", help="Shorthand: --no-library is --method static-api.")]
 
 console = Console()
 
@@ -36,11 +36,12 @@ def _config(path: Path | None) -> VadarConfig:
     return load_config(path)
 
 
-def _run_dir(out: Path | None, selection: DataSelection, split: str, method: str) -> Path:
+def _run_dir(out: Path | None, selection: DataSelection, prepared: PreparedData, method: str) -> Path:
     if out is not None:
         return out
     data = selection.data.resolve().name if selection.data else "sample"
-    return Path("runs") / f"{data}-{split}-{method}"
+    label = modules_label(prepared.backends)
+    return Path("runs") / "-".join(filter(None, [data, prepared.split, method, label]))
 
 
 def _print_batch(report: BatchReport) -> None:
@@ -69,12 +70,14 @@ def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
 
 
 def _prepared(data: Path | None, split: str | None, limit: int | None, config: Path | None,
-              out: Path | None, method: str) -> tuple[VadarConfig, PreparedData, Path]:
+              out: Path | None, method: str, modules: str | None = None,
+              module: list[str] | None = None) -> tuple[VadarConfig, PreparedData, Path]:
     """Configuration, checked questions and run directory: everything before the LLM starts."""
     selection = DataSelection(data, split, limit)
     settings = _config(config)
-    prepared = selection.prepare(settings)
-    return settings, prepared, _run_dir(out, selection, prepared.split, method)
+    overrides = apply_module_choice(settings, modules, module)
+    prepared = selection.prepare(settings, overrides=overrides)
+    return settings, prepared, _run_dir(out, selection, prepared, method)
 
 
 def _build(session: Session, prepared: PreparedData, out_dir: Path, batch_size: int, batches: int | None) -> None:
@@ -85,11 +88,12 @@ def _build(session: Session, prepared: PreparedData, out_dir: Path, batch_size: 
 def build_api_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
     batch_size: BatchSizeOption = 10, batches: BatchesOption = None,
+    modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None,
 ) -> None:
     """Grow the library: Signature agent then API agent, batch after batch."""
     with user_errors():
-        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "build")
+        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "build", modules, module)
         with open_session(settings) as session:
             _build(session, prepared, out_dir, batch_size, batches)
             total = len(session.store.functions("implemented"))
@@ -99,6 +103,7 @@ def build_api_command(
 def eval_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
     method: MethodOption = "vadar", library: LibraryOption = True,
+    modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None,
 ) -> None:
     """Answer questions with one method; write results.jsonl and a summary."""
@@ -106,7 +111,7 @@ def eval_command(
         method = method if library else "static-api"
         if method not in METHODS:
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-        settings, prepared, out_dir = _prepared(data, split, limit, config, out, method)
+        settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module)
         with open_session(settings) as session:
             summary = evaluate(session, prepared, out_dir, method=method)
         _print_summary(summary, out_dir)
@@ -116,11 +121,12 @@ def run_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
     batch_size: BatchSizeOption = 10,
     batches: Annotated[int | None, typer.Option("--batches", min=1, help="Batches to build the API from.")] = 3,
+    modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None,
 ) -> None:
     """Build the API from the first batches, then answer all the questions with it (the main job)."""
     with user_errors():
-        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar")
+        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar", modules, module)
         with open_session(settings) as session:
             console.print("[bold]building the API[/bold]")
             _build(session, prepared, out_dir, batch_size, batches)

@@ -17,6 +17,7 @@ from omni3d_bench.types import DatasetError
 from vadar.agents.program import ProgramAgent
 from vadar.api_text import render_api
 from vadar.cli.errors import user_errors
+from vadar.cli.options import ModuleOption, ModulesOption, apply_module_choice
 from vadar.config import load_config
 from vadar.pipeline import build_modules, open_session, program_namespace
 
@@ -42,26 +43,13 @@ def load_scene(path: Path, image: Path) -> dict[str, Any]:
     raise DatasetError(f"scene file {path}: expected a scene with 'objects' or a file with 'scenes'")
 
 
-def parse_module_overrides(values: list[str]) -> dict[str, str]:
-    """`--module depth=real` pairs into {slot: backend}."""
-    overrides = {}
-    for value in values:
-        slot, sep, backend = value.partition("=")
-        if not sep or not slot.strip() or not backend.strip():
-            raise DatasetError(f"--module {value!r}: expected SLOT=BACKEND, e.g. depth=real")
-        overrides[slot.strip()] = backend.strip()
-    return overrides
-
-
 def solve_command(
     image: Annotated[Path, typer.Option("--image", help="The image file.")],
     question: Annotated[str, typer.Option("--question", help="The question to answer.")],
     scene: Annotated[Path | None, typer.Option(
         "--scene", help="Scene annotations (CLEVR format) for the oracle modules.")] = None,
-    modules: Annotated[str | None, typer.Option(
-        "--modules", help="Backend of every module: oracle, real or a plugin name (default: config).")] = None,
-    module: Annotated[list[str] | None, typer.Option(
-        "--module", help="Per-module backend, repeatable: --module depth=real.")] = None,
+    modules: ModulesOption = None,
+    module: ModuleOption = None,
     library: Annotated[bool, typer.Option("--library/--no-library", help="Use the learned library.")] = True,
     config: Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")] = None,
 ) -> None:
@@ -70,9 +58,7 @@ def solve_command(
         if not question.strip():
             raise DatasetError("the question is empty; pass it with --question")
         settings = load_config(config)
-        if modules:
-            settings.modules.backend = modules
-        overrides = parse_module_overrides(module or [])
+        overrides = apply_module_choice(settings, modules, module)
         handle = image_handle(image.stem, image)
         annotations = load_scene(scene, image) if scene is not None else None
         oracle = None

@@ -1,0 +1,36 @@
+"""Fixtures shared by several test files."""
+
+import pytest
+
+import base_modules.real
+from base_modules.module import Loc
+from base_modules.module_set import ModuleSet
+from base_modules.oracle import clevr_oracle_modules
+from omni3d_bench import sample_path
+from omni3d_bench.datasets import load_dataset
+
+
+class HalfBlindLoc(Loc):
+    """A stand-in 'real' detector that misses every other object."""
+
+    def __init__(self, inner):
+        super().__init__(device="cpu")
+        self.inner = inner
+
+    def forward(self, image, object_prompt):
+        return self.inner(image, object_prompt)[::2]
+
+
+@pytest.fixture
+def fake_real_modules(monkeypatch):
+    """`real` modules without models: the sample's oracles, with a detector that misses every other object."""
+    dataset = load_dataset(sample_path())
+
+    def fake(config):
+        oracle = clevr_oracle_modules(dataset.scene)
+        return ModuleSet(HalfBlindLoc(oracle.loc), oracle.depth, oracle.vqa, oracle.same_object,
+                         oracle.get_2D_object_size)
+
+    monkeypatch.setattr(base_modules.real, "real_modules", fake)
+
+

@@ -1,0 +1,59 @@
+"""Command-line options shared by several commands, and how module choices reach the config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vadar.config import MODULE_SLOTS, ConfigError, VadarConfig
+
+DataOption = Annotated[Path | None, typer.Option(
+    "--data", help="Data set directory (CLEVR or Omni3D-Bench layout). Default: the built-in sample.")]
+SplitOption = Annotated[str | None, typer.Option(
+    "--split", help="Question split, e.g. dev. Default: the sample's split, or the only split.")]
+LimitOption = Annotated[int | None, typer.Option("--limit", min=0, help="Use only the first N questions.")]
+OutOption = Annotated[Path | None, typer.Option(
+    "--out", help="Run directory for results and summary. Default: runs/<data>-<split>-<method>[-<modules>].")]
+ConfigOption = Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")]
+BatchSizeOption = Annotated[int, typer.Option("--batch-size", min=1, help="Questions per Signature-agent batch.")]
+BatchesOption = Annotated[int | None, typer.Option("--batches", min=1, help="Number of batches (default: all).")]
+MethodOption = Annotated[str, typer.Option(
+    "--method", help="vadar (dynamic API), static-api (predefined modules only), tool-agent or direct.")]
+LibraryOption = Annotated[bool, typer.Option(
+    "--library/--no-library", help="Shorthand: --no-library is --method static-api.")]
+ModulesOption = Annotated[str | None, typer.Option(
+    "--modules", help="Backend of every module: oracle, real or a plugin name (default: config, else oracle).")]
+ModuleOption = Annotated[list[str] | None, typer.Option(
+    "--module", help="Per-module backend, repeatable: --module depth=real.")]
+
+
+def parse_module_overrides(values: list[str]) -> dict[str, str]:
+    """`--module depth=real` pairs into {slot: backend}; an unknown slot is an error, not ignored."""
+    overrides = {}
+    for value in values:
+        slot, sep, backend = (part.strip() for part in value.partition("="))
+        if not sep or not slot or not backend:
+            raise ConfigError(f"--module {value!r}: expected SLOT=BACKEND, e.g. depth=real")
+        if slot not in MODULE_SLOTS:
+            raise ConfigError(f"--module {value!r}: unknown module {slot!r}; modules: {', '.join(MODULE_SLOTS)}")
+        overrides[slot] = backend
+    return overrides
+
+
+def apply_module_choice(settings: VadarConfig, modules: str | None, module: list[str] | None) -> dict[str, str]:
+    """Set `--modules` on the config; return the `--module` overrides for `DataSelection.prepare`."""
+    if modules:
+        settings.modules.backend = modules.strip()
+    return parse_module_overrides(module or [])
+
+
+def modules_label(backends: dict[str, str]) -> str:
+    """Short run-directory suffix: '' for all oracle, 'real' for all real, else 'depth-real+vqa-real'."""
+    chosen = set(backends.values())
+    if chosen <= {"oracle"}:
+        return ""
+    if len(chosen) == 1:
+        return chosen.pop()
+    return "+".join(f"{slot}-{backend}" for slot, backend in backends.items() if backend != "oracle")
