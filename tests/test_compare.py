@@ -5,9 +5,9 @@ from typer.testing import CliRunner
 from vadar.cli import app
 
 
-def write_run(path, method, total, per_type):
+def write_run(path, method, total, per_type, **extra):
     path.mkdir()
-    (path / "summary.json").write_text(json.dumps({
+    (path / "summary.json").write_text(json.dumps({**extra,
         "method": method, "questions": sum(c for c, _ in per_type.values()),
         "accuracy": {"per_type": {t: {"count": c, "mean": m} for t, (c, m) in per_type.items()},
                      "total": total, "mean_over_types": 0.5},
@@ -18,7 +18,7 @@ def write_run(path, method, total, per_type):
 
 
 def test_compare_prints_runs_side_by_side(tmp_path):
-    write_run(tmp_path / "a", "vadar", 0.6, {"int": (2, 0.5), "str": (3, 0.667)})
+    write_run(tmp_path / "a", "vadar", 0.6, {"int": (2, 0.5), "str": (3, 0.667)}, mean_llm_replies_per_question=1.5)
     write_run(tmp_path / "b", "direct", 0.4, {"str": (5, 0.4)})
     result = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
                                       "--output", str(tmp_path / "t.md")])
@@ -28,6 +28,7 @@ def test_compare_prints_runs_side_by_side(tmp_path):
     assert "| int | 0.500 (n=2) |  |" in lines
     assert "| **total (weighted)** | 0.600 | 0.400 |" in lines
     assert "| seconds / question | 12.3 | 12.3 |" in lines
+    assert "| LLM replies / question | 1.50 |  |" in lines  # older summaries lack the figure
     assert (tmp_path / "t.md").read_text().startswith("| | vadar (a)")
 
 

@@ -52,6 +52,7 @@ def comparison_table(runs: Sequence[RunSummary]) -> str:
     row("**total (weighted)**", [_fmt(a.get("total")) for a in accuracy])
     row("**mean over types**", [_fmt(a.get("mean_over_types")) for a in accuracy])
     row("failed programs", [str(len(run.data.get("failed_questions", []))) for run in runs])
+    row("LLM replies / question", [_fmt(run.data.get("mean_llm_replies_per_question"), 2) for run in runs])
     row("seconds / question", [_fmt(run.data.get("mean_seconds_per_question"), 1) for run in runs])
     row("prompt tokens / question", [_fmt(run.data.get("mean_prompt_tokens_per_question"), 0) for run in runs])
     row("completion tokens / question",

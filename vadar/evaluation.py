@@ -35,6 +35,7 @@ class EvalSummary:
     mean_prompt_tokens: float = 0.0
     mean_completion_tokens: float = 0.0
     mean_cached_prompt_tokens: float = 0.0
+    mean_llm_replies: float = 0.0
     header: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -47,6 +48,7 @@ class EvalSummary:
             "mean_prompt_tokens_per_question": self.mean_prompt_tokens,
             "mean_completion_tokens_per_question": self.mean_completion_tokens,
             "mean_cached_prompt_tokens_per_question": self.mean_cached_prompt_tokens,
+            "mean_llm_replies_per_question": self.mean_llm_replies,
         }
 
     def to_markdown(self) -> str:
@@ -59,6 +61,7 @@ class EvalSummary:
             f"- mean tokens per question: {self.mean_prompt_tokens:.0f} prompt "
             f"({self.mean_cached_prompt_tokens:.0f} served from the prefix cache), "
             f"{self.mean_completion_tokens:.0f} completion",
+            f"- mean LLM replies per question: {self.mean_llm_replies:.2f}",
             "",
             self.metrics.to_markdown(),
             "",
@@ -82,6 +85,7 @@ def summarize_results(results: Sequence[QuestionResult], header: dict[str, Any] 
         mean_prompt_tokens=mean(r.prompt_tokens for r in results),
         mean_completion_tokens=mean(r.completion_tokens for r in results),
         mean_cached_prompt_tokens=mean(r.cached_prompt_tokens for r in results),
+        mean_llm_replies=mean(r.attempts for r in results),
         header=dict(header or {}),
     )
 
@@ -111,6 +115,7 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
         image_id=question.image_id,
         method=method,
         module_calls=[_call_summary(c) for c in outcome.calls],
+        step_errors=list(outcome.errors),
     )
 
 

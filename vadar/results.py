@@ -31,6 +31,7 @@ class QuestionResult:
     image_id: str
     method: str = "vadar"
     module_calls: list[Any] = field(default_factory=list)
+    step_errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
 
 
 class ResultsFile:
