@@ -112,7 +112,7 @@ def test_configured_limits_reach_the_agents(config, tmp_path):
     tool = json.loads((tmp_path / "tool" / "results.jsonl").read_text())
     static = json.loads((tmp_path / "static" / "results.jsonl").read_text())
     assert "no <answer> within 2 replies" in tool["error"] and len(llm.calls) == 3  # 2 tool turns + 1 program try
-    assert "repeats an earlier one" in tool["step_errors"][0]
+    assert tool["step_errors"] == ["repeated an earlier step; its result was shown again"]
     assert "NameError" in static["error"]
     header = json.loads((tmp_path / "tool" / "summary.json").read_text())
     assert header["agent_limits"]["tool_budget"] == 2 and header["mean_llm_replies_per_question"] == 2

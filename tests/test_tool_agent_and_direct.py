@@ -78,7 +78,8 @@ def test_tool_agent_does_not_rerun_a_repeated_step():
     ])
     outcome = ToolAgent(llm, run).solve("q", render_api(), namespace)
     assert outcome.answer == "2" and outcome.attempts == 4
-    assert "repeats an earlier one exactly" in llm.calls[2][-1]["content"]
+    repeat_notice = llm.calls[2][-1]["content"]
+    assert "You already ran exactly this step" in repeat_notice and "Output: 2" in repeat_notice  # the result again
     assert llm.calls[3][-1]["content"].startswith("Output: 2")  # the new step ran, after the replayed first
     assert outcome.program.count("loc(image, 'cube')") == 1
     assert seen == ["cube", "cube", "sphere"]  # step 1, then step 1 replayed before step 3; step 2 never ran

@@ -4,8 +4,9 @@ The LLM issues code inside `<execute>...</execute>`, sees what it printed (or th
 with `<answer>...</answer>`, within a budget of replies. Steps run in the same sandbox as programs;
 earlier successful steps are replayed before each new one, so variables persist without keeping a
 live interpreter, and only the new step's output is shown. A step that repeats an earlier one
-exactly is not run again (tools are deterministic): the model is told to answer or try something
-else, since small models otherwise loop on one step until the budget runs out.
+exactly is not run again (tools are deterministic): the model gets the earlier result once more
+and is asked to answer from it or try something else, since small models otherwise loop on one
+step until the budget runs out.
 """
 
 from __future__ import annotations
@@ -25,8 +26,7 @@ from vadar.llm.chat import ChatModel
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|\Z)", re.DOTALL)
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _FENCE = re.compile(r"^```(?:python|py)?\s*\n?|\n?```\s*$")
-REPEATED_STEP = ("this step repeats an earlier one exactly, so it was not run again: its result would not "
-                 "change. Reply with the <answer> now, or run a different step.")
+REPEATED_STEP = "repeated an earlier step; its result was shown again"
 
 
 def _step_key(code: str) -> str:
@@ -71,10 +71,11 @@ class ToolAgent:
         ]
         outcome = ProgramOutcome(answer=ERROR_ANSWER, program=None, error=None, attempts=0)
         steps: list[str] = []
-        tried: set[str] = set()
+        tried: dict[str, tuple[str | None, str]] = {}  # step -> (error, output) it gave
         shown = ""
         for turn in range(1, self.budget + 1):
             outcome.attempts = turn
+            repeated = False
             reply = self.llm.complete(messages, max_tokens=TOOL_STEP.max_tokens)
             outcome.prompt_tokens += reply.prompt_tokens or 0
             outcome.completion_tokens += reply.completion_tokens or 0
@@ -91,9 +92,9 @@ class ToolAgent:
             elif action.code is None:
                 error, output = "reply with code in <execute></execute> or the result in <answer></answer>", ""
             elif _step_key(action.code) in tried:
-                error, output = REPEATED_STEP, ""
+                (error, output), repeated = tried[_step_key(action.code)], True
+                outcome.errors.append(REPEATED_STEP)
             else:
-                tried.add(_step_key(action.code))
                 result = self.executor("\n".join([*steps, action.code]) + "\n", namespace)
                 if result.infrastructure_error:
                     raise InfrastructureFailure(result.infrastructure_error)
@@ -103,12 +104,13 @@ class ToolAgent:
                 if error is None:
                     steps.append(action.code)
                     shown = result.stdout
-            if error:
+                tried[_step_key(action.code)] = (error, output)
+            if error and not repeated:
                 outcome.errors.append(error)
             outcome.error = f"no <answer> within {self.budget} replies" + (f"; last error: {error}" if error else "")
             remaining = self.budget - turn
             messages.append({"role": "user", "content": prompts.render(
-                "tool_observation", error=error, output=output[-2000:], remaining=remaining)})
+                "tool_observation", error=error, output=output[-2000:], remaining=remaining, repeated=repeated)})
         outcome.program = "\n\n".join(steps) or None
         outcome.seconds = time.perf_counter() - started
         if outcome.error is not None:
