@@ -85,6 +85,14 @@ def test_tool_agent_does_not_rerun_a_repeated_step():
     assert seen == ["cube", "cube", "sphere"]  # step 1, then step 1 replayed before step 3; step 2 never ran
 
 
+def test_a_repeated_failing_step_asks_for_a_fix_not_an_answer():
+    llm = ScriptedLLM(["<execute>print(boxes)</execute>"] * 2 + ["<answer>0</answer>"])
+    ToolAgent(llm, run).solve("q", render_api(), NAMESPACE)
+    notice = llm.calls[2][-1]["content"]
+    assert "NameError" in notice and "fix the step or run a different one" in notice
+    assert "Give the <answer> using this result" not in notice
+
+
 SCENE = {"objects": [{"color": "red", "shape": "cube", "3d_coords": [1.23456, 2.0, 0.35],
                       "mask": list(range(1000))}]}
 
