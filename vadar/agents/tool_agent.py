@@ -91,8 +91,8 @@ class ToolAgent:
                 error, output = "the <answer> was empty", ""
             elif action.code is None:
                 error, output = "reply with code in <execute></execute> or the result in <answer></answer>", ""
-            elif _step_key(action.code) in tried:
-                (error, output), repeated = tried[_step_key(action.code)], True
+            elif (key := _step_key(action.code)) in tried:
+                (error, output), repeated = tried[key], True
                 outcome.errors.append(REPEATED_STEP)
             else:
                 result = self.executor("\n".join([*steps, action.code]) + "\n", namespace)
@@ -104,7 +104,7 @@ class ToolAgent:
                 if error is None:
                     steps.append(action.code)
                     shown = result.stdout
-                tried[_step_key(action.code)] = (error, output)
+                tried[key] = (error, output)
             if error and not repeated:
                 outcome.errors.append(error)
             outcome.error = f"no <answer> within {self.budget} replies" + (f"; last error: {error}" if error else "")
