@@ -70,7 +70,7 @@ class SandboxConfig:
 
 @dataclass
 class AgentsConfig:
-    """Attempt limits of the agents; the defaults follow the VADAR paper."""
+    """Attempt limits of the agents; the 5 implementation attempts follow the VADAR paper."""
 
     signature_attempts: int = 3
     max_new_functions: int = 5
