@@ -9,7 +9,6 @@ from omni3d_bench import sample_path
 from vadar.cli import app
 from vadar.cli.options import modules_label, parse_module_overrides
 from vadar.llm.doubles import ScriptedLLM
-from omni3d_bench.types import DatasetError
 from vadar.config import ConfigError
 
 runner = CliRunner()
