@@ -14,7 +14,8 @@ from base_modules.oracle.clevr import clevr_oracle_modules
 from omni3d_bench.datasets.clevr import ClevrDataset
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
-from vadar.gold_programs import GoldProgramError, run_gold_program
+from omni3d_bench.datasets.clevr_module_world import run_gold_program
+from omni3d_bench.datasets.clevr_programs import ProgramError
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def evaluate_gold(
             image = dataset.image(question)
             try:
                 prediction = run_gold_program(question.gold_program, image, modules)
-            except (ModuleError, GoldProgramError) as exc:
+            except (ModuleError, ProgramError) as exc:
                 prediction = f"error: {exc}"
             score = score_answer(prediction, question.answer, question.answer_type)
             report.outcomes.append(GoldOutcome(question, prediction, score))

@@ -1,18 +1,53 @@
-"""Execute CLEVR functional programs on a CLEVR scene.
+"""The one interpreter of CLEVR functional programs, over a pluggable world.
 
-Gold answers of generated questions (the built-in sample) come from here, and the same code
-checks that a data set's programs, scenes and answers agree with each other.
+A *world* answers four questions about the objects of one image: which objects there are, an
+object's attribute, whether two handles are the same object, and which objects stand in a
+relation to one. `SceneWorld` reads CLEVR scene annotations (gold answers of generated
+questions, data checks); `ModuleWorld` (clevr_module_world.py) asks the five perception modules,
+which checks modules, data and metrics end to end. Both run the same functions below.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 ATTRIBUTES = ("color", "material", "shape", "size")
 
 
 class ProgramError(ValueError):
-    """A program cannot run on a scene (e.g. `unique` over zero or several objects)."""
+    """A program cannot run in a world (e.g. `unique` over zero or several objects)."""
+
+
+class ClevrWorld(Protocol):
+    """What CLEVR's functions need to know about one image; objects are opaque handles."""
+
+    def objects(self) -> list[Any]: ...
+
+    def attribute(self, obj: Any, attribute: str) -> str: ...
+
+    def same(self, a: Any, b: Any) -> bool: ...
+
+    def relate(self, obj: Any, relation: str) -> list[Any]: ...
+
+
+class SceneWorld:
+    """A CLEVR scene annotation; objects are indices into `scene["objects"]`."""
+
+    def __init__(self, scene: Mapping[str, Any]) -> None:
+        self.scene = scene
+
+    def objects(self) -> list[int]:
+        return list(range(len(self.scene["objects"])))
+
+    def attribute(self, obj: int, attribute: str) -> str:
+        return self.scene["objects"][obj][attribute]
+
+    def same(self, a: int, b: int) -> bool:
+        return a == b
+
+    def relate(self, obj: int, relation: str) -> list[int]:
+        return sorted(self.scene["relationships"][relation][obj])
 
 
 def format_answer(value: Any) -> str:
@@ -22,16 +57,19 @@ def format_answer(value: Any) -> str:
     return str(value)
 
 
-def execute(program: list[dict[str, Any]], scene: dict[str, Any]) -> Any:
-    """Run `program` on `scene` and return the final node's value (object sets are lists)."""
-    objects = scene["objects"]
+def _world(world: ClevrWorld | Mapping[str, Any]) -> ClevrWorld:
+    return SceneWorld(world) if isinstance(world, Mapping) else world
+
+
+def execute(program: Sequence[Mapping[str, Any]], world: ClevrWorld | Mapping[str, Any]) -> Any:
+    """Run `program` in `world` (or on a scene dict) and return the final node's value."""
+    world = _world(world)
     values: list[Any] = []
     for step, node in enumerate(program):
         fn = node["function"]
         args = [values[i] for i in node.get("inputs", [])]
-        params = node.get("value_inputs", [])
         try:
-            values.append(apply(fn, args, params, objects, scene))
+            values.append(apply(fn, args, list(node.get("value_inputs", [])), world))
         except ProgramError as exc:
             raise ProgramError(f"step {step} ({fn}): {exc}") from None
     if not values:
@@ -39,45 +77,45 @@ def execute(program: list[dict[str, Any]], scene: dict[str, Any]) -> Any:
     return values[-1]
 
 
-def answer(program: list[dict[str, Any]], scene: dict[str, Any]) -> str:
+def answer(program: Sequence[Mapping[str, Any]], world: ClevrWorld | Mapping[str, Any]) -> str:
     """The program's answer in CLEVR's string form."""
-    return format_answer(execute(program, scene))
+    return format_answer(execute(program, world))
 
 
-def apply(fn: str, args: list[Any], params: list[str], objects: list[dict[str, Any]],
-          scene: dict[str, Any]) -> Any:
-    """One CLEVR function; object sets are sorted lists of object indices."""
+def apply(fn: str, args: list[Any], params: list[str], world: ClevrWorld) -> Any:
+    """One CLEVR function; object sets are lists of the world's object handles."""
+    kind, _, attr = fn.partition("_")
     if fn == "scene":
-        return list(range(len(objects)))
-    if fn.startswith("filter_"):
-        attr = fn[len("filter_"):]
-        return [i for i in args[0] if objects[i][attr] == params[0]]
+        return world.objects()
     if fn == "unique":
         if len(args[0]) != 1:
             raise ProgramError(f"expected exactly one object, got {len(args[0])}")
         return args[0][0]
     if fn == "relate":
-        return sorted(scene["relationships"][params[0]][args[0]])
+        return world.relate(args[0], params[0])
     if fn == "union":
-        return sorted(set(args[0]) | set(args[1]))
+        return list(args[0]) + [y for y in args[1] if not any(world.same(x, y) for x in args[0])]
     if fn == "intersect":
-        return sorted(set(args[0]) & set(args[1]))
+        return [x for x in args[0] if any(world.same(x, y) for y in args[1])]
     if fn == "count":
         return len(args[0])
     if fn == "exist":
         return len(args[0]) > 0
-    if fn.startswith("query_"):
-        return objects[args[0]][fn[len("query_"):]]
-    if fn.startswith("same_"):
-        attr = fn[len("same_"):]
-        value = objects[args[0]][attr]
-        return [i for i in range(len(objects)) if i != args[0] and objects[i][attr] == value]
-    if fn.startswith("equal_") and fn[len("equal_"):] in ATTRIBUTES:
-        return args[0] == args[1]
     if fn == "equal_integer":
         return args[0] == args[1]
     if fn == "less_than":
         return args[0] < args[1]
     if fn == "greater_than":
         return args[0] > args[1]
+    if attr in ATTRIBUTES:
+        if kind == "filter":
+            return [o for o in args[0] if world.attribute(o, attr) == params[0]]
+        if kind == "query":
+            return world.attribute(args[0], attr)
+        if kind == "same":
+            value = world.attribute(args[0], attr)
+            return [o for o in world.objects()
+                    if not world.same(o, args[0]) and world.attribute(o, attr) == value]
+        if kind == "equal":
+            return args[0] == args[1]
     raise ProgramError(f"unknown CLEVR function {fn!r}")
