@@ -1,4 +1,4 @@
-"""The one perception-module interface, and the five predefined modules programs may call.
+"""The one perception-module interface, the five predefined modules, and a set of one of each.
 
 A concrete module (oracle or model-backed) subclasses one of the five spec classes below and
 implements `forward`. The spec class owns the signature and the docstring: that text is what the
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from base_modules.types import BBox, Image
@@ -144,3 +146,46 @@ def module_stub(spec: type[Module]) -> str:
     doc = inspect.cleandoc(spec.forward.__doc__ or "")
     body = "\n".join(("    " + line) if line else "" for line in doc.splitlines())
     return f'def {spec.name}{rendered}:\n    """\n{body}\n    """'
+
+
+@dataclass
+class ModuleSet:
+    """One instance of each predefined module; field names are the names programs call them by.
+
+    A plain container, so oracle and model-backed modules can be mixed per slot (e.g. oracle `loc`
+    with a model `depth`); validation only checks each slot implements the right spec class.
+    """
+
+    loc: Loc
+    depth: Depth
+    vqa: VQA
+    same_object: SameObject
+    get_2D_object_size: ObjectSize2D
+
+    def __post_init__(self) -> None:
+        for spec in PREDEFINED_MODULES:
+            module = getattr(self, spec.name)
+            if not isinstance(module, Module):
+                raise TypeError(
+                    f"ModuleSet.{spec.name} must be a {spec.__name__} module, got {module!r}"
+                )
+            try:
+                actual = spec_class(module)
+            except TypeError:
+                actual = None
+            if actual is not spec:
+                got = actual.__name__ if actual else "no predefined module"
+                raise TypeError(
+                    f"ModuleSet.{spec.name} must implement {spec.__name__}, but "
+                    f"{type(module).__name__} implements {got}"
+                )
+
+    def as_namespace(self) -> dict[str, Module]:
+        """Module name as the LLM sees it -> module, in the predefined order."""
+        return {spec.name: getattr(self, spec.name) for spec in PREDEFINED_MODULES}
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self.as_namespace().values())
+
+    def __len__(self) -> int:
+        return len(fields(self))

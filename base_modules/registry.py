@@ -16,7 +16,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from base_modules.module import PREDEFINED_MODULES, Module
-from base_modules.module_set import ModuleSet
+from base_modules.module import ModuleSet
 
 ENTRY_POINT_GROUP = "vadar.modules"
 SLOTS: tuple[str, ...] = tuple(spec.name for spec in PREDEFINED_MODULES)
@@ -48,28 +48,57 @@ def _unknown(name: str) -> Callable[..., Module]:
                        f"point in group '{ENTRY_POINT_GROUP}')")
 
 
-def parse_spec(spec: Mapping[str, str], default: str) -> dict[str, str]:
-    """Every slot's backend name: `default` unless `spec` overrides it; unknown slots are errors."""
-    unknown = sorted(set(spec) - set(SLOTS))
-    if unknown:
-        raise BackendError(f"unknown module name(s) {', '.join(unknown)}; modules are {', '.join(SLOTS)}")
-    chosen = {slot: (spec.get(slot) or default).strip().lower() for slot in SLOTS}
-    for slot, name in chosen.items():
-        if not name:
-            raise BackendError(f"module '{slot}' has an empty backend name")
+def slot_name(text: str) -> str:
+    """The canonical slot for `text`, matched case-insensitively; one error for a misspelling."""
+    wanted = text.strip().lower()
+    for slot in SLOTS:
+        if slot.lower() == wanted:
+            return slot
+    raise BackendError(f"unknown module {text.strip()!r}; modules are {', '.join(SLOTS)}")
+
+
+def backend_name(text: str | None, *, slot: str = "backend") -> str:
+    """Backend names are case-insensitive: `Oracle` and `oracle` are the same backend."""
+    name = (text or "").strip().lower()
+    if not name:
+        raise BackendError(f"module '{slot}' has an empty backend name")
+    return name
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """`SLOT=BACKEND` (as in `--module depth=real`) into the canonical slot and backend."""
+    slot, sep, backend = (part.strip() for part in text.partition("="))
+    if not sep or not slot or not backend:
+        raise BackendError(f"{text!r}: expected SLOT=BACKEND, e.g. depth=real")
+    canonical = slot_name(slot)
+    return canonical, backend_name(backend, slot=canonical)
+
+
+def resolve(default: str, *choices: Mapping[str, str | None]) -> dict[str, str]:
+    """Every slot's backend: `default`, then each mapping of per-slot choices in turn (later wins).
+
+    The one place slot and backend names are checked and normalised, so config, CLI, ablation
+    grids and the pipeline agree on what `[modules] backend = "Oracle"` means.
+    """
+    chosen = {slot: backend_name(default) for slot in SLOTS}
+    for mapping in choices:
+        for slot, backend in mapping.items():
+            if backend is not None:
+                canonical = slot_name(slot)
+                chosen[canonical] = backend_name(backend, slot=canonical)
     return chosen
 
 
 def build_module_set(spec: Mapping[str, str], *, default: str = "oracle",
                      builtins: Mapping[str, Callable[[], ModuleSet]],
                      plugin_options: Mapping[str, Any] | None = None) -> ModuleSet:
-    """A `ModuleSet` with each slot from its chosen backend.
+    """A `ModuleSet` with each slot from its chosen backend (`default` unless `spec` names one).
 
     `builtins` maps built-in backend names ("oracle", "real") to factories of whole module sets;
     each factory runs at most once and only if some slot chose it, so choosing `oracle` everywhere
     never touches torch. Any other name is looked up as an entry-point plugin.
     """
-    chosen = parse_spec(spec, default)
+    chosen = resolve(default, spec)
     built: dict[str, ModuleSet] = {}
     plugins: dict[str, Callable[..., Module]] = {}
     slots: dict[str, Module] = {}

@@ -4,7 +4,7 @@ import pytest
 
 import base_modules.real
 from base_modules.module import Loc
-from base_modules.module_set import ModuleSet
+from base_modules.module import ModuleSet
 from base_modules.oracle import clevr_oracle_modules
 from omni3d_bench import sample_path
 from omni3d_bench.datasets import load_dataset

@@ -43,7 +43,7 @@ def test_per_slot_override_mixes_backends():
 
 def test_unknown_slot_and_backend_are_reported_with_the_choices():
     builtins = {"oracle": oracle_factory([])}
-    with pytest.raises(BackendError, match=r"unknown module name\(s\) detph; modules are loc, depth"):
+    with pytest.raises(BackendError, match=r"unknown module 'detph'; modules are loc, depth"):
         build_module_set({"detph": "real"}, builtins=builtins)
     with pytest.raises(BackendError, match=rf"unknown module backend 'nope'; known: oracle, real.*{ENTRY_POINT_GROUP}"):
         build_module_set({"vqa": "nope"}, builtins=builtins)

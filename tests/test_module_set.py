@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from base_modules.module import PREDEFINED_MODULES, Depth, Loc, Module
-from base_modules.module_set import ModuleSet
+from base_modules.module import ModuleSet
 from base_modules.oracle.clevr import ClevrDepth, ClevrLoc, clevr_oracle_modules
 
 

@@ -14,9 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vadar.config import MODULE_SLOTS, VadarConfig
+from base_modules.registry import SLOTS, BackendError, backend_name, parse_assignment, resolve
+from vadar.config import VadarConfig
 from vadar.evaluation import EvalSummary
-from vadar.pipeline import DataSelection, Session, evaluate
+from vadar.pipeline import evaluate
+from vadar.prepare import DataSelection
+from vadar.session import Session
 
 
 class GridError(ValueError):
@@ -36,14 +39,12 @@ def parse_grid_entry(text: str) -> GridEntry:
     base, _, rest = text.strip().partition("+")
     if not base or "=" in base:
         raise GridError(f"grid entry {text!r}: start with a base backend, e.g. 'real' or 'real+depth=oracle'")
-    backends = {slot: base for slot in MODULE_SLOTS}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        slot, sep, backend = item.partition("=")
-        if not sep or slot not in MODULE_SLOTS or not backend:
-            raise GridError(f"grid entry {text!r}: {item!r} must be SLOT=BACKEND with SLOT one of "
-                            f"{', '.join(MODULE_SLOTS)}")
-        backends[slot] = backend
-    return GridEntry(_entry_name(base, backends), backends)
+    try:
+        pairs = [parse_assignment(item) for item in filter(None, (p.strip() for p in rest.split(",")))]
+        backends = resolve(base, dict(pairs))
+    except BackendError as exc:
+        raise GridError(f"grid entry {text!r}: {exc}") from None
+    return GridEntry(_entry_name(backend_name(base), backends), backends)
 
 
 def _entry_name(base: str, backends: dict[str, str]) -> str:
@@ -54,7 +55,7 @@ def _entry_name(base: str, backends: dict[str, str]) -> str:
 def default_grid() -> list[GridEntry]:
     """All real, all oracle, and each single module switched to oracle from all real."""
     entries = [parse_grid_entry("real"), parse_grid_entry("oracle")]
-    entries += [parse_grid_entry(f"real+{slot}=oracle") for slot in MODULE_SLOTS]
+    entries += [parse_grid_entry(f"real+{slot}=oracle") for slot in SLOTS]
     return entries
 
 
@@ -70,7 +71,7 @@ class AblationReport:
     def rows(self) -> list[dict[str, str]]:
         rows = []
         for entry, summary in zip(self.entries, self.summaries, strict=True):
-            row = {"configuration": entry.name, **{slot: entry.backends[slot] for slot in MODULE_SLOTS}}
+            row = {"configuration": entry.name, **{slot: entry.backends[slot] for slot in SLOTS}}
             for answer_type in self.answer_types():
                 part = summary.metrics.per_type.get(answer_type)
                 row[answer_type] = f"{part.mean:.4f}" if part else ""
@@ -95,7 +96,7 @@ def run_ablation(session: Session, selection: DataSelection, out_dir: Path, grid
 
 
 def _with_backends(config: VadarConfig, backends: dict[str, str]) -> VadarConfig:
-    modules = dataclasses.replace(config.modules, **backends)
+    modules = dataclasses.replace(config.modules, per_module=dict(backends))
     return dataclasses.replace(config, modules=modules)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import platformdirs
 
 from base_modules.real.config import RealModulesConfig
+from base_modules.registry import SLOTS, BackendError, backend_name, resolve, slot_name
 
 
 class ConfigError(ValueError):
@@ -110,28 +111,24 @@ class PathsConfig:
         return self.model_cache_dir or self.home / "models"
 
 
-MODULE_SLOTS: tuple[str, ...] = ("loc", "depth", "vqa", "same_object", "get_2D_object_size")
-
-
 @dataclass
 class ModulesConfig:
-    """Backend per perception module: `oracle`, `real`, or the name of an entry-point plugin."""
+    """Backend per perception module: `oracle`, `real`, or the name of an entry-point plugin.
+
+    `backend` is the default of every slot; `per_module` maps a slot (as written in TOML
+    `[modules] depth = "real"` or `VADAR_MODULES_DEPTH`) to its own backend. Slot names and their
+    checks live in `base_modules.registry`, the one owner of the five slots.
+    """
 
     backend: str = "oracle"
-    loc: str | None = None
-    depth: str | None = None
-    vqa: str | None = None
-    same_object: str | None = None
-    get_2D_object_size: str | None = None
-
-    def spec(self) -> dict[str, str]:
-        """Per-slot choices that differ from `backend`."""
-        return {slot: value for slot in MODULE_SLOTS if (value := getattr(self, slot))}
+    per_module: dict[str, str] = field(default_factory=dict)
 
     def resolved(self, overrides: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The backend of every slot after per-slot settings and `overrides`."""
-        chosen = {slot: self.backend for slot in MODULE_SLOTS} | self.spec() | dict(overrides or {})
-        return {slot: chosen[slot] for slot in MODULE_SLOTS}
+        """The backend of every slot, lower-cased, after per-slot settings and `overrides`."""
+        try:
+            return resolve(self.backend, self.per_module, overrides or {})
+        except BackendError as exc:
+            raise ConfigError(f"[modules] {exc}") from None
 
 
 @dataclass
@@ -177,7 +174,11 @@ def _apply_toml(config: VadarConfig, path: Path) -> None:
             raise ConfigError(f"{path}: unknown section [{section}]; known: {', '.join(_SECTIONS)}")
         target = getattr(config, section)
         for key, raw in values.items():
-            _set_field(target, key, raw, origin=f"{path} [{section}] {key}")
+            origin = f"{path} [{section}] {key}"
+            if section == "modules" and key != "backend":
+                _set_module(config.modules, key, raw, origin=origin)
+            else:
+                _set_field(target, key, raw, origin=origin)
 
 
 def _apply_env(config: VadarConfig, env: Mapping[str, str]) -> None:
@@ -187,10 +188,23 @@ def _apply_env(config: VadarConfig, env: Mapping[str, str]) -> None:
             name = f"VADAR_{section.upper()}_{f.name.upper()}"
             if name in env:
                 _set_field(target, f.name, env[name], origin=name)
+    for slot in SLOTS:
+        name = f"VADAR_MODULES_{slot.upper()}"
+        if name in env:
+            _set_module(config.modules, slot, env[name], origin=name)
     if "VADAR_HOME" in env:
         config.paths.home = Path(env["VADAR_HOME"])
     if config.llm.base_url and config.llm.api_key == LLMConfig.api_key and env.get("OPENAI_API_KEY"):
         config.llm.api_key = env["OPENAI_API_KEY"]
+
+
+def _set_module(modules: ModulesConfig, slot: str, raw: object, *, origin: str) -> None:
+    """`[modules] depth = "real"`: a per-slot backend, checked and normalised by the registry."""
+    try:
+        canonical = slot_name(slot)
+        modules.per_module[canonical] = backend_name(str(raw), slot=canonical)
+    except BackendError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
 
 
 def _set_field(target: object, key: str, raw: object, *, origin: str) -> None:

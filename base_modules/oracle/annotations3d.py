@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from base_modules.module import VQA, Depth, Loc, ModuleError, ObjectSize2D, SameObject
-from base_modules.module_set import ModuleSet
+from base_modules.module import ModuleSet
 from base_modules.oracle.annotations3d_vocab import (
     FILLER,
     Vocabulary,

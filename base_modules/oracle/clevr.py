@@ -7,7 +7,7 @@ the scene. They share one `ClevrScenes` cache, so each scene's camera is fitted 
 from __future__ import annotations
 
 from base_modules.module import VQA, Depth, Loc, ModuleError, ObjectSize2D, SameObject
-from base_modules.module_set import ModuleSet
+from base_modules.module import ModuleSet
 from base_modules.oracle.clevr_scene import ClevrScenes, SceneLookup
 from base_modules.oracle.clevr_vocab import parse_attribute_question, parse_object_prompt
 from base_modules.types import BBox, Image

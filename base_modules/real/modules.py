@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from base_modules.module import VQA, Depth, Loc, ObjectSize2D, SameObject
-from base_modules.module_set import ModuleSet
+from base_modules.module import ModuleSet
 from base_modules.real.boxes import as_box, box_iou, mask_iou, mask_to_box
 from base_modules.real.config import RealModulesConfig
 from base_modules.real.perception import Perception

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from vadar.config import MODULE_SLOTS, ConfigError, VadarConfig
+from base_modules.registry import BackendError, backend_name, parse_assignment
+from vadar.config import ConfigError, VadarConfig
 
 DataOption = Annotated[Path | None, typer.Option(
     "--data", help="Data set directory (CLEVR or Omni3D-Bench layout). Default: the built-in sample.")]
@@ -33,11 +34,10 @@ def parse_module_overrides(values: list[str]) -> dict[str, str]:
     """`--module depth=real` pairs into {slot: backend}; an unknown slot is an error, not ignored."""
     overrides = {}
     for value in values:
-        slot, sep, backend = (part.strip() for part in value.partition("="))
-        if not sep or not slot or not backend:
-            raise ConfigError(f"--module {value!r}: expected SLOT=BACKEND, e.g. depth=real")
-        if slot not in MODULE_SLOTS:
-            raise ConfigError(f"--module {value!r}: unknown module {slot!r}; modules: {', '.join(MODULE_SLOTS)}")
+        try:
+            slot, backend = parse_assignment(value)
+        except BackendError as exc:
+            raise ConfigError(f"--module {exc}") from None
         overrides[slot] = backend
     return overrides
 
@@ -45,7 +45,10 @@ def parse_module_overrides(values: list[str]) -> dict[str, str]:
 def apply_module_choice(settings: VadarConfig, modules: str | None, module: list[str] | None) -> dict[str, str]:
     """Set `--modules` on the config; return the `--module` overrides for `DataSelection.prepare`."""
     if modules:
-        settings.modules.backend = modules.strip()
+        try:
+            settings.modules.backend = backend_name(modules, slot="--modules")
+        except BackendError as exc:
+            raise ConfigError(str(exc)) from None
     return parse_module_overrides(module or [])
 
 
