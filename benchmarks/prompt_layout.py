@@ -23,7 +23,7 @@ from vadar.api_text import render_api
 from vadar.config import load_config
 from vadar.llm.client import LLMClient
 from vadar.llm.embedded import open_endpoint
-from vadar.pipeline import DataSelection
+from vadar.prepare import DataSelection
 
 
 def layouts(question: str, api_text: str) -> dict[str, list[dict[str, str]]]:

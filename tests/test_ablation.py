@@ -5,7 +5,8 @@ import pytest
 from vadar.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM
-from vadar.pipeline import DataSelection, open_session
+from vadar.prepare import DataSelection
+from vadar.session import open_session
 
 
 def test_default_grid():

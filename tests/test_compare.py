@@ -34,4 +34,4 @@ def test_compare_prints_runs_side_by_side(tmp_path):
 
 def test_compare_missing_summary_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(app, ["compare", str(tmp_path)])
-    assert result.exit_code == 1 and "no summary.json" in result.output
+    assert result.exit_code == 1 and "no summary.json or results.jsonl" in result.output

@@ -8,7 +8,9 @@ import pytest
 from api_store import FunctionStatus
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM
-from vadar.pipeline import DataSelection, build_api, evaluate, open_session
+from vadar.pipeline import build_api, evaluate
+from vadar.prepare import DataSelection
+from vadar.session import open_session
 
 STUB = '''```python
 def _count(image: Image, object_prompt: str) -> int:

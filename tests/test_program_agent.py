@@ -1,6 +1,7 @@
 import pytest
 
-from vadar.agents.program import InfrastructureFailure, ProgramAgent
+from vadar.agents.outcome import InfrastructureFailure
+from vadar.agents.program import ProgramAgent
 from vadar.answers import ERROR_ANSWER
 from vadar.api_text import render_api
 from vadar.llm.doubles import ScriptedLLM

@@ -11,7 +11,9 @@ import pytest
 from api_store import FunctionStatus
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ReplayLLM
-from vadar.pipeline import DataSelection, build_api, evaluate, open_session
+from vadar.pipeline import build_api, evaluate
+from vadar.prepare import DataSelection
+from vadar.session import open_session
 
 CASSETTE = Path(__file__).parent / "cassettes" / "sample_run.jsonl"
 

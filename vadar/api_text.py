@@ -6,13 +6,8 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from base_modules.module import PREDEFINED_MODULES, Module, module_stub
+from vadar import prompts
 
-TYPES_PREAMBLE = '''\
-# Types
-# Image: the handle of the question's image (global name `image`); pass it to functions unchanged.
-#        It has the attributes image.width and image.height (pixels) and image.focal_length
-#        (pixels, or None if unknown): an object's size in metres = size in pixels * depth / focal_length.
-# BBox:  a box [x_min, y_min, x_max, y_max] in image pixels (a list of 4 floats).'''
 
 
 class FunctionSpec(Protocol):
@@ -41,7 +36,7 @@ def render_api(
     modules: Sequence[type[Module]] = PREDEFINED_MODULES,
 ) -> str:
     """The whole API as Python stubs: types, predefined modules, then library functions."""
-    parts = [TYPES_PREAMBLE, "# Predefined modules"]
+    parts = [prompts.render("api_types").rstrip("\n"), "# Predefined modules"]
     parts += [module_stub(spec) for spec in modules]
     functions = list(library)
     if functions:

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vadar.evaluation import summarize_results
+from vadar.results import ResultsFile
+from vadar.run_manifest import MANIFEST_NAME
+
 
 class CompareError(ValueError):
     """A run directory has no readable summary; the message names it."""
@@ -24,16 +28,30 @@ class RunSummary:
 
 
 def load_summary(path: Path) -> RunSummary:
-    """Accept a run directory or its summary.json."""
+    """A run directory (or its summary.json): figures come from `results.jsonl`, the run's record.
+
+    `summary.json` adds what only the run knew (library size, LLM usage); a run interrupted
+    before writing it is still compared from its results and `run.json`.
+    """
     file = path / "summary.json" if path.is_dir() else path
+    run_dir = file.parent
+    data = {**_read_json(run_dir / MANIFEST_NAME), **_read_json(file)}
+    results = ResultsFile(run_dir / "results.jsonl").read()
+    if results:
+        data.update(summarize_results(results).as_dict())
+    elif not file.exists():
+        raise CompareError(f"{path}: no summary.json or results.jsonl (run `vadar eval` there first)")
+    label = f"{data.get('method', '?')} ({run_dir.name})"
+    return RunSummary(label, data)
+
+
+def _read_json(file: Path) -> dict[str, Any]:
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        return json.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise CompareError(f"{path}: no summary.json (run `vadar eval` there first)") from None
+        return {}
     except json.JSONDecodeError as exc:
         raise CompareError(f"{file} is not valid JSON: {exc}") from None
-    label = f"{data.get('method', '?')} ({file.parent.name})"
-    return RunSummary(label, data)
 
 
 def comparison_table(runs: Sequence[RunSummary]) -> str:

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from omni3d_bench.metrics import Summary, score_answer, summarize
 from omni3d_bench.types import Question
-from vadar.agents.program import ProgramOutcome
+from vadar.agents.outcome import ProgramOutcome
 from vadar.answers import ERROR_ANSWER
 from vadar.results import QuestionResult, ResultsFile
 
@@ -108,9 +108,9 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
         program=outcome.program,
         error=outcome.error,
         attempts=outcome.attempts,
-        prompt_tokens=outcome.prompt_tokens,
-        completion_tokens=outcome.completion_tokens,
-        cached_prompt_tokens=outcome.cached_prompt_tokens,
+        prompt_tokens=outcome.cost.prompt_tokens,
+        completion_tokens=outcome.cost.completion_tokens,
+        cached_prompt_tokens=outcome.cost.cached_prompt_tokens,
         seconds=round(outcome.seconds, 3),
         image_id=question.image_id,
         method=method,

@@ -10,17 +10,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from api_store import FunctionRecord, FunctionStatus
 from omni3d_bench.types import Question
 from vadar.agents.direct import DirectAnswerer
-from vadar.agents.program import ProgramAgent, ProgramOutcome
+from vadar.agents.outcome import ProgramOutcome
+from vadar.agents.program import ProgramAgent
 from vadar.agents.tool_agent import ToolAgent
 from vadar.api_text import render_api
-
-if TYPE_CHECKING:
-    from vadar.pipeline import PreparedData, Session
+from vadar.namespace import program_namespace
+from vadar.prepare import PreparedData
+from vadar.session import Session
 
 METHODS: tuple[str, ...] = ("vadar", "static-api", "tool-agent", "direct")
 
@@ -29,34 +29,33 @@ Answerer = Callable[[Question], ProgramOutcome]
 
 def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[Answerer, list[FunctionRecord]]:
     """The per-question solver of `method`, and the library functions it may use."""
-    from vadar.pipeline import question_namespace  # the pipeline imports this module
-
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
     dataset, modules, store = data.dataset, data.modules, session.store
-    limits = session.config.agents
+    limits, cap = session.config.agents, session.config.llm.max_tokens
     library = store.functions(FunctionStatus.IMPLEMENTED) if method == "vadar" else []
     api_text = render_api(library)
 
     if method in ("vadar", "static-api"):
-        program_agent = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts)
+        program_agent = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
+                                     max_reply_tokens=cap)
 
         def solve_with_program(question: Question) -> ProgramOutcome:
-            namespace = question_namespace(dataset, question, modules, library)
+            namespace = program_namespace(dataset.image(question), modules, library)
             return program_agent.solve(question.question, api_text, namespace)
 
         return solve_with_program, library
 
     if method == "tool-agent":
-        tool_agent = ToolAgent(session.llm, session.executor, budget=limits.tool_budget)
+        tool_agent = ToolAgent(session.llm, session.executor, budget=limits.tool_budget, max_reply_tokens=cap)
 
         def solve_with_tools(question: Question) -> ProgramOutcome:
-            namespace = question_namespace(dataset, question, modules)
+            namespace = program_namespace(dataset.image(question), modules)
             return tool_agent.solve(question.question, api_text, namespace)
 
         return solve_with_tools, library
 
-    direct = DirectAnswerer(session.llm)
+    direct = DirectAnswerer(session.llm, max_reply_tokens=cap)
     oracle_perception = all(backend == "oracle" for backend in data.backends.values())
 
     def solve_directly(question: Question) -> ProgramOutcome:

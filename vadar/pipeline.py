@@ -1,179 +1,34 @@
 """The jobs users run: build the API over batches of questions, then answer questions with it.
 
-A `Session` holds what every job shares (configuration, LLM, library store, sandbox limits) and is
-opened and closed as one unit, so the embedded server and the database never outlive a command.
+An evaluation's one record is its run directory: `run.json` (the settings it was started with),
+`results.jsonl` (one durable line per answered question: resume, summaries, `vadar compare` and
+reports all read it) and `summary.json`/`summary.md` derived from those two. The library store
+keeps what building produced: functions, versions, attempts, and the runs and batches that made
+them.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from api_store import ApiStore, DuplicateFunctionError, FunctionRecord, FunctionStatus
-from base_modules.module_set import ModuleSet
-from base_modules.types import Image
-from base_modules.oracle.annotations3d import annotations3d_oracle_modules
-from base_modules.oracle.clevr import clevr_oracle_modules
-from omni3d_bench import DatasetError, sample_path
-from omni3d_bench.datasets import load_dataset
-from omni3d_bench.sample import SAMPLE_SPLIT
-from omni3d_bench.types import Dataset, Question
-from vadar.agents.api import ApiAgent, TestContext, library_functions
-from vadar.agents.program import Executor, ProgramOutcome
+from api_store import DuplicateFunctionError, FunctionStatus
+from omni3d_bench.types import Question
+from vadar.agents.api import ApiAgent, TestContext
 from vadar.agents.signature import SignatureAgent
 from vadar.api_text import render_api
-from vadar.config import VadarConfig
 from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
-from vadar.llm.chat import ChatModel
 from vadar.methods import make_answerer
-from vadar.llm.usage import UsageTracker
+from vadar.namespace import program_namespace
+from vadar.prepare import PreparedData
 from vadar.results import ResultsFile
 from vadar.run_manifest import claim_run_dir
-from vadar.sandbox import execute
-
-
-@dataclass
-class Session:
-    config: VadarConfig
-    llm: ChatModel
-    store: ApiStore
-    usage: UsageTracker
-    model_name: str
-
-    @property
-    def executor(self) -> Executor:
-        limits = self.config.sandbox
-        return functools.partial(execute, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb,
-                                 max_stdout_chars=limits.max_stdout_chars)
-
-
-@contextmanager
-def open_session(config: VadarConfig, *, llm: ChatModel | None = None) -> Iterator[Session]:
-    """Open the store and an LLM (the given one, else the configured or embedded endpoint)."""
-    usage = UsageTracker()
-    store = ApiStore(config.paths.database)
-    try:
-        if llm is not None:
-            yield Session(config, llm, store, usage, getattr(llm, "model", None) or config.llm.model)
-            return
-        from vadar.llm.client import build_chat_model
-        from vadar.llm.embedded import open_endpoint
-
-        with open_endpoint(config) as base_url:
-            client = build_chat_model(config, base_url=base_url, usage=usage)
-            try:
-                yield Session(config, client, store, usage, config.llm.model)
-            finally:
-                client.close()
-    finally:
-        store.close()
-
-
-@dataclass(frozen=True)
-class DataSelection:
-    """Which questions: a data set directory (None: the built-in sample), split, first N."""
-
-    data: Path | None = None
-    split: str | None = None
-    limit: int | None = None
-
-    def prepare(self, config: VadarConfig | None = None, *,
-                overrides: Mapping[str, str] | None = None) -> PreparedData:
-        """Load and check everything the questions need, before any LLM or server starts.
-
-        `config.modules` (with per-slot `overrides`) picks oracle, real or plugin modules.
-        """
-        config = config or VadarConfig()
-        root = self.data if self.data is not None else sample_path()
-        dataset = load_dataset(root)
-        split = self.split or (SAMPLE_SPLIT if self.data is None else _only_split(dataset))
-        questions = dataset.questions(split)
-        if self.limit is not None:
-            questions = questions[: max(self.limit, 0)]
-        backends = config.modules.resolved(overrides)
-        preflight(dataset, questions, needs_scenes="oracle" in backends.values())
-        modules = build_modules(config, oracle=lambda: oracle_modules(dataset), overrides=overrides)
-        return PreparedData(dataset, split, questions, modules, backends)
-
-
-@dataclass(frozen=True)
-class PreparedData:
-    """Checked questions with their data set and the modules that will serve them."""
-
-    dataset: Dataset
-    split: str
-    questions: list[Question]
-    modules: ModuleSet
-    backends: dict[str, str] = field(default_factory=dict)
-
-
-def _only_split(dataset: Dataset) -> str:
-    splits = dataset.splits()
-    if len(splits) != 1:
-        raise DatasetError(f"{dataset.root}: choose a split with --split (available: {', '.join(splits)})")
-    return splits[0]
-
-
-def oracle_modules(dataset: Dataset) -> ModuleSet:
-    """Oracle modules reading the data set's own scene annotations (3D boxes, or CLEVR scenes)."""
-    if getattr(dataset, "oracle_kind", None) == "annotations3d":
-        return annotations3d_oracle_modules(dataset.scene)
-    return clevr_oracle_modules(dataset.scene)
-
-
-def build_modules(config: VadarConfig, *, oracle: Callable[[], ModuleSet] | None = None,
-                  overrides: Mapping[str, str] | None = None) -> ModuleSet:
-    """The module set `config.modules` asks for, loaded now so missing weights stop the run early.
-
-    `oracle` builds the oracle modules for the data at hand; `real` builds the model-backed ones
-    from `config.vision`; any other name is an entry-point plugin.
-    """
-    from base_modules.registry import build_module_set
-
-    def no_oracle() -> ModuleSet:
-        raise DatasetError("oracle modules need scene annotations (pass --scene), or use --modules real")
-
-    def real() -> ModuleSet:
-        from base_modules.real import real_modules
-
-        return real_modules(config.vision)
-
-    spec = {**config.modules.spec(), **dict(overrides or {})}
-    modules = build_module_set(spec, default=config.modules.backend,
-                               builtins={"oracle": oracle or no_oracle, "real": real})
-    for module in modules:
-        module.load()  # inside a program a weights error would only make the LLM retry
-    return modules
-
-
-def preflight(dataset: Dataset, questions: Sequence[Question], *, needs_scenes: bool = True) -> None:
-    """Fail before any LLM work if an image, or a scene oracle modules need, is missing."""
-    for question in questions:
-        dataset.image(question)
-        if needs_scenes and dataset.scene(question.image_id) is None:
-            raise DatasetError(
-                f"question {question.question_id}: no scene annotation for image {question.image_id}; "
-                "oracle modules need one (add it to the scenes file, or use --modules real)"
-            )
-
-
-def program_namespace(image: Image, modules: ModuleSet,
-                      library: Iterable[FunctionRecord] = ()) -> dict[str, Any]:
-    """What a program sees: the image handle, the five modules and the given library functions."""
-    return {"image": image, **modules.as_namespace(), **library_functions(library)}
-
-
-def question_namespace(dataset: Dataset, question: Question, modules: ModuleSet,
-                       library: Iterable[FunctionRecord] = ()) -> dict[str, Any]:
-    """`program_namespace` for a question of a data set."""
-    return program_namespace(dataset.image(question), modules, library)
+from vadar.session import Session
 
 
 # ---------------------------------------------------------------- answering questions
@@ -189,24 +44,11 @@ def evaluate(
 ) -> EvalSummary:
     """Answer the selected questions with `method` (resuming from `out_dir`), write results and summary."""
     dataset, split, questions = data.dataset, data.split, data.questions
-    store = session.store
     answer, library = make_answerer(method, session, data)
     claim_run_dir(out_dir, {"data": str(dataset.root), "split": split, "method": method,
                             "modules": data.backends, "model": session.model_name})
     limits = dataclasses.asdict(session.config.agents)
-    run = store.start_run("eval", model=session.model_name,
-                          config={"data": str(dataset.root), "split": split, "method": method, "agents": limits})
-
-    def solve(question: Question) -> ProgramOutcome:
-        outcome = answer(question)
-        store.record_program(
-            run.id, question.question_id, code=outcome.program, answer=outcome.answer,
-            error=outcome.error, attempts=outcome.attempts, prompt_tokens=outcome.prompt_tokens,
-            completion_tokens=outcome.completion_tokens, latency_s=outcome.seconds,
-        )
-        return outcome
-
-    results = run_questions(questions, solve, ResultsFile(out_dir / "results.jsonl"),
+    results = run_questions(questions, answer, ResultsFile(out_dir / "results.jsonl"),
                             method=method, show_progress=show_progress)
     used = _library_functions_used(results, [f.name for f in library])
     header = {
@@ -217,7 +59,6 @@ def evaluate(
     }
     summary = summarize_results(results, header)
     write_summary(summary, out_dir)
-    store.finish_run(run.id)
     return summary
 
 
@@ -250,7 +91,7 @@ def build_api(
     on_event: Callable[[str], None] | None = None,
 ) -> list[BatchReport]:
     """Signature agent then API agent, batch after batch; each batch builds on the last."""
-    dataset, split, questions, modules = data.dataset, data.split, data.questions, data.modules
+    dataset, split, questions = data.dataset, data.split, data.questions
     store = session.store
     state = _BuildState(out_dir / "build_state.json")
     chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]
@@ -265,7 +106,7 @@ def build_api(
         if state.done(ids):
             report = BatchReport(index, ids, skipped=True)
         else:
-            report = _build_batch(session, dataset, modules, chunk, index, run.id, on_event)
+            report = _build_batch(session, data, chunk, index, run.id, on_event)
             state.mark_done(ids)
         reports.append(report)
         if on_batch is not None:
@@ -274,7 +115,7 @@ def build_api(
     return reports
 
 
-def _build_batch(session: Session, dataset: Dataset, modules: ModuleSet, chunk: Sequence[Question],
+def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question],
                  index: int, run_id: int, on_event: Callable[[str], None] | None) -> BatchReport:
     store = session.store
     report = BatchReport(index, [q.question_id for q in chunk])
@@ -285,8 +126,9 @@ def _build_batch(session: Session, dataset: Dataset, modules: ModuleSet, chunk: 
     if on_event:
         on_event(f"batch {index + 1}: proposing signatures for {len(chunk)} questions")
     limits = session.config.agents
+    cap = session.config.llm.max_tokens
     signature_agent = SignatureAgent(session.llm, max_attempts=limits.signature_attempts,
-                                     max_functions=limits.max_new_functions)
+                                     max_functions=limits.max_new_functions, max_reply_tokens=cap)
     proposals = signature_agent.propose([q.question for q in chunk], api_text, existing)
     report.rejected = [f"{stub.name}: {reason}" for stub, reason in proposals.rejected]
     for stub in proposals.accepted:
@@ -296,9 +138,11 @@ def _build_batch(session: Session, dataset: Dataset, modules: ModuleSet, chunk: 
         except DuplicateFunctionError as exc:
             report.rejected.append(f"{stub.name}: {exc}")
     pending = [f.name for f in store.functions(FunctionStatus.PROPOSED)]  # leftovers of a crash too
-    contexts = [TestContext(q.question, question_namespace(dataset, q, modules)) for q in chunk]
+    words = getattr(data.dataset, "example_words", {})
+    contexts = [TestContext(q.question, program_namespace(data.dataset.image(q), data.modules), words)
+                for q in chunk]
     agent = ApiAgent(session.llm, store, session.executor, max_attempts=limits.implementation_attempts,
-                     on_event=on_event, **provenance)
+                     on_event=on_event, max_reply_tokens=cap, **provenance)
     outcome = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed
     return report

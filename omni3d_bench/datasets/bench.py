@@ -35,6 +35,9 @@ class BenchDataset:
     oracle_kind = "annotations3d"
     """Which oracle modules read this data set's scenes (see base_modules.oracle)."""
 
+    example_words = {"color": "red", "material": "metal"}
+    """One value per attribute its modules understand, for test calls of new helpers."""
+
     def __init__(self, root: Path, name: str = "vadar-bench") -> None:
         self.root = Path(root).resolve()
         self.name = name

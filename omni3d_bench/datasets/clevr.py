@@ -41,8 +41,14 @@ CLEVR_FOCAL_LENGTH = 525.0
 CLEVR_WIDTH = 480
 
 
+CLEVR_EXAMPLE_WORDS = {"color": "red", "shape": "cube", "material": "metal", "size": "large"}
+
+
 class ClevrDataset:
     """A CLEVR-format question set rooted at `root`, parsed lazily and cached per instance."""
+
+    example_words = CLEVR_EXAMPLE_WORDS
+    """One value per attribute its modules understand, for test calls of new helpers."""
 
     def __init__(self, root: Path, name: str = "clevr") -> None:
         self.root = Path(root).resolve()

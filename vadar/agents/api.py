@@ -9,19 +9,21 @@ functions disappear from later prompts. Every attempt is recorded in the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from api_store import ApiStore, FunctionRecord, FunctionStatus
 from api_store.names import prompt_hash
 from vadar import prompts
-from vadar.agents.program import Executor, InfrastructureFailure
-from vadar.agents.sampling import IMPLEMENTATION, cut_off, cut_off_error
+from vadar.agents.outcome import Executor, check_infrastructure
+from vadar.agents.sampling import IMPLEMENTATION
+from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.agents.stubs import StubFormatError, called_names, parse_implementation
 from vadar.agents.test_calls import build_test_call
 from vadar.api_text import function_stub, render_api
 from vadar.llm.chat import ChatModel
+from vadar.namespace import library_functions
 from vadar.sandbox import LibraryFunction
 
 
@@ -33,6 +35,7 @@ class TestContext:
 
     question: str
     namespace: Mapping[str, Any]
+    words: Mapping[str, str] = field(default_factory=dict)  # example values for text parameters
 
 
 @dataclass
@@ -42,13 +45,7 @@ class ImplementationReport:
     implemented: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     attempts: dict[str, int] = field(default_factory=dict)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
-def library_functions(records: Iterable[FunctionRecord]) -> dict[str, LibraryFunction]:
-    """Implemented functions as sandbox source, ready to join a program's namespace."""
-    return {f.name: LibraryFunction(f.name, f.code) for f in records if f.code}
+    cost: LLMCost = field(default_factory=LLMCost)
 
 
 def library_namespace(store: ApiStore) -> dict[str, LibraryFunction]:
@@ -70,12 +67,12 @@ class ApiAgent:
         batch_id: int | None = None,
         model: str | None = None,
         on_event: Callable[[str], None] | None = None,
+        max_reply_tokens: int | None = None,
     ) -> None:
-        self.llm = llm
+        self.loop = StepLoop(llm, IMPLEMENTATION, max_attempts, max_reply_tokens)
         self.on_event = on_event or (lambda message: None)
         self.store = store
         self.executor = executor
-        self.max_attempts = max_attempts
         self.provenance = {"run_id": run_id, "batch_id": batch_id, "model": model}
 
     def implement(self, names: Sequence[str], contexts: Sequence[TestContext]) -> ImplementationReport:
@@ -109,37 +106,40 @@ class ApiAgent:
             {"role": "user", "content": prompts.render(
                 "api_implement", stub=function_stub(name, record.signature, record.docstring))},
         ]
-        error = "no attempt was made"
-        for attempt in range(1, self.max_attempts + 1):
-            report.attempts[name] = attempt
-            self.on_event(f"implementing {name} (attempt {attempt}/{self.max_attempts})")
-            reply = self.llm.complete(messages, max_tokens=IMPLEMENTATION.max_tokens,
-                                      temperature=IMPLEMENTATION.temperature(attempt))
-            report.prompt_tokens += reply.prompt_tokens or 0
-            report.completion_tokens += reply.completion_tokens or 0
-            messages.append({"role": "assistant", "content": reply.text})
-            if cut_off(reply):
-                step = _Step(error=cut_off_error(IMPLEMENTATION))
-            else:
-                step = self._try(name, reply.text, stack, context, report)
+        last: list[_Step] = []
+
+        def judge(reply: Reply) -> Verdict:
+            report.attempts[name] = reply.attempt
+            step = _Step(error=reply.cut_off_error) if reply.cut_off else self._try(
+                name, reply.text, stack, context, report)
+            last[:] = [step]
             self.store.record_attempt(
-                name, attempt, code=step.code, error=step.error, test_call=step.test_call,
+                name, reply.attempt, code=step.code, error=step.error, test_call=step.test_call,
                 test_result=step.test_result, passed=step.error is None,
                 prompt_hash=prompt_hash(_prompt_text(messages[:-1])), **self.provenance,
             )
             if step.fatal:
-                self._fail(name, step.error or "failed", report)
-                return False
+                return Verdict.give_up()
             if step.error is None:
-                assert step.code is not None
-                self.store.implement(name, step.code, dependencies=step.dependencies, **self.provenance)
-                report.implemented.append(name)
-                self.on_event(f"implemented {name}")
-                return True
-            error = step.error
-            messages.append({"role": "user", "content": prompts.render(
-                "api_retry", error=error, test_call=step.test_call, name=name)})
-        self._fail(name, f"no working implementation after {self.max_attempts} attempts; last error: {error}", report)
+                return Verdict.accept()
+            return Verdict.retry(prompts.render("api_retry", error=step.error, test_call=step.test_call, name=name))
+
+        def announce(attempt: int) -> None:
+            self.on_event(f"implementing {name} (attempt {attempt}/{self.loop.max_steps})")
+
+        end = self.loop.run(messages, judge, report.cost, on_step=announce)
+        step = last[0] if last else _Step(error="no attempt was made")
+        if end.done:
+            assert step.code is not None
+            self.store.implement(name, step.code, dependencies=step.dependencies, **self.provenance)
+            report.implemented.append(name)
+            self.on_event(f"implemented {name}")
+            return True
+        if step.fatal:
+            self._fail(name, step.error or "failed", report)
+        else:
+            self._fail(name, f"no working implementation after {self.loop.max_steps} attempts; "
+                             f"last error: {step.error}", report)
         return False
 
     def _try(self, name: str, reply: str, stack: list[str], context: TestContext,
@@ -160,11 +160,10 @@ class ApiAgent:
                 reason = self.store.current(dependency).last_error
                 return _Step(code=code, error=f"`{dependency}` is not available ({reason}); "
                                                f"implement `{name}` without calling it")
-        test = build_test_call(name, self.store.current(name).signature, question=context.question)
+        test = build_test_call(name, self.store.current(name).signature, question=context.question,
+                               words=context.words)
         namespace = {**context.namespace, **library_namespace(self.store), name: LibraryFunction(name, code)}
-        result = self.executor(test.code, namespace)
-        if result.infrastructure_error:
-            raise InfrastructureFailure(result.infrastructure_error)
+        result = check_infrastructure(self.executor(test.code, namespace))
         if result.error:
             return _Step(code=code, error=result.error, test_call=test.call, dependencies=library)
         return _Step(code=code, test_call=test.call, test_result=repr(result.value)[:500], dependencies=library)

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from vadar import prompts
-from vadar.agents.program import ProgramOutcome
+from vadar.agents.outcome import ProgramOutcome
 from vadar.agents.sampling import DIRECT
+from vadar.agents.step_loop import Reply, StepLoop, Verdict
 from vadar.answers import ERROR_ANSWER
 from vadar.llm.chat import ChatModel
 
@@ -66,9 +67,8 @@ def image_part(path: Path) -> dict[str, Any]:
 class DirectAnswerer:
     """Asks the LLM for the answer in one turn (one retry if the format is off)."""
 
-    def __init__(self, llm: ChatModel, *, max_attempts: int = 2) -> None:
-        self.llm = llm
-        self.max_attempts = max_attempts
+    def __init__(self, llm: ChatModel, *, max_attempts: int = 2, max_reply_tokens: int | None = None) -> None:
+        self.loop = StepLoop(llm, DIRECT, max_attempts, max_reply_tokens)
 
     def solve(self, question: str, *, scene: dict[str, Any] | None = None,
               image_path: Path | None = None) -> ProgramOutcome:
@@ -76,28 +76,24 @@ class DirectAnswerer:
         scene_text = describe_scene(scene) if scene is not None else None
         if scene_text is None and image_path is None:
             raise ValueError("the direct method needs scene annotations or an image")
-        user: Any = f"Question: {question}"
+        user: Any = prompts.render("question", question=question).rstrip()
         if scene_text is None:
             user = [{"type": "text", "text": user}, image_part(image_path)]  # type: ignore[arg-type]
         messages = [
             {"role": "system", "content": prompts.render("direct_system", scene=scene_text)},
             {"role": "user", "content": user},
         ]
-        outcome = ProgramOutcome(answer=ERROR_ANSWER, program=None, error=None, attempts=0)
-        for attempt in range(1, self.max_attempts + 1):
-            outcome.attempts = attempt
-            reply = self.llm.complete(messages, max_tokens=DIRECT.max_tokens,
-                                      temperature=DIRECT.temperature(attempt))
-            outcome.prompt_tokens += reply.prompt_tokens or 0
-            outcome.completion_tokens += reply.completion_tokens or 0
-            outcome.cached_prompt_tokens += reply.cached_prompt_tokens or 0
+        outcome = ProgramOutcome()
+
+        def judge(reply: Reply) -> Verdict:
             answer = parse_answer(reply.text)
             if answer is not None:
                 outcome.answer, outcome.error = answer, None
-                break
+                return Verdict.accept()
             outcome.error = "the reply held no <answer>"
-            messages += [{"role": "assistant", "content": reply.text},
-                         {"role": "user", "content": "Reply with only <answer>...</answer>."}]
+            return Verdict.retry(prompts.render("direct_retry").rstrip())
+
+        self.loop.run(messages, judge, outcome.cost)
         outcome.seconds = time.perf_counter() - started
         if outcome.error:
             outcome.answer = ERROR_ANSWER

@@ -8,114 +8,70 @@ across questions. A failing program is sent back with its error, up to `max_atte
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 from vadar import prompts
+from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
+from vadar.agents.sampling import PROGRAM, Sampling
+from vadar.agents.step_loop import Reply, StepLoop, Verdict
 from vadar.answers import ERROR_ANSWER, normalize_answer
-from vadar.agents.sampling import PROGRAM, Sampling, cut_off, cut_off_error
 from vadar.code_extract import NoCodeError, extract_code
 from vadar.llm.chat import ChatModel
 from vadar.sandbox import ExecutionResult
 
-Executor = Callable[[str, Mapping[str, Any]], ExecutionResult]
-"""Runs a program with a namespace; `vadar.sandbox.execute` with limits bound."""
-
-EXAMPLE_QUESTION = "How many red cubes are in front of the small sphere?"
-
-
-class InfrastructureFailure(RuntimeError):
-    """The sandbox itself failed (not the program): stop instead of blaming the LLM."""
-
-
-@dataclass
-class ProgramOutcome:
-    """Everything we keep about answering one question."""
-
-    answer: Any
-    program: str | None
-    error: str | None
-    attempts: int
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    seconds: float = 0.0
-    stdout: str = ""
-    calls: list[Any] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def failed(self) -> bool:
-        return self.error is not None
-
-
-def system_prompt(api_text: str) -> str:
+def system_prompt(api_text: str, examples: str | None = None) -> str:
     """The stable, cacheable prefix shared by every question of a run."""
-    return prompts.render(
-        "program_system",
-        api=api_text.strip(),
-        example_question=EXAMPLE_QUESTION,
-        example_program=prompts.render("program_example").strip(),
-    )
+    return prompts.render("program_system", api=api_text.strip(),
+                          examples=(examples or prompts.render("program_example")).strip())
 
 
 class ProgramAgent:
     """Writes, runs and repairs one program per question."""
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5,
-                 sampling: Sampling = PROGRAM) -> None:
-        if max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
-        self.llm = llm
+                 sampling: Sampling = PROGRAM, max_reply_tokens: int | None = None) -> None:
+        self.loop = StepLoop(llm, sampling, max_attempts, max_reply_tokens)
         self.executor = executor
-        self.max_attempts = max_attempts
-        self.sampling = sampling
 
-    def solve(self, question: str, api_text: str, namespace: Mapping[str, Any]) -> ProgramOutcome:
+    def solve(self, question: str, api_text: str, namespace: Mapping[str, Any],
+              examples: str | None = None) -> ProgramOutcome:
         started = time.perf_counter()
-        messages: list[dict[str, str]] = [
-            {"role": "system", "content": system_prompt(api_text)},
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system_prompt(api_text, examples)},
             {"role": "user", "content": prompts.render("program_question", question=question)},
         ]
-        outcome = ProgramOutcome(answer=ERROR_ANSWER, program=None, error=None, attempts=0)
-        for attempt in range(1, self.max_attempts + 1):
-            outcome.attempts = attempt
-            reply = self.llm.complete(messages, max_tokens=self.sampling.max_tokens,
-                                      temperature=self.sampling.temperature(attempt))
-            outcome.prompt_tokens += reply.prompt_tokens or 0
-            outcome.completion_tokens += reply.completion_tokens or 0
-            outcome.cached_prompt_tokens += reply.cached_prompt_tokens or 0
-            messages.append({"role": "assistant", "content": reply.text})
+        outcome = ProgramOutcome()
+
+        def judge(reply: Reply) -> Verdict:
+            stdout = ""
             try:
-                if cut_off(reply):
-                    raise NoCodeError(cut_off_error(self.sampling))
+                if reply.cut_off:
+                    raise NoCodeError(reply.cut_off_error)
                 code = extract_code(reply.text)
             except NoCodeError as exc:
-                error, stdout = str(exc), ""
+                error = str(exc)
             else:
                 outcome.program = code
-                result = self.executor(code, namespace)
-                if result.infrastructure_error:
-                    raise InfrastructureFailure(result.infrastructure_error)
+                result = check_infrastructure(self.executor(code, namespace))
                 outcome.stdout, outcome.calls = result.stdout, list(result.calls)
-                error, stdout = _program_error(result), result.stdout
+                error, stdout = program_error(result), result.stdout
                 if error is None:
-                    outcome.answer = normalize_answer(result.value)
-                    outcome.error = None
-                    break
+                    outcome.answer, outcome.error = normalize_answer(result.value), None
+                    return Verdict.accept()
             outcome.errors.append(error)
             outcome.error = error
-            messages.append(
-                {"role": "user", "content": prompts.render("program_retry", error=error, stdout=stdout[-1500:])}
-            )
+            return Verdict.retry(prompts.render("program_retry", error=error, stdout=stdout[-1500:]))
+
+        self.loop.run(messages, judge, outcome.cost)
         outcome.seconds = time.perf_counter() - started
         if outcome.error is not None:
             outcome.answer = ERROR_ANSWER
         return outcome
 
 
-def _program_error(result: ExecutionResult) -> str | None:
+def program_error(result: ExecutionResult) -> str | None:
+    """Why a program's run does not count as an answer, or None if it does."""
     if result.error:
         return result.error
     if not result.has_final_result:

@@ -10,18 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vadar.llm.chat import ChatResponse
-
 
 @dataclass(frozen=True)
 class Sampling:
     max_tokens: int
-    retry_temperature_step: float = 0.3
+    retry_temperature_step: float = 0.3  # 0: every reply at the configured temperature
     max_temperature: float = 0.9
 
     def temperature(self, attempt: int) -> float | None:
         """None (the configured temperature) on the first attempt, then rising per retry."""
-        if attempt <= 1:
+        if attempt <= 1 or self.retry_temperature_step <= 0:
             return None
         return min(self.max_temperature, self.retry_temperature_step * (attempt - 1))
 
@@ -29,14 +27,5 @@ class Sampling:
 PROGRAM = Sampling(max_tokens=400)
 IMPLEMENTATION = Sampling(max_tokens=400)
 SIGNATURES = Sampling(max_tokens=600)
-TOOL_STEP = Sampling(max_tokens=300)
+TOOL_STEP = Sampling(max_tokens=300, retry_temperature_step=0.0)  # turns of one task, not retries
 DIRECT = Sampling(max_tokens=64)
-
-
-def cut_off(reply: ChatResponse) -> bool:
-    return reply.finish_reason == "length"
-
-
-def cut_off_error(sampling: Sampling) -> str:
-    return (f"the reply was cut off at {sampling.max_tokens} tokens: it is too long or repeats itself. "
-            "Write a shorter reply without repeating lines.")

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from base_modules.module import PREDEFINED_MODULES
 from vadar import prompts
-from vadar.agents.sampling import SIGNATURES, cut_off
+from vadar.agents.sampling import SIGNATURES
+from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.agents.stubs import Stub, StubFormatError, normalized_name, parse_stubs
 from vadar.llm.chat import ChatModel
 
@@ -26,10 +27,12 @@ class Proposals:
 
     accepted: list[Stub] = field(default_factory=list)
     rejected: list[tuple[Stub, str]] = field(default_factory=list)
-    attempts: int = 0
     errors: list[str] = field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    cost: LLMCost = field(default_factory=LLMCost)
+
+    @property
+    def attempts(self) -> int:
+        return self.cost.replies
 
 
 def rejection_reason(stub: Stub, taken: set[str]) -> str | None:
@@ -50,9 +53,9 @@ def rejection_reason(stub: Stub, taken: set[str]) -> str | None:
 class SignatureAgent:
     """Proposes new `_`-prefixed helper functions for a batch of questions."""
 
-    def __init__(self, llm: ChatModel, *, max_attempts: int = 3, max_functions: int = 5) -> None:
-        self.llm = llm
-        self.max_attempts = max_attempts
+    def __init__(self, llm: ChatModel, *, max_attempts: int = 3, max_functions: int = 5,
+                 max_reply_tokens: int | None = None) -> None:
+        self.loop = StepLoop(llm, SIGNATURES, max_attempts, max_reply_tokens)
         self.max_functions = max_functions
 
     def propose(self, questions: Sequence[str], api_text: str, existing: Iterable[str]) -> Proposals:
@@ -62,26 +65,21 @@ class SignatureAgent:
             {"role": "user", "content": prompts.render("signature_batch", questions=list(questions))},
         ]
         result = Proposals()
-        for attempt in range(1, self.max_attempts + 1):
-            result.attempts = attempt
-            reply = self.llm.complete(messages, max_tokens=SIGNATURES.max_tokens,
-                                      temperature=SIGNATURES.temperature(attempt))
-            result.prompt_tokens += reply.prompt_tokens or 0
-            result.completion_tokens += reply.completion_tokens or 0
+        taken = {normalized_name(n) for n in existing}
+
+        def judge(reply: Reply) -> Verdict:
             if NO_NEW_FUNCTIONS in reply.text.lower() and "def " not in reply.text:
-                return result
-            text = _complete_stubs(reply.text) if cut_off(reply) else reply.text
+                return Verdict.accept()
+            text = _complete_stubs(reply.text) if reply.cut_off else reply.text
             try:
                 stubs = parse_stubs(text)
             except StubFormatError as exc:
                 result.errors.append(str(exc))
-                messages += [
-                    {"role": "assistant", "content": reply.text},
-                    {"role": "user", "content": prompts.render("signature_retry", error=str(exc))},
-                ]
-                continue
-            self._screen(stubs, {normalized_name(n) for n in existing}, result)
-            return result
+                return Verdict.retry(prompts.render("signature_retry", error=str(exc)))
+            self._screen(stubs, taken, result)
+            return Verdict.accept()
+
+        self.loop.run(messages, judge, result.cost)
         return result
 
     def _screen(self, stubs: list[Stub], taken: set[str], result: Proposals) -> None:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 TEST_RESULT = "final_result"
+GENERIC_WORDS = {"attribute": "color", "property": "color", "relation": "left", "direction": "left"}
+"""Values for text parameters named after these words; a data set adds its own (`example_words`)."""
 
 
 @dataclass(frozen=True)
@@ -25,13 +28,18 @@ class TestCall:
     call: str
 
 
-def build_test_call(name: str, signature: str, *, question: str, object_prompt: str = "objects") -> TestCall:
-    """Sandbox code calling `name` with arguments derived from real module outputs."""
+def build_test_call(name: str, signature: str, *, question: str, object_prompt: str = "objects",
+                    words: Mapping[str, str] | None = None) -> TestCall:
+    """Sandbox code calling `name` with arguments derived from real module outputs.
+
+    `words` maps a parameter-name fragment ("color", "shape") to a value the data set's modules
+    understand ("red", "cube"), so a test call asks for something that can exist in the image.
+    """
     params = _parameters(name, signature)
     box_uses = 0
     arguments: list[str] = []
     for param, annotation in params:
-        expr, used_box = _argument(param, annotation, question, box_uses)
+        expr, used_box = _argument(param, annotation, question, box_uses, words or {})
         box_uses += used_box
         arguments.append(expr)
     call = f"{name}({', '.join(arguments)})"
@@ -58,7 +66,8 @@ def _parameters(name: str, signature: str) -> list[tuple[str, str]]:
     return [(a.arg, ast.unparse(a.annotation) if a.annotation else "") for a in required + keyword_required]
 
 
-def _argument(param: str, annotation: str, question: str, box_uses: int) -> tuple[str, int]:
+def _argument(param: str, annotation: str, question: str, box_uses: int,
+              words: Mapping[str, str]) -> tuple[str, int]:
     """An expression for one parameter, and whether it consumed a distinct box."""
     kind = annotation.replace(" ", "").lower()
     lowered = param.lower()
@@ -71,7 +80,7 @@ def _argument(param: str, annotation: str, question: str, box_uses: int) -> tupl
         index = min(box_uses, 1)
         return f"test_boxes[{index} if len(test_boxes) > {index} else 0]", 1
     if kind in ("str", "", "any"):
-        return repr(_text_argument(lowered, question)), 0
+        return repr(_text_argument(lowered, question, words)), 0
     if kind == "int":
         return "1", 0
     if kind == "float":
@@ -80,22 +89,13 @@ def _argument(param: str, annotation: str, question: str, box_uses: int) -> tupl
         return "True", 0
     if kind.startswith("tuple[float") or kind.startswith("list[float"):
         return "[0.0, 0.0]", 0
-    return repr(_text_argument(lowered, question)), 0
+    return repr(_text_argument(lowered, question, words)), 0
 
 
-def _text_argument(param: str, question: str) -> str:
+def _text_argument(param: str, question: str, words: Mapping[str, str]) -> str:
     if "question" in param:
         return question
-    if "attribute" in param or "property" in param:
-        return "color"
-    if "relation" in param or "direction" in param:
-        return "left"
-    if "color" in param:
-        return "red"
-    if "shape" in param:
-        return "cube"
-    if "material" in param:
-        return "metal"
-    if "size" in param:
-        return "large"
+    for kind, word in {**GENERIC_WORDS, **words}.items():
+        if kind in param:
+            return word
     return "objects"

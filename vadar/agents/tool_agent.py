@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vadar import prompts
-from vadar.agents.program import Executor, InfrastructureFailure, ProgramOutcome
-from vadar.agents.sampling import TOOL_STEP, cut_off, cut_off_error
+from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
+from vadar.agents.sampling import TOOL_STEP
+from vadar.agents.step_loop import Reply, StepLoop, Verdict
 from vadar.answers import ERROR_ANSWER
 from vadar.llm.chat import ChatModel
 
@@ -56,63 +57,75 @@ def parse_action(reply: str) -> Action:
 class ToolAgent:
     """Answers by calling tools turn by turn, within `budget` LLM replies."""
 
-    def __init__(self, llm: ChatModel, executor: Executor, *, budget: int = 8) -> None:
+    def __init__(self, llm: ChatModel, executor: Executor, *, budget: int = 8,
+                 max_reply_tokens: int | None = None) -> None:
         if budget < 1:
             raise ValueError("budget must be at least 1")
-        self.llm = llm
+        self.loop = StepLoop(llm, TOOL_STEP, budget, max_reply_tokens)
         self.executor = executor
-        self.budget = budget
+
+    @property
+    def budget(self) -> int:
+        return self.loop.max_steps
 
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any]) -> ProgramOutcome:
         started = time.perf_counter()
         messages = [
             {"role": "system", "content": prompts.render("tool_system", api=api_text.strip(), budget=self.budget)},
-            {"role": "user", "content": f"Question: {question}"},
+            {"role": "user", "content": prompts.render("question", question=question).rstrip()},
         ]
-        outcome = ProgramOutcome(answer=ERROR_ANSWER, program=None, error=None, attempts=0)
-        steps: list[str] = []
-        tried: dict[str, tuple[str | None, str]] = {}  # step -> (error, output) it gave
-        shown = ""
-        for turn in range(1, self.budget + 1):
-            outcome.attempts = turn
-            repeated = False
-            reply = self.llm.complete(messages, max_tokens=TOOL_STEP.max_tokens)
-            outcome.prompt_tokens += reply.prompt_tokens or 0
-            outcome.completion_tokens += reply.completion_tokens or 0
-            outcome.cached_prompt_tokens += reply.cached_prompt_tokens or 0
-            messages.append({"role": "assistant", "content": reply.text})
+        outcome = ProgramOutcome()
+        session = _Steps()
+
+        def judge(reply: Reply) -> Verdict:
             action = parse_action(reply.text)
-            if cut_off(reply) and action.answer is None:
-                error, output = cut_off_error(TOOL_STEP), ""
-            elif action.answer is not None:
-                if action.answer:
-                    outcome.answer, outcome.error = action.answer, None
-                    break
-                error, output = "the <answer> was empty", ""
-            elif action.code is None:
-                error, output = "reply with code in <execute></execute> or the result in <answer></answer>", ""
-            elif (key := _step_key(action.code)) in tried:
-                (error, output), repeated = tried[key], True
-                outcome.errors.append(REPEATED_STEP)
-            else:
-                result = self.executor("\n".join([*steps, action.code]) + "\n", namespace)
-                if result.infrastructure_error:
-                    raise InfrastructureFailure(result.infrastructure_error)
-                outcome.calls = list(result.calls)
-                error = result.error
-                output = result.stdout[len(shown):] if result.stdout.startswith(shown) else result.stdout
-                if error is None:
-                    steps.append(action.code)
-                    shown = result.stdout
-                tried[key] = (error, output)
+            if action.answer:
+                outcome.answer, outcome.error = action.answer, None
+                return Verdict.accept()
+            error, output, repeated = self._observe(reply, action, namespace, session, outcome)
             if error and not repeated:
                 outcome.errors.append(error)
             outcome.error = f"no <answer> within {self.budget} replies" + (f"; last error: {error}" if error else "")
-            remaining = self.budget - turn
-            messages.append({"role": "user", "content": prompts.render(
-                "tool_observation", error=error, output=output[-2000:], remaining=remaining, repeated=repeated)})
-        outcome.program = "\n\n".join(steps) or None
+            return Verdict.retry(prompts.render(
+                "tool_observation", error=error, output=output[-2000:],
+                remaining=self.budget - reply.attempt, repeated=repeated))
+
+        self.loop.run(messages, judge, outcome.cost)
+        outcome.program = "\n\n".join(session.steps) or None
         outcome.seconds = time.perf_counter() - started
         if outcome.error is not None:
             outcome.answer = ERROR_ANSWER
         return outcome
+
+    def _observe(self, reply: Reply, action: Action, namespace: Mapping[str, Any], session: _Steps,
+                 outcome: ProgramOutcome) -> tuple[str | None, str, bool]:
+        """Run the reply's step (or recall a repeated one): (error, new output, repeated)."""
+        if reply.cut_off and action.answer is None:
+            return reply.cut_off_error, "", False
+        if action.answer is not None:
+            return "the <answer> was empty", "", False
+        if action.code is None:
+            return "reply with code in <execute></execute> or the result in <answer></answer>", "", False
+        key = _step_key(action.code)
+        if key in session.tried:
+            outcome.errors.append(REPEATED_STEP)
+            error, output = session.tried[key]
+            return error, output, True
+        result = check_infrastructure(self.executor("\n".join([*session.steps, action.code]) + "\n", namespace))
+        outcome.calls = list(result.calls)
+        shown = session.shown
+        output = result.stdout[len(shown):] if result.stdout.startswith(shown) else result.stdout
+        if result.error is None:
+            session.steps.append(action.code)
+            session.shown = result.stdout
+        session.tried[key] = (result.error, output)
+        return result.error, output, False
+
+
+@dataclass
+class _Steps:
+    """The successful steps so far, what they printed, and every step tried with its result."""
+
+    steps: list[str] = field(default_factory=list)
+    shown: str = ""
+    tried: dict[str, tuple[str | None, str]] = field(default_factory=dict)

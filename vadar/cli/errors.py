@@ -13,7 +13,7 @@ from api_store import StoreError
 from base_modules.module import ModuleError
 from base_modules.registry import BackendError
 from omni3d_bench.types import DatasetError
-from vadar.agents.program import InfrastructureFailure
+from vadar.agents.outcome import InfrastructureFailure
 from vadar.config import ConfigError
 from vadar.llm.embedded import EmbeddedServerError
 from vadar.llm.errors import LLMError

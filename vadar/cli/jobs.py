@@ -27,7 +27,9 @@ from vadar.cli.options import (
 from vadar.config import VadarConfig, load_config
 from vadar.evaluation import EvalSummary
 from vadar.methods import METHODS
-from vadar.pipeline import BatchReport, DataSelection, PreparedData, Session, build_api, evaluate, open_session
+from vadar.pipeline import BatchReport, build_api, evaluate
+from vadar.prepare import DataSelection, PreparedData
+from vadar.session import Session, open_session
 
 console = Console()
 

@@ -2,45 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.syntax import Syntax
 
-from api_store import FunctionStatus
-from base_modules.oracle import clevr_oracle_modules
-from omni3d_bench.images import image_handle
-from omni3d_bench.types import DatasetError
-from vadar.agents.program import ProgramAgent
-from vadar.api_text import render_api
 from vadar.cli.errors import user_errors
 from vadar.cli.options import ModuleOption, ModulesOption, apply_module_choice
 from vadar.config import load_config
-from vadar.pipeline import build_modules, open_session, program_namespace
+from vadar.methods import make_answerer
+from vadar.prepare import prepare_single
+from vadar.session import open_session
 
 console = Console()
-
-
-def load_scene(path: Path, image: Path) -> dict[str, Any]:
-    """One CLEVR-style scene: a scene object, or the entry of a scenes file for this image."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(f"scene file {path} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"scene file {path} is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and "objects" in data:
-        return data
-    scenes = data.get("scenes") if isinstance(data, dict) else None
-    if isinstance(scenes, list):
-        for scene in scenes:
-            if isinstance(scene, dict) and scene.get("image_filename") == image.name:
-                return scene
-        raise DatasetError(f"scene file {path} has no scene with image_filename {image.name!r}")
-    raise DatasetError(f"scene file {path}: expected a scene with 'objects' or a file with 'scenes'")
 
 
 def solve_command(
@@ -55,22 +31,12 @@ def solve_command(
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
-        if not question.strip():
-            raise DatasetError("the question is empty; pass it with --question")
         settings = load_config(config)
         overrides = apply_module_choice(settings, modules, module)
-        handle = image_handle(image.stem, image)
-        annotations = load_scene(scene, image) if scene is not None else None
-        oracle = None
-        if annotations is not None:
-            lookup = lambda image_id: annotations if image_id == handle.image_id else None  # noqa: E731
-            oracle = lambda: clevr_oracle_modules(lookup)  # noqa: E731
-        module_set = build_modules(settings, oracle=oracle, overrides=overrides)
+        prepared = prepare_single(image, question, scene, settings, overrides)
         with open_session(settings) as session:
-            functions = session.store.functions(FunctionStatus.IMPLEMENTED) if library else []
-            namespace = program_namespace(handle, module_set, functions)
-            agent = ProgramAgent(session.llm, session.executor, max_attempts=settings.agents.program_attempts)
-            outcome = agent.solve(question, render_api(functions), namespace)
+            answer, _ = make_answerer("vadar" if library else "static-api", session, prepared)
+            outcome = answer(prepared.questions[0])
     console.print(Syntax(outcome.program or "# no program", "python", theme="ansi_dark"))
     console.print("[bold]module calls[/bold]")
     for call in outcome.calls:

@@ -1,0 +1,68 @@
+"""One question about one image file, as a data set, so `vadar solve` takes the same path as `eval`.
+
+The scene annotations are optional (CLEVR format: a scene object, or a scenes file holding the
+image's entry); without them only model-backed modules can serve the question.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from base_modules.types import Image
+from omni3d_bench.datasets.clevr import CLEVR_EXAMPLE_WORDS
+from omni3d_bench.images import image_handle
+from omni3d_bench.types import DatasetError, Question
+
+SINGLE_SPLIT = "single"
+
+
+def load_scene_file(path: Path, image: Path) -> dict[str, Any]:
+    """One CLEVR-style scene: a scene object, or the entry of a scenes file for this image."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DatasetError(f"scene file {path} does not exist") from None
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"scene file {path} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and "objects" in data:
+        return data
+    scenes = data.get("scenes") if isinstance(data, dict) else None
+    if isinstance(scenes, list):
+        for scene in scenes:
+            if isinstance(scene, dict) and scene.get("image_filename") == image.name:
+                return scene
+        raise DatasetError(f"scene file {path} has no scene with image_filename {image.name!r}")
+    raise DatasetError(f"scene file {path}: expected a scene with 'objects' or a file with 'scenes'")
+
+
+class SingleQuestionDataset:
+    """A data set of exactly one unanswered question about `image_path`."""
+
+    name = "single"
+    example_words = CLEVR_EXAMPLE_WORDS  # scene files are CLEVR scenes
+
+    def __init__(self, image_path: Path, question: str, scene_path: Path | None = None) -> None:
+        if not question.strip():
+            raise DatasetError("the question is empty; pass it with --question")
+        self.image_path = Path(image_path)
+        self.root = self.image_path.resolve().parent
+        self.image_id = self.image_path.stem
+        self._handle = image_handle(self.image_id, self.image_path)
+        self._scene = load_scene_file(scene_path, self.image_path) if scene_path is not None else None
+        self._question = Question(question_id="0", question=question.strip(), answer=None,
+                                  answer_type="str", image_id=self.image_id,
+                                  image_path=self.image_path, split=SINGLE_SPLIT, source="cli")
+
+    def splits(self) -> list[str]:
+        return [SINGLE_SPLIT]
+
+    def questions(self, split: str) -> list[Question]:
+        return [self._question]
+
+    def scene(self, image_id: str) -> dict[str, Any] | None:
+        return self._scene if image_id == self.image_id else None
+
+    def image(self, question_or_image_id: Question | str) -> Image:
+        return self._handle

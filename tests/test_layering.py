@@ -1,0 +1,75 @@
+"""The layering rules of the tree: dependencies point one way, and `vadar` has no import circle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("vadar", "api_store", "base_modules", "omni3d_bench")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def imports(path: Path) -> set[str]:
+    """Our modules that `path` imports anywhere (lazy imports too), except under `if TYPE_CHECKING`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = {id(n) for block in ast.walk(tree) if _type_checking_only(block) for n in ast.walk(block)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.split(".")[0] in PACKAGES}
+
+
+def sources(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def test_dependencies_point_one_way():
+    for package, forbidden in (("base_modules", {"vadar", "omni3d_bench", "api_store"}),
+                               ("omni3d_bench", {"vadar", "api_store"}),
+                               ("api_store", {"vadar", "base_modules", "omni3d_bench"})):
+        for path in sources(package):
+            bad = {name for name in imports(path) if name.split(".")[0] in forbidden}
+            assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def test_vadar_has_no_import_circle():
+    modules = {module_name(p): p for p in sources("vadar")}
+    graph = {name: {target for target in imports(path) if target in modules and target != name}
+             for name, path in modules.items()}
+    visiting: list[str] = []
+    done: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        assert name not in visiting, "import circle: " + " -> ".join([*visiting[visiting.index(name):], name])
+        visiting.append(name)
+        for target in graph[name]:
+            visit(target)
+        visiting.pop()
+        done.add(name)
+
+    for name in graph:
+        visit(name)
+
+
+def test_the_five_module_names_are_spelled_out_in_one_file():
+    spelled = {path.relative_to(ROOT).as_posix() for package in PACKAGES for path in sources(package)
+               if '"get_2D_object_size"' in path.read_text(encoding="utf-8")
+               or "get_2D_object_size:" in path.read_text(encoding="utf-8")}
+    assert spelled == {"base_modules/module.py"}

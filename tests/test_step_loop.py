@@ -1,0 +1,81 @@
+"""The one agent step loop: requests, accounting, cut-off replies, feedback and stopping."""
+
+from __future__ import annotations
+
+import pytest
+
+from vadar.agents.sampling import Sampling
+from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.llm.chat import ChatResponse
+from vadar.llm.doubles import ScriptedLLM
+
+
+def reply(text: str, finish: str = "stop", prompt: int = 10, completion: int = 3, cached: int = 4) -> ChatResponse:
+    return ChatResponse(text=text, prompt_tokens=prompt, completion_tokens=completion,
+                        cached_prompt_tokens=cached, finish_reason=finish)
+
+
+def test_feedback_goes_back_until_the_judge_accepts_and_cost_adds_up():
+    llm = ScriptedLLM([reply("bad"), reply("still bad"), reply("good")])
+    seen: list[Reply] = []
+
+    def judge(r: Reply) -> Verdict:
+        seen.append(r)
+        return Verdict.accept() if r.text == "good" else Verdict.retry(f"fix {r.attempt}")
+
+    messages = [{"role": "user", "content": "task"}]
+    cost = LLMCost()
+    end = StepLoop(llm, Sampling(max_tokens=50), max_steps=5).run(messages, judge, cost)
+    assert end.done and end.steps == 3
+    assert [r.attempt for r in seen] == [1, 2, 3]
+    assert [m["content"] for m in messages] == ["task", "bad", "fix 1", "still bad", "fix 2", "good"]
+    assert (cost.replies, cost.prompt_tokens, cost.completion_tokens, cost.cached_prompt_tokens) == (3, 30, 9, 12)
+
+
+def test_retries_sample_warmer_and_every_request_carries_the_role_limit():
+    llm = ScriptedLLM([reply("a"), reply("b"), reply("c")])
+    StepLoop(llm, Sampling(max_tokens=77), max_steps=3).run([], lambda r: Verdict.retry("again"))
+    assert [r["temperature"] for r in llm.requests] == [None, 0.3, 0.6]
+    assert {r["max_tokens"] for r in llm.requests} == {77}
+
+
+def test_turns_without_retry_temperature_keep_the_configured_one():
+    llm = ScriptedLLM([reply("a"), reply("b")])
+    StepLoop(llm, Sampling(max_tokens=9, retry_temperature_step=0.0), max_steps=2).run(
+        [], lambda r: Verdict.retry("go on"))
+    assert [r["temperature"] for r in llm.requests] == [None, None]
+
+
+def test_the_configured_ceiling_caps_the_role_limit():
+    llm = ScriptedLLM([reply("a")])
+    loop = StepLoop(llm, Sampling(max_tokens=400), max_steps=1, max_reply_tokens=128)
+    loop.run([], lambda r: Verdict.accept())
+    assert llm.requests[0]["max_tokens"] == 128 and "cut off at 128 tokens" in loop.cut_off_error()
+
+
+def test_a_cut_off_reply_is_flagged_with_the_message_for_the_llm():
+    llm = ScriptedLLM([reply("x = [1, 1, 1, 1", finish="length")])
+    seen: list[Reply] = []
+    StepLoop(llm, Sampling(max_tokens=20), max_steps=1).run([], lambda r: seen.append(r) or Verdict.accept())
+    assert seen[0].cut_off and "cut off at 20 tokens" in seen[0].cut_off_error
+
+
+def test_give_up_stops_at_once_and_running_out_is_not_done():
+    llm = ScriptedLLM([reply("a"), reply("b")])
+    end = StepLoop(llm, Sampling(max_tokens=5), max_steps=5).run([], lambda r: Verdict.give_up())
+    assert not end.done and end.steps == 1 and llm.remaining == 1
+    end = StepLoop(llm, Sampling(max_tokens=5), max_steps=1).run([], lambda r: Verdict.retry("no"))
+    assert not end.done and end.steps == 1
+
+
+def test_on_step_announces_each_attempt_before_the_request():
+    llm = ScriptedLLM([reply("a"), reply("b")])
+    announced: list[tuple[int, int]] = []
+    StepLoop(llm, Sampling(max_tokens=5), max_steps=2).run(
+        [], lambda r: Verdict.retry("again"), on_step=lambda a: announced.append((a, len(llm.calls))))
+    assert announced == [(1, 0), (2, 1)]
+
+
+def test_at_least_one_step():
+    with pytest.raises(ValueError, match="at least 1"):
+        StepLoop(ScriptedLLM([]), Sampling(max_tokens=5), max_steps=0)

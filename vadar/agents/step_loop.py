@@ -1,0 +1,115 @@
+"""The one agent step loop: ask the LLM, let the agent judge the reply, feed back, repeat.
+
+Every agent (Signature, API, Program, tool-agent, direct) is this loop configured with a role's
+sampling policy, a step limit and a `judge` that parses and executes one reply. The loop owns what
+they all share: the request with the role's token limit and retry temperature, token accounting,
+the conversation turns, recognising a reply cut off at the token limit, and when to stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vadar.agents.sampling import Sampling
+from vadar.llm.chat import ChatModel, ChatResponse, Message
+
+
+@dataclass
+class LLMCost:
+    """What the LLM replies of one task cost (cache hits counted with their original tokens)."""
+
+    replies: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+
+    def add(self, reply: ChatResponse) -> None:
+        self.replies += 1
+        self.prompt_tokens += reply.prompt_tokens or 0
+        self.completion_tokens += reply.completion_tokens or 0
+        self.cached_prompt_tokens += reply.cached_prompt_tokens or 0
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One LLM reply as a judge sees it."""
+
+    text: str
+    attempt: int
+    cut_off: bool  # the reply hit the token limit; it is unfinished and may loop
+    cut_off_error: str  # what to tell the LLM about a cut-off reply
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's decision: the task is done, must stop, or goes on with `feedback`."""
+
+    done: bool = False
+    stop: bool = False  # give up now (e.g. a recursive helper): no retry can help
+    feedback: str | None = None
+
+    @classmethod
+    def accept(cls) -> Verdict:
+        return cls(done=True)
+
+    @classmethod
+    def retry(cls, feedback: str) -> Verdict:
+        return cls(feedback=feedback)
+
+    @classmethod
+    def give_up(cls) -> Verdict:
+        return cls(stop=True)
+
+
+Judge = Callable[[Reply], Verdict]
+
+
+@dataclass(frozen=True)
+class LoopEnd:
+    """How the loop ended: accepted, or out of steps or stopped, after `steps` replies."""
+
+    done: bool
+    steps: int
+
+
+@dataclass
+class StepLoop:
+    """Ask → judge → feed back, at most `max_steps` times, with the role's `sampling`."""
+
+    llm: ChatModel
+    sampling: Sampling
+    max_steps: int
+    max_reply_tokens: int | None = None  # a ceiling from the configuration (`llm.max_tokens`)
+
+    def __post_init__(self) -> None:
+        if self.max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+
+    @property
+    def token_limit(self) -> int:
+        cap = self.max_reply_tokens
+        return self.sampling.max_tokens if cap is None else min(cap, self.sampling.max_tokens)
+
+    def cut_off_error(self) -> str:
+        return (f"the reply was cut off at {self.token_limit} tokens: it is too long or repeats "
+                "itself. Write a shorter reply without repeating lines.")
+
+    def run(self, messages: list[Message], judge: Judge, cost: LLMCost | None = None,
+            on_step: Callable[[int], None] | None = None) -> LoopEnd:
+        """Run the conversation in `messages` (extended in place) until the judge accepts or stops."""
+        for attempt in range(1, self.max_steps + 1):
+            if on_step is not None:
+                on_step(attempt)
+            response = self.llm.complete(messages, max_tokens=self.token_limit,
+                                         temperature=self.sampling.temperature(attempt))
+            if cost is not None:
+                cost.add(response)
+            messages.append({"role": "assistant", "content": response.text})
+            verdict = judge(Reply(response.text, attempt, response.finish_reason == "length",
+                                  self.cut_off_error()))
+            if verdict.done or verdict.stop:
+                return LoopEnd(done=verdict.done, steps=attempt)
+            if attempt < self.max_steps and verdict.feedback is not None:
+                messages.append({"role": "user", "content": verdict.feedback})
+        return LoopEnd(done=False, steps=self.max_steps)

@@ -1,0 +1,117 @@
+"""Everything before the LLM starts: choose questions, check their data, build the modules.
+
+Bad input (a missing image, a scene the oracle modules need, a misspelt module) fails here, in
+seconds, instead of after a server has started. `vadar solve` goes through the same path with a
+one-question data set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from base_modules.module import ModuleSet
+from base_modules.oracle.annotations3d import annotations3d_oracle_modules
+from base_modules.oracle.clevr import clevr_oracle_modules
+from omni3d_bench import DatasetError, sample_path
+from omni3d_bench.datasets import load_dataset
+from omni3d_bench.datasets.single import SingleQuestionDataset
+from omni3d_bench.sample import SAMPLE_SPLIT
+from omni3d_bench.types import Dataset, Question
+from vadar.config import VadarConfig
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    """Checked questions with their data set and the modules that will serve them."""
+
+    dataset: Dataset
+    split: str
+    questions: list[Question]
+    modules: ModuleSet
+    backends: dict[str, str] = field(default_factory=dict)  # slot -> backend, lower-case
+
+
+@dataclass(frozen=True)
+class DataSelection:
+    """Which questions: a data set directory (None: the built-in sample), split, first N."""
+
+    data: Path | None = None
+    split: str | None = None
+    limit: int | None = None
+
+    def prepare(self, config: VadarConfig | None = None, *,
+                overrides: Mapping[str, str] | None = None) -> PreparedData:
+        """Load and check everything the questions need, before any LLM or server starts.
+
+        `config.modules` (with per-slot `overrides`) picks oracle, real or plugin modules.
+        """
+        root = self.data if self.data is not None else sample_path()
+        dataset = load_dataset(root)
+        split = self.split or (SAMPLE_SPLIT if self.data is None else _only_split(dataset))
+        questions = dataset.questions(split)
+        if self.limit is not None:
+            questions = questions[: max(self.limit, 0)]
+        return prepare_questions(dataset, split, questions, config or VadarConfig(), overrides)
+
+
+def prepare_single(image: Path, question: str, scene: Path | None, config: VadarConfig,
+                   overrides: Mapping[str, str] | None = None) -> PreparedData:
+    """One question about one image file (scene annotations optional), checked like a data set."""
+    dataset = SingleQuestionDataset(image, question, scene)
+    return prepare_questions(dataset, dataset.splits()[0], dataset.questions(dataset.splits()[0]),
+                             config, overrides)
+
+
+def prepare_questions(dataset: Dataset, split: str, questions: list[Question], config: VadarConfig,
+                      overrides: Mapping[str, str] | None = None) -> PreparedData:
+    backends = config.modules.resolved(overrides)
+    preflight(dataset, questions, needs_scenes="oracle" in backends.values())
+    modules = build_modules(config, backends, oracle=lambda: oracle_modules(dataset))
+    return PreparedData(dataset, split, questions, modules, backends)
+
+
+def _only_split(dataset: Dataset) -> str:
+    splits = dataset.splits()
+    if len(splits) != 1:
+        raise DatasetError(f"{dataset.root}: choose a split with --split (available: {', '.join(splits)})")
+    return splits[0]
+
+
+def oracle_modules(dataset: Dataset) -> ModuleSet:
+    """Oracle modules reading the data set's own scene annotations (3D boxes, or CLEVR scenes)."""
+    if getattr(dataset, "oracle_kind", None) == "annotations3d":
+        return annotations3d_oracle_modules(dataset.scene)
+    return clevr_oracle_modules(dataset.scene)
+
+
+def build_modules(config: VadarConfig, backends: Mapping[str, str], *,
+                  oracle: Callable[[], ModuleSet]) -> ModuleSet:
+    """The module set `backends` asks for, loaded now so missing weights stop the run early.
+
+    `oracle` builds the oracle modules for the data at hand; `real` builds the model-backed ones
+    from `config.vision`; any other name is an entry-point plugin.
+    """
+    from base_modules.registry import build_module_set
+
+    def real() -> ModuleSet:
+        from base_modules.real import real_modules
+
+        return real_modules(config.vision)
+
+    modules = build_module_set(backends, builtins={"oracle": oracle, "real": real})
+    for module in modules:
+        module.load()  # inside a program a weights error would only make the LLM retry
+    return modules
+
+
+def preflight(dataset: Dataset, questions: Sequence[Question], *, needs_scenes: bool = True) -> None:
+    """Fail before any LLM work if an image, or a scene oracle modules need, is missing."""
+    for question in questions:
+        dataset.image(question)
+        if needs_scenes and dataset.scene(question.image_id) is None:
+            raise DatasetError(
+                f"question {question.question_id}: no scene annotation for image {question.image_id}; "
+                "oracle modules need one (pass --scene or add it to the scenes file, or use --modules real)"
+            )
