@@ -156,8 +156,44 @@ def _initial_schema(db: Database) -> None:
     )
 
 
+def _library_evidence(db: Database) -> None:
+    _script(
+        db,
+        """
+        -- Programs written on build questions while deciding which helpers join the library:
+        -- 'with' the candidate helpers or 'without' them. Correct ones are worked examples.
+        CREATE TABLE verified_programs (
+            id INTEGER PRIMARY KEY,
+            batch_id INTEGER REFERENCES batches(id),
+            question_id TEXT NOT NULL,
+            question TEXT NOT NULL,
+            variant TEXT NOT NULL,
+            code TEXT,
+            answer TEXT,
+            gold TEXT,
+            error TEXT,
+            correct INTEGER CHECK (correct IN (0, 1)),
+            uses TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(uses)),
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX verified_programs_question ON verified_programs (question_id);
+        -- Why a function version was admitted, rejected or retired, with the evidence.
+        CREATE TABLE function_decisions (
+            id INTEGER PRIMARY KEY,
+            version_id INTEGER NOT NULL REFERENCES function_versions(id),
+            decision TEXT NOT NULL CHECK (decision IN ('admitted', 'rejected', 'retired', 'repair')),
+            mode TEXT NOT NULL,
+            evidence TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(evidence)),
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX function_decisions_version ON function_decisions (version_id);
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial_schema", _initial_schema),
+    ("0002_library_evidence", _library_evidence),
 ]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from api_store.connection import open_database, utc_now
 from api_store.errors import StoreError
+from api_store.evidence import EvidenceMixin
 from api_store.functions import FunctionsMixin
 from api_store.migrations import MIGRATIONS, applied_migrations, apply_migrations
 from api_store.runs import RunsMixin
@@ -17,7 +18,7 @@ EXPORT_FORMAT = "vadar-api-store"
 EXPORT_FORMAT_VERSION = 1
 
 
-class ApiStore(FunctionsMixin, RunsMixin):
+class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin):
     """The persistent, versioned library of generated functions plus run provenance.
 
     `ApiStore(path)` opens or creates the file (and its parent directory) and applies pending

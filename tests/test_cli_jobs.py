@@ -31,10 +31,12 @@ def scripted(monkeypatch, tmp_path):
     return llm
 
 
-def test_run_builds_then_answers_and_prints_the_summary(scripted, tmp_path):
+def test_run_builds_then_answers_the_other_questions(scripted, tmp_path, monkeypatch):
+    monkeypatch.setenv("VADAR_LIBRARY_ADMISSION", "off")  # admission has its own tests
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", "--limit", "2", "--batch-size", "2", "--out", str(out)])
+    result = CliRunner().invoke(app, ["run", "--limit", "4", "--batch-size", "2", "--batches", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
+    assert "from 2 questions; the other 2 are evaluated" in result.output
     assert "batch 1 (2 questions): proposed 1, implemented 1, failed 0" in result.output
     assert "+ _count" in result.output and "implementing _count (attempt 1/5)" in result.output
     assert "| **total (weighted)** | 2 |" in result.output
@@ -42,7 +44,8 @@ def test_run_builds_then_answers_and_prints_the_summary(scripted, tmp_path):
     assert summary["library_functions"] == 1 and summary["questions"] == 2
 
 
-def test_build_api_reports_the_library_size(scripted, tmp_path):
+def test_build_api_reports_the_library_size(scripted, tmp_path, monkeypatch):
+    monkeypatch.setenv("VADAR_LIBRARY_ADMISSION", "off")
     result = CliRunner().invoke(app, ["build-api", "--limit", "2", "--batch-size", "2", "--out", str(tmp_path / "b")])
     assert result.exit_code == 0, result.output
     assert "library: 1 implemented functions in" in result.output

@@ -53,7 +53,7 @@ def test_build_then_evaluate_then_resume(config, tmp_path):
         assert reports[0].implemented == ["_count"]
         implemented = session.store.functions(FunctionStatus.IMPLEMENTED)
         assert [f.name for f in implemented] == ["_count"]
-        summary = evaluate(session, selection, out, show_progress=False)
+        summary = evaluate(session, selection, out, show_progress=False, scope="all")
     assert summary.questions == 4
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     by_question = {r["question"]: r for r in results}
@@ -71,7 +71,7 @@ def test_build_then_evaluate_then_resume(config, tmp_path):
     with open_session(config, llm=llm) as session:
         reports = build_api(session, selection, out, batch_size=2)
         assert all(r.skipped for r in reports)
-        again = evaluate(session, selection, out, show_progress=False)
+        again = evaluate(session, selection, out, show_progress=False, scope="all")
     assert len(llm.calls) == calls_before
     assert again.metrics.total == summary.metrics.total
     assert len((out / "results.jsonl").read_text().splitlines()) == 4

@@ -100,3 +100,10 @@ def test_cut_off_signature_reply_keeps_its_complete_stubs():
     result = SignatureAgent(llm).propose(["q"], render_api(), existing=[])
     assert [s.name for s in result.accepted] == ["_objects_left_of", "_count_matching"]
     assert result.attempts == 1
+
+
+def test_the_worked_example_is_the_one_least_related_to_the_batch():
+    from vadar.agents.signature import example_stub
+
+    assert "_objects_in_front_of" not in example_stub(["How many things are in front of the cyan sphere?"])
+    assert "_objects_in_front_of" in example_stub(["How many cylinders are there?"])

@@ -90,6 +90,20 @@ class AgentsConfig:
 
 
 @dataclass
+class LibraryConfig:
+    """How the library grows and how much of it a Program-agent prompt shows."""
+
+    admission: str = "labelled"  # labelled (gold answers), unlabelled (majority answers) or off
+    repair: bool = True  # a rejected helper gets one repair from the evidence
+    retrieve_k: int = 8  # library functions shown per question (most relevant first); 0: all
+    examples_k: int = 2  # verified worked examples shown per question; 0: the fixed example
+
+    def __post_init__(self) -> None:
+        if self.admission not in ("labelled", "unlabelled", "off"):
+            raise ConfigError(f"library.admission must be labelled, unlabelled or off, got {self.admission!r}")
+
+
+@dataclass
 class PathsConfig:
     """Where persistent state lives. Empty paths are derived from `home`."""
 
@@ -137,13 +151,14 @@ class VadarConfig:
     embedded: EmbeddedLLMConfig = field(default_factory=EmbeddedLLMConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     agents: AgentsConfig = field(default_factory=AgentsConfig)
+    library: LibraryConfig = field(default_factory=LibraryConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
     modules: ModulesConfig = field(default_factory=ModulesConfig)
     vision: RealModulesConfig = field(default_factory=RealModulesConfig)
 
 
 _SECTIONS: dict[str, str] = {
-    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "paths": "paths",
+    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "library": "library", "paths": "paths",
     "modules": "modules", "vision": "vision",
 }
 
@@ -159,6 +174,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         _apply_toml(config, toml_path)
     _apply_env(config, env)
     config.agents.validate()
+    config.library.__post_init__()
     return config
 
 

@@ -18,6 +18,7 @@ from vadar.agents.outcome import ProgramOutcome
 from vadar.agents.program import ProgramAgent
 from vadar.agents.tool_agent import ToolAgent
 from vadar.api_text import render_api
+from vadar.library.retrieval import ExampleRetriever, LibraryRetriever
 from vadar.namespace import program_namespace
 from vadar.prepare import PreparedData
 from vadar.session import Session
@@ -39,10 +40,16 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
     if method in ("vadar", "static-api"):
         program_agent = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
                                      max_reply_tokens=cap)
+        settings = session.config.library
+        retriever = LibraryRetriever(library, settings.retrieve_k)
+        examples = ExampleRetriever(store.verified_programs(correct_only=True), settings.examples_k,
+                                    {f.name for f in library}) if method == "vadar" else None
 
         def solve_with_program(question: Question) -> ProgramOutcome:
-            namespace = program_namespace(dataset.image(question), modules, library)
-            return program_agent.solve(question.question, api_text, namespace)
+            namespace = program_namespace(dataset.image(question), modules, library)  # all callable
+            shown = render_api(retriever.select(question.question))
+            worked = examples.render(question.question) if examples is not None else None
+            return program_agent.solve(question.question, shown, namespace, worked)
 
         return solve_with_program, library
 

@@ -20,7 +20,10 @@ from typing import Any
 from api_store import DuplicateFunctionError, FunctionStatus
 from omni3d_bench.types import Question
 from vadar.agents.api import ApiAgent, TestContext
+from vadar.agents.program import ProgramAgent
+from vadar.agents.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
+from vadar.library.admission import Admission
 from vadar.api_text import render_api
 from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
 from vadar.methods import make_answerer
@@ -41,9 +44,12 @@ def evaluate(
     *,
     method: str = "vadar",
     show_progress: bool = True,
+    scope: str = "held-out",
 ) -> EvalSummary:
     """Answer the selected questions with `method` (resuming from `out_dir`), write results and summary."""
     dataset, split, questions = data.dataset, data.split, data.questions
+    built_from = session.store.build_question_ids(data=str(dataset.root), split=split)
+    questions = select_questions(questions, built_from, scope)
     answer, library = make_answerer(method, session, data)
     claim_run_dir(out_dir, {"data": str(dataset.root), "split": split, "method": method,
                             "modules": data.backends, "model": session.model_name})
@@ -55,11 +61,27 @@ def evaluate(
         "name": out_dir.name, "data": str(dataset.root), "split": split, "method": method,
         "model": session.model_name, "library_functions": len(library),
         "library_functions_used": len(used), "agent_limits": limits,
+        "questions_scope": scope, "build_questions": len(built_from), "library_settings": dataclasses.asdict(session.config.library),
         "llm_usage_this_session": session.usage.totals().as_dict(),
     }
     summary = summarize_results(results, header)
     write_summary(summary, out_dir)
     return summary
+
+
+SCOPES = ("held-out", "build", "all")
+
+
+def select_questions(questions: Sequence[Question], built_from: set[str], scope: str) -> list[Question]:
+    """`held-out`: never a question the library was built from (the default, and the only honest
+    score); `build`: only those (admission should keep vadar at least as good there); `all`."""
+    if scope not in SCOPES:
+        raise ValueError(f"unknown question scope {scope!r}; choose one of: {', '.join(SCOPES)}")
+    if scope == "held-out":
+        return [q for q in questions if q.question_id not in built_from]
+    if scope == "build":
+        return [q for q in questions if q.question_id in built_from]
+    return list(questions)
 
 
 def _library_functions_used(results: Sequence[Any], names: Sequence[str]) -> set[str]:
@@ -77,6 +99,8 @@ class BatchReport:
     rejected: list[str] = field(default_factory=list)
     implemented: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    admitted: list[str] = field(default_factory=list)
+    not_admitted: dict[str, str] = field(default_factory=dict)
     skipped: bool = False
 
 
@@ -145,7 +169,27 @@ def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question]
                      on_event=on_event, max_reply_tokens=cap, **provenance)
     outcome = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed
+    _admit(session, data, chunk, contexts, agent, batch.id, report, on_event)
     return report
+
+
+def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], contexts: Sequence[TestContext],
+           agent: ApiAgent, batch_id: int, report: BatchReport, on_event: Callable[[str], None] | None) -> None:
+    """Outcome-verified admission of the batch's new helpers (and any left unverified by a crash)."""
+    settings, limits = session.config.library, session.config.agents
+    candidates = session.store.unverified()
+    if settings.admission == "off" or not candidates:
+        return
+    cap = session.config.llm.max_tokens
+    program_agent = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
+                                 max_reply_tokens=cap)
+    sampler = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
+                           sampling=PROGRAM_SAMPLE, max_reply_tokens=cap)
+    admission = Admission(session.store, program_agent, session.executor, mode=settings.admission,
+                          sampler=sampler, repair=agent.repair if settings.repair else None,
+                          batch_id=batch_id, on_event=on_event)
+    decided = admission.decide(candidates, chunk, data.dataset, data.modules, contexts)
+    report.admitted, report.not_admitted = decided.admitted, decided.rejected
 
 
 class _BuildState:

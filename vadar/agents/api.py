@@ -98,14 +98,32 @@ class ApiAgent:
         finally:
             stack.pop()
 
-    def _attempts(self, record: FunctionRecord, stack: list[str], context: TestContext,
-                  report: ImplementationReport) -> bool:
-        name = record.name
-        messages = [
-            {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=name))},
+    def repair(self, name: str, cases: Sequence[Mapping[str, Any]], context: TestContext) -> bool:
+        """Re-implement `name` once more, shown the questions its current version got wrong.
+
+        `cases` hold `question`, `expected` and `got`; the new version must pass its test call
+        again. Returns whether a new version was implemented (the caller re-checks it).
+        """
+        record = self.store.current(name)
+        messages = [*self._opening(record),
+                    {"role": "assistant", "content": f"```python\n{record.code}```"},
+                    {"role": "user", "content": prompts.render("api_repair", name=name, cases=list(cases))}]
+        report = ImplementationReport()
+        stack = [name]
+        return self._attempts(record, stack, context, report, messages=messages, fail=False)
+
+    def _opening(self, record: FunctionRecord) -> list[dict[str, str]]:
+        return [
+            {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=record.name))},
             {"role": "user", "content": prompts.render(
-                "api_implement", stub=function_stub(name, record.signature, record.docstring))},
+                "api_implement", stub=function_stub(record.name, record.signature, record.docstring))},
         ]
+
+    def _attempts(self, record: FunctionRecord, stack: list[str], context: TestContext,
+                  report: ImplementationReport, *, messages: list[dict[str, str]] | None = None,
+                  fail: bool = True) -> bool:
+        name = record.name
+        messages = messages if messages is not None else self._opening(record)
         last: list[_Step] = []
 
         def judge(reply: Reply) -> Verdict:
@@ -135,6 +153,8 @@ class ApiAgent:
             report.implemented.append(name)
             self.on_event(f"implemented {name}")
             return True
+        if not fail:
+            return False
         if step.fatal:
             self._fail(name, step.error or "failed", report)
         else:

@@ -16,11 +16,12 @@ class Sampling:
     max_tokens: int
     retry_temperature_step: float = 0.3  # 0: every reply at the configured temperature
     max_temperature: float = 0.9
+    first_temperature: float | None = None  # None: the configured one; set to draw varied samples
 
     def temperature(self, attempt: int) -> float | None:
-        """None (the configured temperature) on the first attempt, then rising per retry."""
+        """`first_temperature` on the first attempt, then rising per retry."""
         if attempt <= 1 or self.retry_temperature_step <= 0:
-            return None
+            return self.first_temperature if attempt <= 1 else None
         return min(self.max_temperature, self.retry_temperature_step * (attempt - 1))
 
 
@@ -29,3 +30,4 @@ IMPLEMENTATION = Sampling(max_tokens=400)
 SIGNATURES = Sampling(max_tokens=600)
 TOOL_STEP = Sampling(max_tokens=300, retry_temperature_step=0.0)  # turns of one task, not retries
 DIRECT = Sampling(max_tokens=64)
+PROGRAM_SAMPLE = Sampling(max_tokens=400, first_temperature=0.7)  # a second opinion, for majorities

@@ -8,6 +8,7 @@ naming rules are rejected one by one with a reason, so one bad proposal never si
 from __future__ import annotations
 
 import keyword
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -61,7 +62,8 @@ class SignatureAgent:
     def propose(self, questions: Sequence[str], api_text: str, existing: Iterable[str]) -> Proposals:
         messages = [
             {"role": "system", "content": prompts.render(
-                "signature_system", api=api_text.strip(), max_functions=self.max_functions)},
+                "signature_system", api=api_text.strip(), max_functions=self.max_functions,
+                example=example_stub(questions).strip())},
             {"role": "user", "content": prompts.render("signature_batch", questions=list(questions))},
         ]
         result = Proposals()
@@ -92,6 +94,27 @@ class SignatureAgent:
             else:
                 result.accepted.append(stub)
                 taken.add(normalized_name(stub.name))
+
+
+EXAMPLES = ("signature_example_1", "signature_example_2", "signature_example_3")
+_STOPWORDS = {"of", "the", "a", "an", "in", "to", "is", "are", "by", "m"}
+
+
+def example_stub(questions: Sequence[str]) -> str:
+    """The worked example least related to the batch, so a small model cannot copy it as a helper.
+
+    Examples are ranked by how many words of their function name the questions contain (the
+    first example wins ties); copying `_objects_in_front_of` into a batch about "front" once
+    gave a helper that compared the wrong axis.
+    """
+    words = {w for q in questions for w in re.findall(r"[a-z]+", q.lower())}
+
+    def overlap(template: str) -> int:
+        stub = prompts.render(template)
+        name = re.search(r"def _(\w+)", stub)
+        return len({w for w in (name.group(1) if name else "").split("_") if w not in _STOPWORDS} & words)
+
+    return prompts.render(min(EXAMPLES, key=overlap))
 
 
 def _complete_stubs(text: str) -> str:

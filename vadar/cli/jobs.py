@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -27,7 +28,7 @@ from vadar.cli.options import (
 from vadar.config import VadarConfig, load_config
 from vadar.evaluation import EvalSummary
 from vadar.methods import METHODS
-from vadar.pipeline import BatchReport, build_api, evaluate
+from vadar.pipeline import SCOPES, BatchReport, build_api, evaluate
 from vadar.prepare import DataSelection, PreparedData
 from vadar.session import Session, open_session
 
@@ -55,6 +56,11 @@ def _print_batch(report: BatchReport) -> None:
                   f"failed {len(report.failed)}")
     for name in report.implemented:
         console.print(f"  + {name}")
+    if report.admitted or report.not_admitted:
+        console.print(f"  admitted {len(report.admitted)} of {len(report.admitted) + len(report.not_admitted)} "
+                      "after checking answers on the batch")
+    for name, reason in report.not_admitted.items():
+        console.print(f"  - not admitted {name}: {reason}", highlight=False)
     for name, reason in report.failed.items():
         console.print(f"  x {name}: {reason[:200]}", highlight=False)
     for line in dict.fromkeys(report.rejected):  # small models repeat themselves
@@ -107,31 +113,39 @@ def eval_command(
     method: MethodOption = "vadar", library: LibraryOption = True,
     modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None,
+    questions: Annotated[str, typer.Option(
+        "--questions", help="held-out (default: never a question the library was built from), "
+        "build (only those) or all.")] = "held-out",
 ) -> None:
     """Answer questions with one method; write results.jsonl and a summary."""
     with user_errors():
         method = method if library else "static-api"
         if method not in METHODS:
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
+        if questions not in SCOPES:
+            raise typer.BadParameter(f"unknown --questions {questions!r}; choose one of: {', '.join(SCOPES)}")
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module)
         with open_session(settings) as session:
-            summary = evaluate(session, prepared, out_dir, method=method)
+            summary = evaluate(session, prepared, out_dir, method=method, scope=questions)
         _print_summary(summary, out_dir)
 
 
 def run_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
     batch_size: BatchSizeOption = 10,
-    batches: Annotated[int | None, typer.Option("--batches", min=1, help="Batches to build the API from.")] = 3,
+    batches: Annotated[int, typer.Option(
+        "--batches", min=1, help="Batches to build the API from (at most half the questions).")] = 3,
     modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None,
 ) -> None:
-    """Build the API from the first batches, then answer all the questions with it (the main job)."""
+    """Build the API from the first batches, then answer the other questions with it (the main job)."""
     with user_errors():
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar", modules, module)
         with open_session(settings) as session:
-            console.print("[bold]building the API[/bold]")
-            _build(session, prepared, out_dir, batch_size, batches)
+            build_questions = prepared.questions[:min(batches * batch_size, len(prepared.questions) // 2)]
+            console.print(f"[bold]building the API[/bold] from {len(build_questions)} questions; "
+                          f"the other {len(prepared.questions) - len(build_questions)} are evaluated")
+            _build(session, dataclasses.replace(prepared, questions=build_questions), out_dir, batch_size, None)
             console.print("[bold]answering questions[/bold]")
             summary = evaluate(session, prepared, out_dir, method="vadar")
         _print_summary(summary, out_dir)

@@ -54,6 +54,8 @@ def list_functions(
     """List the current version of every library function, in the order they were created."""
     with _open_store(db) as store:
         records = store.functions(include_failed=show_all)
+        stats = store.function_stats()
+        decisions = {d.name: d for d in store.decisions() if d.decision != "repair"}
         path = store.path
     if not records:
         typer.echo(f"The library at {path} has no functions{'' if show_all else ' (try --all)'}.")
@@ -63,10 +65,19 @@ def list_functions(
     table.add_column("status")
     table.add_column("version", justify="right")
     table.add_column("signature", overflow="fold")
+    table.add_column("admission")
+    table.add_column("used", justify="right")
+    table.add_column("errors", justify="right")
+    table.add_column("right", justify="right")
     for record in records:
+        used = stats.get(record.name)
+        decision = decisions.get(record.name)
+        right = f"{used.correct}/{used.judged}" if used and used.judged else ""
         # Text(), not str: signatures like `list[BBox]` must not be read as rich markup.
         table.add_row(
-            Text(record.name), record.status.value, str(record.version), Text(record.signature)
+            Text(record.name), record.status.value, str(record.version), Text(record.signature),
+            f"{decision.decision} ({decision.mode})" if decision else "",
+            str(used.used) if used else "0", str(used.errors) if used else "0", right,
         )
     Console().print(table)
 

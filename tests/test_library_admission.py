@@ -1,0 +1,147 @@
+"""Outcome-verified admission, retirement, retrieval and the held-out rule, with a scripted LLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from api_store import ApiStore, FunctionStatus
+from vadar.config import VadarConfig
+from vadar.library.retrieval import LibraryRetriever
+from vadar.llm.doubles import ScriptedLLM
+from vadar.pipeline import build_api, evaluate
+from vadar.prepare import DataSelection
+from vadar.session import open_session
+
+STUB = '```python\ndef _objects_left_of(image: Image, reference: BBox) -> list[BBox]:\n    """Objects left of the reference object."""\n```'
+RIGHT = ("def _objects_left_of(image, reference):\n"
+         "    cx = (reference[0] + reference[2]) / 2\n"
+         "    return [b for b in loc(image, 'objects') if (b[0] + b[2]) / 2 < cx and not same_object(image, b, reference)]\n")
+# Runs, passes its test call, and is wrong: it compares depth, not x.
+WRONG = ("def _objects_left_of(image, reference):\n"
+         "    d = depth(image, reference)\n"
+         "    return [b for b in loc(image, 'objects') if depth(image, b) < d]\n")
+WITH_HELPER = "final_result = len(_objects_left_of(image, loc(image, 'red sphere')[0]))"
+BY_HAND = ("ref = loc(image, 'red sphere')[0]\ncx = (ref[0] + ref[2]) / 2\n"
+           "final_result = len([b for b in loc(image, 'objects') if (b[0] + b[2]) / 2 < cx])")
+
+
+def scripted(implementations: list[str], *, baseline: str = BY_HAND, sample: str | None = None) -> ScriptedLLM:
+    """Signature, then API replies in order; programs use the helper when the prompt offers it."""
+    queue = list(implementations)
+
+    def reply(messages):
+        system = messages[0]["content"]
+        if system.startswith("You design helper functions"):
+            return STUB if "_objects_left_of(" not in system else "# no new functions"
+        if system.startswith("You implement helper functions"):
+            return "```python\n" + (queue.pop(0) if len(queue) > 1 else queue[0]) + "```"
+        if "left of the red sphere" not in messages[1]["content"]:
+            return "```python\nfinal_result = 0\n```"
+        offered = "def _objects_left_of(" in system
+        return "```python\n" + (WITH_HELPER if offered else baseline) + "\n```"
+
+    return ScriptedLLM([reply] * 300)
+
+
+@pytest.fixture
+def config(tmp_path):
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.sandbox.timeout_s = 10
+    return config
+
+
+def build(config, llm, tmp_path, *, mode="labelled"):
+    config.library.admission = mode
+    data = DataSelection(limit=2).prepare()  # question 1: "How many things are left of the red sphere?" (5)
+    with open_session(config, llm=llm) as session:
+        reports = build_api(session, data, tmp_path / "run", batch_size=2)
+        return reports[0], session.store.functions(FunctionStatus.IMPLEMENTED), session.store
+
+
+def test_a_helper_that_runs_but_answers_wrong_is_rejected_after_one_repair(config, tmp_path):
+    report, library, store = build(config, scripted([WRONG]), tmp_path)
+    assert report.implemented == ["_objects_left_of"] and report.admitted == []
+    assert "right 0 of 1 times, 1 without it" in report.not_admitted["_objects_left_of"]
+    store = ApiStore(config.paths.database)
+    assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == []
+    kinds = [d.decision for d in store.decisions("_objects_left_of")]
+    assert kinds == ["repair", "rejected"]
+    repair = store.decisions("_objects_left_of")[0].evidence
+    assert repair["cases"][0]["expected"] == "5" and repair["cases"][0]["got"] != 5
+    history = store.history("_objects_left_of")
+    assert history[-1].status == FunctionStatus.FAILED and history[-1].code == WRONG  # kept, never shown
+
+
+def test_a_repair_that_fixes_the_helper_gets_it_admitted(config, tmp_path):
+    report, library, store = build(config, scripted([WRONG, RIGHT]), tmp_path)
+    assert report.admitted == ["_objects_left_of"]
+    assert [f.name for f in library] == ["_objects_left_of"] and "same_object" in library[0].code
+
+
+def test_a_correct_helper_is_admitted_and_its_programs_become_examples(config, tmp_path):
+    report, library, store = build(config, scripted([RIGHT]), tmp_path)
+    assert report.admitted == ["_objects_left_of"] and report.not_admitted == {}
+    store = ApiStore(config.paths.database)
+    decision = store.decisions("_objects_left_of")[-1]
+    assert decision.decision == "admitted" and decision.evidence["right_with"] == 1
+    examples = [p for p in store.verified_programs(correct_only=True) if p.uses]
+    assert examples and "_objects_left_of" in examples[0].code
+    assert store.function_stats()["_objects_left_of"].correct >= 1
+
+
+def test_unlabelled_mode_rejects_a_helper_that_disagrees_with_the_majority(config, tmp_path):
+    report, _, _ = build(config, scripted([WRONG]), tmp_path, mode="unlabelled")
+    assert report.admitted == [] and "_objects_left_of" in report.not_admitted
+
+
+def test_unlabelled_mode_admits_a_helper_that_agrees(config, tmp_path):
+    report, _, _ = build(config, scripted([RIGHT]), tmp_path, mode="unlabelled")
+    assert report.admitted == ["_objects_left_of"]
+
+
+def test_evaluation_never_scores_a_build_question(config, tmp_path):
+    llm = scripted([RIGHT])
+    config.library.admission = "off"
+    data = DataSelection(limit=4).prepare()
+    with open_session(config, llm=llm) as session:
+        build_api(session, data, tmp_path / "build", batch_size=2, batches=1)
+        held_out = evaluate(session, data, tmp_path / "eval", show_progress=False)
+        built = evaluate(session, data, tmp_path / "eval-build", show_progress=False, scope="build")
+    ids = {r.question_id for r in _results(tmp_path / "eval")}
+    assert ids == {"2", "3"} and held_out.header["build_questions"] == 2
+    assert {r.question_id for r in _results(tmp_path / "eval-build")} == {"0", "1"}
+    assert built.questions == 2
+
+
+def _results(run_dir):
+    from vadar.results import ResultsFile
+    return ResultsFile(run_dir / "results.jsonl").read()
+
+
+def test_retrieval_picks_the_relevant_function_among_200():
+    store = ApiStore.memory()
+    topics = ["color", "shape", "size", "material", "height", "width", "count", "area", "volume", "angle"]
+    for i in range(199):
+        store.propose(f"_helper_{topics[i % 10]}_{i}", "(image: Image, bbox: BBox) -> float",
+                      f"Return the {topics[i % 10]} measure number {i} of the object.")
+    store.propose("_objects_left_of", "(image: Image, reference: BBox) -> list[BBox]",
+                  "Objects to the left of the reference object, compared by image x.")
+    library = store.functions()
+    retriever = LibraryRetriever(library, k=5)
+    chosen = [f.name for f in retriever.select("How many things are left of the red sphere?")]
+    assert "_objects_left_of" in chosen and len(chosen) <= 5
+    assert LibraryRetriever(library[:3], k=5).select("anything") == library[:3]  # small: all shown
+
+
+def test_library_list_shows_admission_and_use(config, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from vadar.cli import app
+
+    build(config, scripted([RIGHT]), tmp_path)
+    result = CliRunner().invoke(app, ["library", "list", "--db", str(config.paths.database)],
+                                env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if "_objects_left_of" in line)
+    assert "admitted (labelled)" in row and "1/1" in row

@@ -1,0 +1,1 @@
+"""Growing a library that helps: outcome-verified admission, retrieval and worked examples."""

@@ -1,0 +1,216 @@
+"""Admit a new helper only on evidence that it makes answers better, not merely that it runs.
+
+For every question of the batch that proposed the helpers, the Program agent writes one program
+*with* the batch's candidate helpers and one *without* them. A question's reference answer is its
+gold answer (`labelled` mode) or, with questions only (`unlabelled` mode), the answer two
+independent programs written *without* the candidates agree on (the one above and one sampled at
+a higher temperature); where they disagree the question gives no evidence. A candidate is admitted when programs
+used it (directly or through another helper), at least one of them is right, and they are right
+at least as often as the same questions answered without the candidates. A rejected candidate
+with wrong answers gets one repair: the API agent sees the questions, expected and given answers;
+the programs that used it run again with the new version, and the rule is applied again.
+Every program and decision is stored with its evidence (`api_store.evidence`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from api_store import ApiStore, FunctionRecord
+from base_modules.module import ModuleSet
+from omni3d_bench.metrics import score_answer
+from omni3d_bench.types import Dataset, Question
+from vadar.agents.api import TestContext
+from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
+from vadar.agents.program import ProgramAgent, program_error
+from vadar.agents.stubs import called_names
+from vadar.answers import normalize_answer
+from vadar.api_text import render_api
+from vadar.namespace import program_namespace
+
+MODES = ("labelled", "unlabelled", "off")
+
+Repairer = Callable[[str, Sequence[Mapping[str, Any]], TestContext], bool]
+
+
+@dataclass
+class QuestionEvidence:
+    """One build question: the programs written with and without the candidates, and the reference."""
+
+    question: Question
+    without: ProgramOutcome
+    with_: ProgramOutcome
+    reference: str | None = None
+    uses: set[str] = field(default_factory=set)  # candidates the 'with' program reached
+
+    def score(self, outcome: ProgramOutcome) -> float:
+        if self.reference is None or outcome.error is not None:
+            return 0.0
+        return score_answer(outcome.answer, self.reference, self.question.answer_type)
+
+
+@dataclass
+class AdmissionReport:
+    admitted: list[str] = field(default_factory=list)
+    rejected: dict[str, str] = field(default_factory=dict)
+    repaired: list[str] = field(default_factory=list)
+    programs: int = 0
+
+
+class Admission:
+    """Decides which implemented-but-unverified helpers join the library."""
+
+    def __init__(self, store: ApiStore, agent: ProgramAgent, executor: Executor, *, mode: str = "labelled",
+                 sampler: ProgramAgent | None = None, repair: Repairer | None = None,
+                 batch_id: int | None = None, on_event: Callable[[str], None] | None = None) -> None:
+        if mode not in MODES:
+            raise ValueError(f"admission mode must be one of {MODES}, got {mode!r}")
+        self.store, self.agent, self.executor, self.mode = store, agent, executor, mode
+        self.sampler = sampler or agent
+        self.repair = repair
+        self.batch_id = batch_id
+        self.on_event = on_event or (lambda message: None)
+
+    def decide(self, candidates: Sequence[FunctionRecord], questions: Sequence[Question], dataset: Dataset,
+               modules: ModuleSet, contexts: Sequence[TestContext]) -> AdmissionReport:
+        report = AdmissionReport()
+        names = {c.name for c in candidates}
+        if not candidates or self.mode == "off":
+            return report
+        before = [f for f in self.store.functions("implemented") if f.name not in names]
+        evidence = [self._question(q, dataset, modules, before, candidates, report) for q in questions]
+        for candidate in candidates:
+            verdict = self._judge(candidate.name, evidence)
+            if verdict is not None and self.repair is not None and verdict["cases"]:
+                verdict = self._repair(candidate.name, verdict, evidence, dataset, modules, before,
+                                       contexts, report)
+            if verdict is None:
+                report.admitted.append(candidate.name)
+            else:
+                report.rejected[candidate.name] = verdict["reason"]
+        self._drop_dependents_of_rejected(report)
+        for name in report.admitted:
+            self.store.record_decision(name, "admitted", mode=self.mode, evidence=self._summary(name, evidence))
+        for name, reason in report.rejected.items():
+            self.store.record_decision(name, "rejected", mode=self.mode,
+                                       evidence={"reason": reason, **self._summary(name, evidence)})
+            self.store.mark_failed(name, f"not admitted: {reason}")
+            self.on_event(f"rejected {name}: {reason}")
+        return report
+
+    # ----------------------------------------------------------------- evidence
+
+    def _question(self, question: Question, dataset: Dataset, modules: ModuleSet, before: list[FunctionRecord],
+                  candidates: Sequence[FunctionRecord], report: AdmissionReport) -> QuestionEvidence:
+        image = dataset.image(question)
+        self.on_event(f"checking helpers on question {question.question_id}")
+        without = self.agent.solve(question.question, render_api(before), program_namespace(image, modules, before))
+        library = [*before, *candidates]
+        with_ = self.agent.solve(question.question, render_api(library), program_namespace(image, modules, library))
+        item = QuestionEvidence(question, without, with_, uses=self._reached(with_.program, candidates))
+        outcomes = {"without": without, "with": with_}
+        if self.mode == "labelled" and question.answer is not None:
+            item.reference = str(question.answer)
+        else:  # a second program without the candidates: the reference must not lean on them
+            outcomes["sample"] = self.sampler.solve(question.question, render_api(before),
+                                                    program_namespace(image, modules, before))
+            item.reference = majority([without, outcomes["sample"]])
+        for variant, outcome in outcomes.items():
+            self._record(item, variant, outcome, item.uses if variant == "with" else set())
+        report.programs += len(outcomes)
+        return item
+
+    def _reached(self, program: str | None, candidates: Sequence[FunctionRecord]) -> set[str]:
+        """Candidates a program calls, directly or through the helpers it calls."""
+        if not program:
+            return set()
+        try:
+            pending = list(called_names(program))
+        except SyntaxError:
+            return set()
+        by_name = {c.name: c for c in candidates}
+        reached: set[str] = set()
+        while pending:
+            name = pending.pop()
+            if name in by_name and name not in reached:
+                reached.add(name)
+                pending += list(by_name[name].dependencies)
+        return reached
+
+    def _record(self, item: QuestionEvidence, variant: str, outcome: ProgramOutcome, uses: set[str]) -> None:
+        judged = item.reference is not None
+        self.store.record_verified_program(
+            batch_id=self.batch_id, question_id=item.question.question_id, question=item.question.question,
+            variant=variant, code=outcome.program, answer=outcome.answer, gold=item.reference,
+            error=outcome.error, correct=(item.score(outcome) >= 1.0) if judged else None, uses=uses)
+
+    # ----------------------------------------------------------------- the rule
+
+    def _judge(self, name: str, evidence: Sequence[QuestionEvidence]) -> dict[str, Any] | None:
+        """None to admit, else the reason and the wrong cases (for a repair)."""
+        used = [e for e in evidence if name in e.uses]
+        if not used:
+            return {"reason": "no program on its batch used it", "cases": []}
+        judged = [e for e in used if e.reference is not None]
+        right_with = sum(e.score(e.with_) for e in judged)
+        right_without = sum(e.score(e.without) for e in judged)
+        if judged and right_with >= 1 and right_with >= right_without:
+            return None
+        cases = [{"question": e.question.question, "expected": e.reference,
+                  "got": e.with_.error or e.with_.answer} for e in judged if e.score(e.with_) < 1.0]
+        reason = (f"programs using it were right {right_with:g} of {len(judged)} times, "
+                  f"{right_without:g} without it") if judged else "no reference answer to check it against"
+        return {"reason": reason, "cases": cases}
+
+    def _repair(self, name: str, verdict: dict[str, Any], evidence: Sequence[QuestionEvidence], dataset: Dataset,
+                modules: ModuleSet, before: list[FunctionRecord], contexts: Sequence[TestContext],
+                report: AdmissionReport) -> dict[str, Any] | None:
+        self.store.record_decision(name, "repair", mode=self.mode, evidence=verdict)
+        self.on_event(f"repairing {name}: {verdict['reason']}")
+        if not self.repair or not self.repair(name, verdict["cases"][:3], contexts[0]):
+            return verdict
+        report.repaired.append(name)
+        library = [*before, *[f for f in self.store.functions("implemented") if f.name not in {b.name for b in before}]]
+        for item in evidence:
+            if name in item.uses and item.with_.program:
+                item.with_ = self._rerun(item.with_, item.question, dataset, modules, library)
+                self._record(item, "with", item.with_, item.uses)
+        return self._judge(name, evidence)
+
+    def _rerun(self, outcome: ProgramOutcome, question: Question, dataset: Dataset, modules: ModuleSet,
+               library: list[FunctionRecord]) -> ProgramOutcome:
+        """The same program text, run again with the repaired helper (no new LLM reply)."""
+        namespace = program_namespace(dataset.image(question), modules, library)
+        result = check_infrastructure(self.executor(outcome.program or "", namespace))
+        error = program_error(result)
+        return ProgramOutcome(answer=normalize_answer(result.value) if error is None else outcome.answer,
+                              program=outcome.program, error=error, cost=outcome.cost, calls=list(result.calls))
+
+    def _drop_dependents_of_rejected(self, report: AdmissionReport) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for name in list(report.admitted):
+                bad = [d for d in self.store.current(name).dependencies if d in report.rejected]
+                if bad:
+                    report.admitted.remove(name)
+                    report.rejected[name] = f"depends on {bad[0]}, which was not admitted"
+                    changed = True
+
+    def _summary(self, name: str, evidence: Sequence[QuestionEvidence]) -> dict[str, Any]:
+        used = [e for e in evidence if name in e.uses]
+        return {"questions": len(evidence), "used_by": [e.question.question_id for e in used],
+                "right_with": sum(e.score(e.with_) for e in used),
+                "right_without": sum(e.score(e.without) for e in used)}
+
+
+def majority(outcomes: Any) -> str | None:
+    """The answer at least two working programs agree on, or None (no reference, no judgement)."""
+    answers = Counter(str(o.answer) for o in outcomes if o.error is None)
+    if not answers:
+        return None
+    answer, count = answers.most_common(1)[0]
+    return answer if count >= 2 else None

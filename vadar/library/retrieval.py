@@ -1,0 +1,105 @@
+"""Show each question the few library functions and worked examples most relevant to it.
+
+A prompt that lists the whole library grows with it; a small model then reads 200 stubs to use
+two. BM25 (the `bm25s` package) over each function's name (split at underscores), signature and
+docstring keeps the prompt flat: the top `k` functions, in library order so the prompt stays
+stable. Worked examples are retrieved the same way, by the text of the question they answered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TypeVar
+
+import bm25s
+
+from api_store import FunctionRecord
+from api_store.evidence import VerifiedProgram
+from vadar import prompts
+
+T = TypeVar("T")
+RELATIVE_FLOOR = 0.5  # a match scoring under half the best one is left out
+
+
+def _text(record: FunctionRecord) -> str:
+    return f"{record.name.replace('_', ' ')} {record.signature} {record.docstring}"
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower().replace("_", " "))
+
+
+class LexicalIndex:
+    """BM25 over short texts; `top(query, k)` returns the positions of the best `k` matches."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.size = len(texts)
+        self._bm25: bm25s.BM25 | None = None
+        if texts:
+            self._bm25 = bm25s.BM25()
+            self._bm25.index(bm25s.tokenize([" ".join(_words(t)) for t in texts], stopwords="en",
+                                            show_progress=False), show_progress=False)
+
+    def top(self, query: str, k: int) -> list[int]:
+        if self._bm25 is None or k <= 0:
+            return []
+        k = min(k, self.size)
+        words = bm25s.tokenize([" ".join(_words(query))], stopwords="en", return_ids=False, show_progress=False)
+        if not words[0]:
+            return list(range(k))
+        positions, scores = self._bm25.retrieve(words, k=k, show_progress=False)
+        best = float(scores[0][0]) if len(scores[0]) else 0.0
+        # Weak matches (a shared common word) only lengthen the prompt: keep those near the best.
+        kept = [int(p) for p, s in zip(positions[0], scores[0], strict=True) if s > 0 and s >= RELATIVE_FLOOR * best]
+        return kept or list(range(k))
+
+
+class LibraryRetriever:
+    """The top-k library functions for a question (all of them when the library is small)."""
+
+    def __init__(self, library: Sequence[FunctionRecord], k: int) -> None:
+        self.library = list(library)
+        self.k = k
+        self.index = LexicalIndex([_text(f) for f in self.library]) if 0 < k < len(self.library) else None
+
+    def select(self, question: str) -> list[FunctionRecord]:
+        if self.index is None:
+            return self.library
+        chosen = set(self.index.top(question, self.k))
+        chosen |= self._dependencies(chosen)
+        return [f for i, f in enumerate(self.library) if i in chosen]
+
+    def _dependencies(self, chosen: set[int]) -> set[int]:
+        """Functions the chosen ones call: a program may need to know what they return."""
+        position = {f.name: i for i, f in enumerate(self.library)}
+        return {position[d] for i in chosen for d in self.library[i].dependencies if d in position}
+
+
+class ExampleRetriever:
+    """Worked examples: correct programs from build questions, most similar question first."""
+
+    def __init__(self, programs: Sequence[VerifiedProgram], k: int, allowed: set[str]) -> None:
+        # Only programs whose helpers are all still in the library, helpers shown first.
+        usable = [p for p in programs if p.code and p.correct and set(p.uses) <= allowed]
+        usable.sort(key=lambda p: not p.uses)
+        self.programs = _unique_questions(usable)
+        self.k = k
+        self.index = LexicalIndex([p.question for p in self.programs]) if k > 0 else None
+
+    def render(self, question: str) -> str | None:
+        """The examples block for the prompt, or None to keep the fixed example."""
+        if self.index is None or not self.programs:
+            return None
+        chosen = [self.programs[i] for i in self.index.top(question, self.k)]
+        return prompts.render("program_examples", examples=chosen)
+
+
+def _unique_questions(programs: Sequence[VerifiedProgram]) -> list[VerifiedProgram]:
+    seen: set[str] = set()
+    kept = []
+    for program in programs:
+        if program.question not in seen:
+            seen.add(program.question)
+            kept.append(program)
+    return kept
