@@ -64,6 +64,12 @@ class Module(ABC):
         """Load weights; the default has nothing to load."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            inspect.signature(self.forward).bind(*args, **kwargs)
+        except TypeError as exc:  # wrong arguments are the program's mistake: say the right call
+            spec = spec_class(self)
+            parameters = ", ".join(p for p in inspect.signature(spec.forward).parameters if p != "self")
+            raise ModuleError(f"{self.name}({parameters}) was called wrongly: {exc}") from None
         self.load()
         return self.forward(*args, **kwargs)
 

@@ -172,3 +172,19 @@ def test_intrinsics_scale_with_image_size():
     small_box = small_mods.loc(Image("s", "", 480, 320), "red cube")[0]
     big_box = big_mods.loc(Image("b", "", 960, 640), "red cube")[0]
     assert big_box == pytest.approx([2 * c for c in small_box], abs=1.5)
+
+
+def test_module_errors_say_how_to_fix_the_call():
+    from base_modules.module import ModuleError
+    from vadar.prepare import DataSelection
+
+    data = DataSelection(limit=1).prepare()
+    m, image = data.modules, data.dataset.image(data.questions[0])
+    with pytest.raises(ModuleError, match="describes a relation; loc takes only a noun phrase"):
+        m.loc(image, "left of big gray matte")
+    with pytest.raises(ModuleError, match=r"got a list of \d+ boxes: .*pass one of them, such as boxes\[0\]"):
+        m.depth(image, m.loc(image, "objects"))
+    with pytest.raises(ModuleError, match=r"got an empty list: loc found no such object"):
+        m.depth(image, [])
+    with pytest.raises(ModuleError, match=r"loc\(image, object_prompt\) was called wrongly"):
+        m.loc(image, "cube", 3)

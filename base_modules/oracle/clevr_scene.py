@@ -32,6 +32,17 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def box_error(bbox: Any) -> str:
+    """What was wrong with a value passed as one box, and how to fix the call."""
+    if isinstance(bbox, (list, tuple)) and not bbox:
+        return ("expected one box [x_min, y_min, x_max, y_max], got an empty list: loc found no "
+                "such object; check len(boxes) > 0 before using boxes[0]")
+    if isinstance(bbox, (list, tuple)) and all(isinstance(b, (list, tuple)) for b in bbox):
+        return (f"expected one box [x_min, y_min, x_max, y_max], got a list of {len(bbox)} boxes: "
+                "loc returns a list of boxes; pass one of them, such as boxes[0], or loop over them")
+    return f"expected a box [x_min, y_min, x_max, y_max], got {bbox!r}"
+
+
 def as_box(bbox: Any) -> tuple[float, float, float, float]:
     """`bbox` as four floats, or a ModuleError saying what a box must look like."""
     try:
@@ -39,7 +50,7 @@ def as_box(bbox: Any) -> tuple[float, float, float, float]:
     except (TypeError, ValueError):
         values = ()
     if len(values) != 4 or values[2] < values[0] or values[3] < values[1]:
-        raise ModuleError(f"expected a box [x_min, y_min, x_max, y_max], got {bbox!r}")
+        raise ModuleError(box_error(bbox))
     return values  # type: ignore[return-value]
 
 

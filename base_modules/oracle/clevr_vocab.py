@@ -30,6 +30,9 @@ PROMPT_FILLER = frozenset({"the", "a", "an", "all", "that", "are", "is", "which"
                            "each", "there", "in", "image", "scene", "of", "colored", "coloured",
                            "made", "sized"})
 
+RELATION_WORDS = frozenset({"left", "right", "front", "behind", "than", "next", "near", "closer",
+                            "farther", "above", "below", "same", "other", "between"})
+
 _PLURALS = {"sphere": "spheres", "ball": "balls", "cube": "cubes", "block": "blocks",
             "cylinder": "cylinders"}
 
@@ -81,6 +84,12 @@ def _collect(words: list[str], text: str, filler: frozenset[str]) -> dict[str, s
         if word in filler or word in GENERIC_NOUNS:
             continue
         if word not in WORDS:
+            if word in RELATION_WORDS:
+                raise ModuleError(
+                    f"{text!r} describes a relation; loc takes only a noun phrase such as 'red "
+                    "cube'. Call loc for each object, then compare boxes in code: image x (box "
+                    "centre) for left/right, depth() for in front of/behind"
+                )
             raise ModuleError(
                 f"cannot interpret {word!r} in {text!r}: this CLEVR scene only has objects "
                 f"described by {vocabulary_text()}"
