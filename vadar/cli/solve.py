@@ -52,6 +52,8 @@ def solve_command(
     module: ModuleOption = None,
     library: Annotated[bool, typer.Option("--library/--no-library", help="Use the learned library.")] = True,
     config: Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")] = None,
+    html: Annotated[Path | None, typer.Option(
+        "--html", dir_okay=False, help="Also write an HTML page: the image with the boxes, the program, the calls.")] = None,
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
@@ -71,6 +73,11 @@ def solve_command(
             namespace = program_namespace(handle, module_set, functions)
             agent = ProgramAgent(session.llm, session.executor, max_attempts=settings.agents.program_attempts)
             outcome = agent.solve(question, render_api(functions), namespace)
+        if html is not None:
+            from vadar.report import write_question_page
+
+            page = write_question_page(html, question=question, image=image, outcome=outcome, functions=functions)
+            console.print(f"wrote {page}", highlight=False)
     console.print(Syntax(outcome.program or "# no program", "python", theme="ansi_dark"))
     console.print("[bold]module calls[/bold]")
     for call in outcome.calls:
