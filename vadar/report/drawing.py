@@ -22,6 +22,8 @@ MIN_LONG_SIDE = 800
 JPEG_QUALITY = 88
 PLACEHOLDER_SIZE = (480, 320)
 
+Rect = tuple[float, float, float, float]
+
 
 @lru_cache(maxsize=8)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
@@ -67,25 +69,41 @@ def draw_marks(picture: Image.Image, marks: Sequence[BoxMark]) -> Image.Image:
         x0, x1 = sorted((x0, x1))
         y0, y1 = sorted((y0, y1))
         draw.rectangle((x0, y0, x1, y1), outline=mark.color, width=width)
+    placed: list[Rect] = []
     for mark in marks:  # labels last, so no outline crosses a label
-        _label(draw, mark, scale, font)
+        _label(draw, mark, scale, font, placed)
     return canvas
 
 
-def _label(draw: ImageDraw.ImageDraw, mark: BoxMark, scale: int, font: ImageFont.ImageFont) -> None:
+def _overlaps(a: Rect, b: Rect) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _label(draw: ImageDraw.ImageDraw, mark: BoxMark, scale: int, font: ImageFont.ImageFont,
+           placed: list[Rect]) -> None:
+    """Label a box above it, else inside its top, else below it: wherever no label is yet."""
     lines = mark.shown_labels
     if not lines:
         return
     text = "\n".join(lines)
     left, top, right, bottom = draw.multiline_textbbox((0, 0), text, font=font, spacing=2)
     text_w, text_h = right - left + 6, bottom - top + 4
-    x0, y0 = min(mark.box[0], mark.box[2]) * scale, min(mark.box[1], mark.box[3]) * scale
+    x0, x1 = sorted((mark.box[0] * scale, mark.box[2] * scale))
+    y0, y1 = sorted((mark.box[1] * scale, mark.box[3] * scale))
     canvas_w, canvas_h = draw.im.size
-    x = min(max(0, x0), max(0, canvas_w - text_w))
-    y = y0 - text_h if y0 - text_h >= 0 else y0 + 2
-    y = min(y, max(0, canvas_h - text_h))
-    draw.rectangle((x, y, x + text_w, y + text_h), fill=mark.color)
-    draw.multiline_text((x + 3 - left, y + 2 - top), text, fill=_text_color(mark.color), font=font, spacing=2)
+
+    def at(y: float) -> Rect:
+        x = min(max(0.0, x0), max(0.0, canvas_w - text_w))
+        y = min(max(0.0, y), max(0.0, canvas_h - text_h))
+        return (x, y, x + text_w, y + text_h)
+
+    candidates = [at(y0 - text_h), at(y0 + 2), at(y1 + 2)]
+    candidates += [at(y0 - text_h + step * text_h) for step in range(-3, 6)]
+    rect = next((c for c in candidates if not any(_overlaps(c, p) for p in placed)), candidates[0])
+    placed.append(rect)
+    draw.rectangle(rect, fill=mark.color)
+    draw.multiline_text((rect[0] + 3 - left, rect[1] + 2 - top), text, fill=_text_color(mark.color),
+                        font=font, spacing=2)
 
 
 def encode_jpeg(picture: Image.Image) -> bytes:
