@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from vadar.cli import bench, gold, jobs, library, llm, solve
+from vadar.cli import bench, gold, jobs, library, llm, report, solve
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -18,6 +18,7 @@ app.command("solve")(solve.solve_command)
 app.command("compare")(jobs.compare_command)
 app.command("ablate")(jobs.ablate_command)
 app.command("eval-gold")(gold.eval_gold)
+app.command("report")(report.report_command)
 app.add_typer(library.app, name="library", help="Inspect the persistent API library.")
 app.add_typer(llm.app, name="llm", help="Run or benchmark the embedded LLM server.")
 app.add_typer(bench.app, name="bench", help="Generate the built-in 3D benchmark.")

@@ -28,6 +28,8 @@ def solve_command(
     module: ModuleOption = None,
     library: Annotated[bool, typer.Option("--library/--no-library", help="Use the learned library.")] = True,
     config: Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")] = None,
+    html: Annotated[Path | None, typer.Option(
+        "--html", dir_okay=False, help="Also write an HTML page: the image with the boxes, the program, the calls.")] = None,
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
@@ -35,8 +37,13 @@ def solve_command(
         overrides = apply_module_choice(settings, modules, module)
         prepared = prepare_single(image, question, scene, settings, overrides)
         with open_session(settings) as session:
-            answer, _ = make_answerer("vadar" if library else "static-api", session, prepared)
+            answer, functions = make_answerer("vadar" if library else "static-api", session, prepared)
             outcome = answer(prepared.questions[0])
+        if html is not None:
+            from vadar.report import write_question_page
+
+            page = write_question_page(html, question=question, image=image, outcome=outcome, functions=functions)
+            console.print(f"wrote {page}", highlight=False)
     console.print(Syntax(outcome.program or "# no program", "python", theme="ansi_dark"))
     console.print("[bold]module calls[/bold]")
     for call in outcome.calls:

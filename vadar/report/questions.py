@@ -1,0 +1,146 @@
+"""One report entry per answered question: outcome, picture, program, module calls, attempts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from vadar.report.calls import CallView, fmt_value, trace_calls
+from vadar.report.data_lookup import DataLookup, recorded_image
+from vadar.report.drawing import draw_marks, encode_jpeg, load_picture
+from vadar.report.highlight import highlight_python
+from vadar.report.library import functions_called
+
+OUTCOMES = ("correct", "wrong", "error")
+"""Outcomes of a scored question; a question without a gold answer is `answered`."""
+NO_FAMILY = "(none)"
+
+ImageSink = Callable[[str, bytes], str]
+"""Stores an encoded picture under a name and returns what an `<img src>` should say."""
+
+
+@dataclass
+class QuestionView:
+    """Everything the template shows for one question; strings are escaped by the template."""
+
+    question_id: str
+    anchor: str
+    question: str
+    answer_type: str
+    gold: str
+    answer: str
+    score: float
+    outcome: str
+    family: str
+    program: Markup
+    error: str | None
+    step_errors: list[str]
+    attempts: int
+    seconds: float
+    prompt_tokens: int
+    completion_tokens: int
+    cached_prompt_tokens: int
+    calls: list[CallView]
+    boxes: int
+    image_src: str
+    image_note: str | None
+    library_used: list[tuple[str, str]] = field(default_factory=list)
+
+
+def question_anchor(question_id: str) -> str:
+    return "q-" + re.sub(r"[^A-Za-z0-9_-]", "-", str(question_id))
+
+
+def outcome_of(row: Mapping[str, Any]) -> str:
+    """`error` (no working program), `correct`, `wrong`, or `answered` when there is no gold."""
+    if row.get("error"):
+        return "error"
+    correct = row.get("correct")
+    if correct is None:
+        if row.get("gold") is None:
+            return "answered"
+        correct = _float(row.get("score")) >= 1.0
+    return "correct" if correct else "wrong"
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _answer_text(value: Any) -> str:
+    return value if isinstance(value, str) else fmt_value(value, digits=6)
+
+
+def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *,
+                  library: Mapping[str, str] | None = None, image_path: Path | None = None) -> QuestionView:
+    """Build one entry; `library` maps function names to anchors for linking.
+
+    `image_path`, when given, is the picture to draw on instead of looking it up.
+    """
+    library = dict(library or {})
+    question_id = str(row.get("question_id", "?"))
+    anchor = question_anchor(question_id)
+    calls = list(row.get("module_calls") or [])
+    trace = trace_calls(calls)
+    recorded = recorded_image(calls)
+    path = image_path if image_path is not None and image_path.is_file() else lookup.image_path(dict(row))
+    size = (int(recorded["width"]), int(recorded["height"])) if recorded.get("width") else None
+    picture, note = load_picture(path, size)
+    if note is not None:
+        where = recorded.get("path") or row.get("image_id") or "?"
+        note = f"image {where} not found; boxes drawn on a placeholder" if path is None else note
+    src = sink(anchor, encode_jpeg(draw_marks(picture, trace.marks)))
+    used = functions_called(row.get("program"), library)
+    step_errors = [str(e) for e in row.get("step_errors") or []]
+    return QuestionView(
+        question_id=question_id, anchor=anchor, question=str(row.get("question", "")),
+        answer_type=str(row.get("answer_type", "")), gold="—" if row.get("gold") is None else _answer_text(row.get("gold")),
+        answer=_answer_text(row.get("answer")), score=_float(row.get("score")), outcome=outcome_of(row),
+        family=lookup.family(question_id) or NO_FAMILY,
+        program=highlight_python(row.get("program"), {n: library[n] for n in used}),
+        error=str(row["error"]) if row.get("error") else None, step_errors=step_errors,
+        attempts=_int(row.get("attempts")), seconds=_float(row.get("seconds")),
+        prompt_tokens=_int(row.get("prompt_tokens")), completion_tokens=_int(row.get("completion_tokens")),
+        cached_prompt_tokens=_int(row.get("cached_prompt_tokens")), calls=trace.calls,
+        boxes=len(trace.marks), image_src=src, image_note=note,
+        library_used=[(name, library[name]) for name in used],
+    )
+
+
+def question_views(rows: Sequence[Mapping[str, Any]], lookup: DataLookup, sink: ImageSink, *,
+                   library: Mapping[str, str] | None = None) -> list[QuestionView]:
+    return [question_view(row, lookup, sink, library=library) for row in rows]
+
+
+def file_sink(out_dir: Path, folder: str = "images") -> ImageSink:
+    """Write pictures beside the HTML (`images/<anchor>.jpg`) and link them relatively."""
+    target = out_dir / folder
+    target.mkdir(parents=True, exist_ok=True)
+
+    def store(name: str, payload: bytes) -> str:
+        (target / f"{name}.jpg").write_bytes(payload)
+        return f"{folder}/{name}.jpg"
+
+    return store
+
+
+def inline_sink() -> ImageSink:
+    """Embed pictures in the HTML as data URIs, for a report that is one file."""
+    from vadar.report.drawing import data_uri
+
+    return lambda name, payload: data_uri(payload, "image/jpeg")

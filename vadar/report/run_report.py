@@ -1,0 +1,71 @@
+"""The report of one run directory: summary, one entry per question, and the library."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vadar.report.data_lookup import DataLookup
+from vadar.report.library import Library, load_library
+from vadar.report.plots import accuracy_chart, time_chart
+from vadar.report.questions import QuestionView, file_sink, inline_sink, question_views
+from vadar.report.render import write_page
+from vadar.report.run_files import RunFiles, load_run
+from vadar.report.summary import RunSummaryView, summarize_run
+
+INDEX_NAME = "index.html"
+
+
+@dataclass
+class RunReport:
+    """What was written and what it holds, for the command line and for tests."""
+
+    path: Path
+    run: RunFiles
+    questions: list[QuestionView]
+    summary: RunSummaryView
+    library: Library
+    problems: list[str]
+
+
+def link_library(library: Library, views: list[QuestionView]) -> None:
+    """Record on each function which questions of this run called it."""
+    by_name = {f.name: f for f in library.functions}
+    for view in views:
+        for name, _ in view.library_used:
+            by_name[name].used_by.append((view.question_id, view.anchor))
+
+
+def build_run_report(run_dir: Path, out_dir: Path, *, data: Path | None = None, db: Path | None = None,
+                     library: Library | None = None, inline_images: bool = False,
+                     up_link: str | None = None) -> RunReport:
+    """Write `out_dir/index.html` (and its pictures under `out_dir/images/` unless inlined).
+
+    `data` overrides the data set recorded in the run (to find images and families); `db` is the
+    library database or export to show (`library` passes one already read, as ablations do).
+    """
+    run = load_run(run_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lookup = DataLookup.open(data if data is not None else run.data, run.split)
+    library = library if library is not None else load_library(db)
+    sink = inline_sink() if inline_images else file_sink(out_dir)
+    views = question_views(run.rows, lookup, sink, library=library.anchors())
+    link_library(library, views)
+    summary = summarize_run(run, views)
+    charts = []
+    if summary.per_family:
+        charts.append(("accuracy per family", accuracy_chart(summary.per_family, "accuracy per family")))
+    elif summary.per_type:
+        charts.append(("accuracy per answer type", accuracy_chart(summary.per_type, "accuracy per answer type")))
+    if views:
+        charts.append(("time per question", time_chart(views)))
+    problems = [p for p in (lookup.problem,) if p]
+    missing = sum(v.image_note is not None for v in views)
+    if missing:
+        problems.append(f"{missing} of {len(views)} images were not found (pass --data DIR to point at the data set)")
+    path = write_page(
+        out_dir / INDEX_NAME, "run.html.j2", run_name=run.name, summary=summary, questions=views,
+        library=library, charts=charts, problems=problems, up_link=up_link,
+        families=sorted({v.family for v in views}), types=sorted({v.answer_type for v in views}),
+    )
+    return RunReport(path, run, views, summary, library, problems)
