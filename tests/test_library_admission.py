@@ -145,3 +145,24 @@ def test_library_list_shows_admission_and_use(config, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if "_objects_left_of" in line)
     assert "admitted (labelled)" in row and "1/1" in row
+
+
+def test_hand_written_helpers_join_the_library_through_the_cli(tmp_path):
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from vadar.cli import app
+
+    hand = Path(__file__).resolve().parents[1] / "benchmarks" / "hand_library" / "clevr.py"
+    db = tmp_path / "lib.sqlite"
+    result = CliRunner().invoke(app, ["library", "add", str(hand), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    store = ApiStore(db)
+    names = [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)]
+    assert "_objects_left_of" in names and store.current("_objects_left_of").dependencies == ("_camera_x",)
+    assert store.unverified() == []  # admitted by hand, never re-checked as a candidate
+    bad = tmp_path / "bad.py"
+    bad.write_text("def helper(x):\n    return x\n")
+    result = CliRunner().invoke(app, ["library", "add", str(bad), "--db", str(db)])
+    assert result.exit_code == 1 and "start with one underscore" in result.output

@@ -35,11 +35,13 @@ class PreparedData:
 
 @dataclass(frozen=True)
 class DataSelection:
-    """Which questions: a data set directory (None: the built-in sample), split, first N."""
+    """Which questions: a data set directory (None: the built-in sample), split, `limit`
+    questions after skipping the first `skip`."""
 
     data: Path | None = None
     split: str | None = None
     limit: int | None = None
+    skip: int = 0
 
     def prepare(self, config: VadarConfig | None = None, *,
                 overrides: Mapping[str, str] | None = None) -> PreparedData:
@@ -50,7 +52,7 @@ class DataSelection:
         root = self.data if self.data is not None else sample_path()
         dataset = load_dataset(root)
         split = self.split or (SAMPLE_SPLIT if self.data is None else _only_split(dataset))
-        questions = dataset.questions(split)
+        questions = dataset.questions(split)[max(self.skip, 0):]
         if self.limit is not None:
             questions = questions[: max(self.limit, 0)]
         return prepare_questions(dataset, split, questions, config or VadarConfig(), overrides)

@@ -13,6 +13,7 @@ from vadar.cli.errors import print_error, user_errors
 from vadar.cli.options import (
     BatchesOption,
     BatchSizeOption,
+    SkipOption,
     ConfigOption,
     DataOption,
     LibraryOption,
@@ -79,9 +80,9 @@ def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
 
 def _prepared(data: Path | None, split: str | None, limit: int | None, config: Path | None,
               out: Path | None, method: str, modules: str | None = None,
-              module: list[str] | None = None) -> tuple[VadarConfig, PreparedData, Path]:
+              module: list[str] | None = None, skip: int = 0) -> tuple[VadarConfig, PreparedData, Path]:
     """Configuration, checked questions and run directory: everything before the LLM starts."""
-    selection = DataSelection(data, split, limit)
+    selection = DataSelection(data, split, limit, skip)
     settings = _config(config)
     overrides = apply_module_choice(settings, modules, module)
     prepared = selection.prepare(settings, overrides=overrides)
@@ -109,7 +110,7 @@ def build_api_command(
 
 
 def eval_command(
-    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
+    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None, skip: SkipOption = 0,
     method: MethodOption = "vadar", library: LibraryOption = True,
     modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None,
@@ -124,7 +125,7 @@ def eval_command(
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
         if questions not in SCOPES:
             raise typer.BadParameter(f"unknown --questions {questions!r}; choose one of: {', '.join(SCOPES)}")
-        settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module)
+        settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module, skip)
         with open_session(settings) as session:
             summary = evaluate(session, prepared, out_dir, method=method, scope=questions)
         _print_summary(summary, out_dir)

@@ -160,3 +160,22 @@ def export(
     except OSError as exc:
         raise _fail(f"cannot write {output}: {exc}") from exc
     typer.echo(f"Exported {len(data['functions'])} functions to {output}", err=True)
+
+
+@app.command("add")
+def add(
+    source: Annotated[Path, typer.Argument(help="A Python file of `def _name(...)` helpers with docstrings.",
+                                           exists=True, dir_okay=False)],
+    db: DbOption = None,
+) -> None:
+    """Add hand-written helpers to the library (admitted by hand, shown in prompts like learned ones)."""
+    from api_store import DuplicateFunctionError
+    from vadar.library.hand import HandLibraryError, add_functions
+
+    try:
+        path = db if db is not None else load_config().paths.database
+        with ApiStore(path) as store:
+            names = add_functions(store, source.read_text(encoding="utf-8"))
+    except (ConfigError, StoreError, HandLibraryError, DuplicateFunctionError, SyntaxError) as exc:
+        raise _fail(str(exc)) from exc
+    typer.echo(f"added {len(names)} functions to {path}: {', '.join(names)}")

@@ -1,0 +1,60 @@
+"""Add hand-written helpers to a library: a Python file of `def _name(...)` with docstrings.
+
+Used to seed a library, and to measure the headroom a correct library gives the Program agent
+(`benchmarks/hand_library_clevr.py`). Each function is parsed, proposed, implemented and
+recorded as admitted by hand, so it shows in prompts like a learned one.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from api_store import ApiStore
+
+
+class HandLibraryError(ValueError):
+    """The file holds no usable helper, or a helper lacks its docstring or underscore."""
+
+
+@dataclass(frozen=True)
+class HandFunction:
+    name: str
+    signature: str
+    docstring: str
+    code: str
+    dependencies: tuple[str, ...]
+
+
+def parse_functions(source: str) -> list[HandFunction]:
+    """Every top-level function of `source`, in order; each needs a `_` name and a docstring."""
+    tree = ast.parse(source)
+    defs = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    if not defs:
+        raise HandLibraryError("no function definitions found")
+    names = {node.name for node in defs}
+    functions = []
+    for node in defs:
+        docstring = ast.get_docstring(node)
+        if not node.name.startswith("_") or node.name.startswith("__"):
+            raise HandLibraryError(f"`{node.name}`: library names start with one underscore")
+        if not docstring:
+            raise HandLibraryError(f"`{node.name}` has no docstring; the LLM reads it to use the function")
+        returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+        called = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        functions.append(HandFunction(
+            node.name, f"({ast.unparse(node.args)}){returns}", docstring,
+            ast.get_source_segment(source, node) + "\n", tuple(sorted((called & names) - {node.name}))))
+    return functions
+
+
+def add_functions(store: ApiStore, source: str) -> list[str]:
+    """Propose, implement and admit each function of `source`; returns their names."""
+    functions = parse_functions(source)
+    with store.transaction():
+        for function in functions:
+            store.propose(function.name, function.signature, function.docstring)
+        for function in functions:
+            store.implement(function.name, function.code, dependencies=list(function.dependencies))
+            store.record_decision(function.name, "admitted", mode="hand")
+    return [f.name for f in functions]
