@@ -90,6 +90,17 @@ class AgentsConfig:
 
 
 @dataclass
+class EvalConfig:
+    """How questions are answered: `jobs` at once (threads; each has its own sandbox worker)."""
+
+    jobs: int = 1
+
+    def validate(self) -> None:
+        if self.jobs < 1:
+            raise ConfigError(f"eval.jobs must be at least 1, got {self.jobs}")
+
+
+@dataclass
 class PathsConfig:
     """Where persistent state lives. Empty paths are derived from `home`."""
 
@@ -137,13 +148,14 @@ class VadarConfig:
     embedded: EmbeddedLLMConfig = field(default_factory=EmbeddedLLMConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     agents: AgentsConfig = field(default_factory=AgentsConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
     modules: ModulesConfig = field(default_factory=ModulesConfig)
     vision: RealModulesConfig = field(default_factory=RealModulesConfig)
 
 
 _SECTIONS: dict[str, str] = {
-    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "paths": "paths",
+    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "eval": "eval", "paths": "paths",
     "modules": "modules", "vision": "vision",
 }
 
@@ -159,6 +171,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         _apply_toml(config, toml_path)
     _apply_env(config, env)
     config.agents.validate()
+    config.eval.validate()
     return config
 
 
