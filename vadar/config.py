@@ -28,8 +28,13 @@ class ConfigError(ValueError):
 
 
 def default_home() -> Path:
-    """Where vadar keeps its database, caches and assembled model by default."""
+    """Where vadar keeps its database and LLM cache by default."""
     return Path(platformdirs.user_data_dir("vadar", appauthor=False))
+
+
+def default_model_cache() -> Path:
+    """Where the assembled embedded model lives: one per user, shared by every VADAR_HOME."""
+    return Path(platformdirs.user_cache_dir("vadar", appauthor=False)) / "models"
 
 
 @dataclass
@@ -119,7 +124,8 @@ class PathsConfig:
 
     @property
     def model_cache(self) -> Path:
-        return self.model_cache_dir or self.home / "models"
+        """Not under `home`: a 1.1 GB model is assembled once per user, not once per home."""
+        return self.model_cache_dir or default_model_cache()
 
 
 @dataclass
