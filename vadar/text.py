@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 ELLIPSIS = " …"
 
 
@@ -22,3 +24,15 @@ def clip(text: str, limit: int) -> str:
         if cut < 0:
             return line
     return line[:cut].rstrip() + ELLIPSIS
+
+
+def rounded(value: Any, digits: int = 2) -> Any:
+    """`value` with every float rounded for display (lists, tuples and dicts walked); files keep full precision."""
+    if isinstance(value, bool) or not isinstance(value, float | list | tuple | dict):
+        return value
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, dict):
+        return {key: rounded(item, digits) for key, item in value.items()}
+    items = [rounded(item, digits) for item in value]
+    return items if isinstance(value, list) else tuple(items)
