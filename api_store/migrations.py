@@ -191,9 +191,46 @@ def _library_evidence(db: Database) -> None:
     )
 
 
+def _rebuilds_tables(migrate: Callable[[Database], None]) -> Callable[[Database], None]:
+    """Mark a migration that recreates a table other tables point at.
+
+    SQLite cannot change a CHECK constraint in place; its documented procedure (create the new
+    table, copy, drop the old, rename) needs foreign-key enforcement off, which can only be
+    switched outside a transaction. `apply_migrations` does that around such a migration and
+    runs `PRAGMA foreign_key_check` before committing it.
+    """
+    migrate.rebuilds_tables = True  # type: ignore[attr-defined]
+    return migrate
+
+
+@_rebuilds_tables
+def _run_outcomes_and_batch_proposals(db: Database) -> None:
+    """Runs may end `interrupted`; a batch keeps the proposals it implements, so a resume reuses them."""
+    _script(
+        db,
+        """
+        CREATE TABLE runs_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted', 'failed')),
+            model TEXT,
+            config TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(config)),
+            started_at TEXT NOT NULL,
+            finished_at TEXT
+        );
+        INSERT INTO runs_new (id, kind, status, model, config, started_at, finished_at)
+            SELECT id, kind, status, model, config, started_at, finished_at FROM runs;
+        DROP TABLE runs;
+        ALTER TABLE runs_new RENAME TO runs;
+        ALTER TABLE batches ADD COLUMN proposals TEXT CHECK (proposals IS NULL OR json_valid(proposals));
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial_schema", _initial_schema),
     ("0002_library_evidence", _library_evidence),
+    ("0003_run_outcomes_and_batch_proposals", _run_outcomes_and_batch_proposals),
 ]
 
 
@@ -229,11 +266,20 @@ def apply_migrations(db: Database, migrations: Sequence[Migration] = MIGRATIONS)
         )
     newly_applied = []
     for name, migrate in migrations:
-        with write_transaction(db):
-            # Re-checked under the write lock, so two processes opening at once apply it once.
-            if db.execute(f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE name = ?", [name]).fetchone():
-                continue
-            migrate(db)
-            db[MIGRATIONS_TABLE].insert({"name": name, "applied_at": utc_now()})
+        rebuilds = getattr(migrate, "rebuilds_tables", False)
+        if rebuilds:
+            db.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction, so set it first
+        try:
+            with write_transaction(db):
+                # Re-checked under the write lock, so two processes opening at once apply it once.
+                if db.execute(f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE name = ?", [name]).fetchone():
+                    continue
+                migrate(db)
+                if rebuilds and db.execute("PRAGMA foreign_key_check").fetchone() is not None:
+                    raise StoreError(f"migration {name} would break foreign keys; nothing was changed")
+                db[MIGRATIONS_TABLE].insert({"name": name, "applied_at": utc_now()})
+        finally:
+            if rebuilds:
+                db.execute("PRAGMA foreign_keys = ON")
         newly_applied.append(name)
     return newly_applied

@@ -23,10 +23,15 @@ class FunctionStatus(StrEnum):
 
 
 class RunStatus(StrEnum):
-    """Lifecycle of a run; `running` runs that never finish were interrupted and may be resumed."""
+    """Lifecycle of a run: `running`, then `finished`, `interrupted` (Ctrl-C) or `failed` (an error).
+
+    A run still `running` with no process behind it was killed outright; like an interrupted or
+    failed build, a rerun resumes it.
+    """
 
     RUNNING = "running"
     FINISHED = "finished"
+    INTERRUPTED = "interrupted"
     FAILED = "failed"
 
 
@@ -71,15 +76,20 @@ class BatchRecord:
     index: int
     question_ids: list[str]
     created_at: str
+    # What the Signature agent proposed for this batch ({"accepted": [stub dicts], "rejected":
+    # [reasons]}), recorded before implementation starts; None until then.
+    proposals: dict[str, Any] | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> BatchRecord:
+        proposals = row.get("proposals")
         return cls(
             id=row["id"],
             run_id=row["run_id"],
             index=row["idx"],
             question_ids=json.loads(row["question_ids"]),
             created_at=row["created_at"],
+            proposals=None if proposals is None else json.loads(proposals),
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -50,7 +50,7 @@ class RunsMixin(StoreBase):
             return self.run(run_id)
 
     def finish_run(self, run_id: int, status: RunStatus | str = RunStatus.FINISHED) -> RunRecord:
-        """Close a run with its final status (`finished` or `failed`) and the time it ended."""
+        """Close a run with its final status (`finished`, `interrupted` or `failed`) and the time it ended."""
         status = RunStatus(status)
         if status == RunStatus.RUNNING:
             raise ValueError("finish_run needs a final status, not 'running'")
@@ -60,6 +60,14 @@ class RunsMixin(StoreBase):
                 "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
                 [status.value, utc_now(), run_id],
             )
+            return self.run(run_id)
+
+    def reopen_run(self, run_id: int) -> RunRecord:
+        """Set an ended (or killed) run back to `running`, to resume it where it stopped."""
+        with self.transaction():
+            self.run(run_id)
+            self._db.execute("UPDATE runs SET status = ?, finished_at = NULL WHERE id = ?",
+                             [RunStatus.RUNNING.value, run_id])
             return self.run(run_id)
 
     def run(self, run_id: int) -> RunRecord:
@@ -118,6 +126,28 @@ class RunsMixin(StoreBase):
             row = self._row("SELECT * FROM batches WHERE id = ?", [batch_id])
             assert row is not None
             return BatchRecord.from_row(row)
+
+    def record_proposals(
+        self, batch_id: int, accepted: Iterable[Mapping[str, Any]], rejected: Iterable[str] = ()
+    ) -> BatchRecord:
+        """Keep what the Signature agent proposed for a batch, before any of it is implemented.
+
+        A resumed batch implements exactly these instead of asking again, so an interruption
+        neither changes the batch's functions nor adds to them. Recorded once: a second call
+        for the same batch is an error.
+        """
+        data = {"accepted": [dict(stub) for stub in accepted], "rejected": list(rejected)}
+        with self.transaction():
+            row = self._row("SELECT proposals FROM batches WHERE id = ?", [batch_id])
+            if row is None:
+                raise StoreError(f"no batch with id {batch_id}")
+            if row["proposals"] is not None:
+                raise StoreError(f"batch {batch_id} already has its proposals recorded")
+            self._db.execute("UPDATE batches SET proposals = ? WHERE id = ?",
+                             [json.dumps(data, sort_keys=True), batch_id])
+            found = self._row("SELECT * FROM batches WHERE id = ?", [batch_id])
+            assert found is not None
+            return BatchRecord.from_row(found)
 
     def batches(self, run_id: int) -> list[BatchRecord]:
         """The run's batches in index order."""

@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from api_store import (
+    MIGRATIONS,
     ApiStore,
     DuplicateFunctionError,
     FunctionStatus,
@@ -215,7 +216,7 @@ def test_export_is_json_and_contains_the_full_history(store: ApiStore) -> None:
     store.record_program(run.id, "q1", code="x", answer=True)
 
     data = json.loads(json.dumps(store.export()))
-    assert data["format"] == "vadar-api-store" and data["migrations"] == ["0001_initial_schema", "0002_library_evidence"]
+    assert data["format"] == "vadar-api-store" and data["migrations"] == [name for name, _ in MIGRATIONS]
     assert [f["name"] for f in data["functions"]] == ["_a", "_b"]
     a, b = data["functions"]
     assert (a["status"], a["version"], a["code"]) == ("implemented", 2, "def _a(a): return 1")

@@ -57,10 +57,9 @@ def test_appended_migrations_run_once_in_order(tmp_path: Path) -> None:
         db.execute("ALTER TABLE notes ADD COLUMN author TEXT")
 
     db = open_database(tmp_path / "lib.sqlite")
-    shipped = [name for name, _ in MIGRATIONS]
-    assert apply_migrations(db, MIGRATIONS) == shipped
-    extended = [*MIGRATIONS, ("9002_notes", add_notes), ("9003_note_author", add_column)]
-    assert apply_migrations(db, extended) == ["9002_notes", "9003_note_author"]
+    assert apply_migrations(db, MIGRATIONS) == [name for name, _ in MIGRATIONS]
+    extended = [*MIGRATIONS, ("0090_notes", add_notes), ("0091_note_author", add_column)]
+    assert apply_migrations(db, extended) == ["0090_notes", "0091_note_author"]
     assert apply_migrations(db, extended) == []
     assert calls == ["notes", "column"]
     assert "author" in db["notes"].columns_dict
@@ -73,7 +72,7 @@ def test_a_failing_migration_leaves_no_trace(tmp_path: Path) -> None:
 
     db = open_database(tmp_path / "lib.sqlite")
     with pytest.raises(RuntimeError):
-        apply_migrations(db, [*MIGRATIONS, ("9002_broken", half_done)])
+        apply_migrations(db, [*MIGRATIONS, ("0090_broken", half_done)])
     assert "partial" not in db.table_names()
     assert [r["name"] for r in db.query("SELECT name FROM schema_migrations")] == [n for n, _ in MIGRATIONS]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,26 @@ def test_special_answers(store: ApiStore) -> None:
 def test_programs_need_an_existing_run(store: ApiStore) -> None:
     with pytest.raises(StoreError, match="no run"):
         store.record_program(42, "q", code="x")
+
+
+def test_a_store_made_before_run_outcomes_is_migrated_keeping_its_rows(tmp_path) -> None:
+    from api_store import MIGRATIONS, RunStatus, apply_migrations
+    from api_store.connection import open_database
+
+    db = open_database(tmp_path / "old.sqlite")
+    apply_migrations(db, MIGRATIONS[:1])  # the schema as first shipped
+    db.execute("INSERT INTO runs (kind, status, config, started_at) VALUES ('build-api', 'running', '{}', 't')")
+    db.execute("INSERT INTO batches (run_id, idx, question_ids, created_at) VALUES (1, 0, '[\"q1\"]', 't')")
+    db.close()
+    with ApiStore(tmp_path / "old.sqlite") as store:
+        assert store.batches(1)[0].proposals is None
+        assert store.finish_run(1, RunStatus.INTERRUPTED).status == RunStatus.INTERRUPTED
+        assert store.reopen_run(1).status == RunStatus.RUNNING and store.run(1).finished_at is None
+        batch = store.record_proposals(1, [{"name": "_a", "signature": "(x) -> int", "docstring": "d"}], ["_b: dup"])
+        assert batch.proposals == {"accepted": [{"name": "_a", "signature": "(x) -> int", "docstring": "d"}],
+                                   "rejected": ["_b: dup"]}
+        with pytest.raises(StoreError, match="already"):
+            store.record_proposals(1, [])
+        assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        with pytest.raises(sqlite3.IntegrityError):  # batches still point at existing runs only
+            store.db.execute("INSERT INTO batches (run_id, idx, question_ids, created_at) VALUES (99, 0, '[]', 't')")

@@ -110,3 +110,26 @@ def test_export_to_stdout_and_to_a_file(db: Path, tmp_path: Path) -> None:
     assert written.exit_code == 0, written.output
     from_file = json.loads(out.read_text())
     assert from_file["functions"] == data["functions"] and from_file["programs"] == []
+
+
+def test_an_empty_library_does_not_send_the_user_in_circles(tmp_path: Path) -> None:
+    path = tmp_path / "empty.sqlite"
+    ApiStore(path).close()
+    plain, everything = _run("list", "--db", str(path)), _run("list", "--all", "--db", str(path))
+    assert plain.exit_code == everything.exit_code == 0
+    assert "--all" not in plain.output and "--all" not in everything.output
+    assert "vadar library show loc" in plain.output
+
+
+def test_only_failed_functions_point_at_all(tmp_path: Path) -> None:
+    path = tmp_path / "failed.sqlite"
+    with ApiStore(path) as store:
+        store.propose("_broken", "() -> int", "Never worked.")
+        store.mark_failed("_broken", "SyntaxError")
+    assert "1 failed: see --all" in _run("list", "--db", str(path)).output
+
+
+def test_show_describes_a_predefined_module(db: Path) -> None:
+    result = _run("show", "loc", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "predefined module" in result.output and "def loc(" in result.output

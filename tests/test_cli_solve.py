@@ -20,7 +20,7 @@ def scripted(monkeypatch, tmp_path):
     from vadar.session import open_session as real_open_session
 
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"])
-    monkeypatch.setattr(solve_module, "open_session", lambda config: real_open_session(config, llm=llm))
+    monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     return llm
 

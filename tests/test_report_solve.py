@@ -21,7 +21,7 @@ def scripted(monkeypatch, tmp_path):
 
     llm = ScriptedLLM(["```python\nboxes = loc(image, 'cylinder')\n"
                        "final_result = len(boxes) if depth(image, boxes[0]) > 0 else 0\n```"])
-    monkeypatch.setattr(solve_module, "open_session", lambda config: real_open_session(config, llm=llm))
+    monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     return llm
 

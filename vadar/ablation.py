@@ -86,7 +86,9 @@ def run_ablation(session: Session, selection: DataSelection, out_dir: Path, grid
                  method: str = "vadar", show_progress: bool = True) -> AblationReport:
     """Evaluate `selection` once per grid entry into `out_dir/<entry name>/` (each resumable)."""
     report = AblationReport(method=method)
-    for entry in grid:
+    for number, entry in enumerate(grid, start=1):
+        if show_progress:
+            session.progress.stage(f"configuration {number}/{len(grid)}: {entry.name}")
         config = _with_backends(session.config, entry.backends)
         data = selection.prepare(config)
         summary = evaluate(session, data, out_dir / entry.name, method=method, show_progress=show_progress)

@@ -28,8 +28,13 @@ class ConfigError(ValueError):
 
 
 def default_home() -> Path:
-    """Where vadar keeps its database, caches and assembled model by default."""
+    """Where vadar keeps its database and LLM cache by default."""
     return Path(platformdirs.user_data_dir("vadar", appauthor=False))
+
+
+def default_model_cache() -> Path:
+    """Where the assembled embedded model lives: one per user, shared by every VADAR_HOME."""
+    return Path(platformdirs.user_cache_dir("vadar", appauthor=False)) / "models"
 
 
 @dataclass
@@ -104,6 +109,17 @@ class LibraryConfig:
 
 
 @dataclass
+class EvalConfig:
+    """How questions are answered: `jobs` at once (threads; each has its own sandbox worker)."""
+
+    jobs: int = 1
+
+    def validate(self) -> None:
+        if self.jobs < 1:
+            raise ConfigError(f"eval.jobs must be at least 1, got {self.jobs}")
+
+
+@dataclass
 class PathsConfig:
     """Where persistent state lives. Empty paths are derived from `home`."""
 
@@ -122,7 +138,8 @@ class PathsConfig:
 
     @property
     def model_cache(self) -> Path:
-        return self.model_cache_dir or self.home / "models"
+        """Not under `home`: a 1.1 GB model is assembled once per user, not once per home."""
+        return self.model_cache_dir or default_model_cache()
 
 
 @dataclass
@@ -152,13 +169,15 @@ class VadarConfig:
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     agents: AgentsConfig = field(default_factory=AgentsConfig)
     library: LibraryConfig = field(default_factory=LibraryConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
     modules: ModulesConfig = field(default_factory=ModulesConfig)
     vision: RealModulesConfig = field(default_factory=RealModulesConfig)
 
 
 _SECTIONS: dict[str, str] = {
-    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "library": "library", "paths": "paths",
+    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "library": "library",
+    "eval": "eval", "paths": "paths",
     "modules": "modules", "vision": "vision",
 }
 
@@ -175,6 +194,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     _apply_env(config, env)
     config.agents.validate()
     config.library.__post_init__()
+    config.eval.validate()
     return config
 
 

@@ -12,18 +12,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from api_store import DuplicateFunctionError, FunctionStatus
+from api_store import ApiStore, DuplicateFunctionError, FunctionStatus, RunRecord, RunStatus, StoreError
 from omni3d_bench.types import Question
 from vadar.agents.api import ApiAgent, TestContext
 from vadar.agents.program import ProgramAgent
 from vadar.agents.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
 from vadar.library.admission import Admission
+from vadar.agents.stubs import Stub
 from vadar.api_text import render_api
 from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
 from vadar.methods import make_answerer
@@ -45,8 +47,13 @@ def evaluate(
     method: str = "vadar",
     show_progress: bool = True,
     scope: str = "held-out",
+    jobs: int | None = None,
 ) -> EvalSummary:
-    """Answer the selected questions with `method` (resuming from `out_dir`), write results and summary."""
+    """Answer the selected questions with `method` (resuming from `out_dir`), write results and summary.
+
+    `jobs` questions are answered at once (default: `eval.jobs`); `show_progress=False` keeps
+    this evaluation off the session's progress display.
+    """
     dataset, split, questions = data.dataset, data.split, data.questions
     built_from = session.store.build_question_ids(data=str(dataset.root), split=split)
     questions = select_questions(questions, built_from, scope)
@@ -54,8 +61,12 @@ def evaluate(
     claim_run_dir(out_dir, {"data": str(dataset.root), "split": split, "method": method,
                             "modules": data.backends, "model": session.model_name})
     limits = dataclasses.asdict(session.config.agents)
-    results = run_questions(questions, answer, ResultsFile(out_dir / "results.jsonl"),
-                            method=method, show_progress=show_progress)
+    jobs = session.config.eval.jobs if jobs is None else jobs
+    if jobs > 1 and method != "direct":  # start the workers while the first requests are out
+        threading.Thread(target=session.sandboxes.warm, args=(min(jobs, len(questions)),),
+                         name="vadar-warm-sandboxes", daemon=True).start()
+    results = run_questions(questions, answer, ResultsFile(out_dir / "results.jsonl"), method=method,
+                            jobs=jobs, progress=session.progress if show_progress else None)
     used = _library_functions_used(results, [f.name for f in library])
     header = {
         "name": out_dir.name, "data": str(dataset.root), "split": split, "method": method,
@@ -114,29 +125,67 @@ def build_api(
     on_batch: Callable[[BatchReport], None] | None = None,
     on_event: Callable[[str], None] | None = None,
 ) -> list[BatchReport]:
-    """Signature agent then API agent, batch after batch; each batch builds on the last."""
+    """Signature agent then API agent, batch after batch; each batch builds on the last.
+
+    Resumes exactly: finished batches are skipped, and a build that was interrupted, failed or
+    killed is reopened (the same store run and batches), so its batch implements the proposals
+    recorded before the interruption instead of asking the Signature agent again. The store run
+    ends `finished`, `interrupted` (Ctrl-C) or `failed` (any other exception).
+    """
     dataset, split, questions = data.dataset, data.split, data.questions
-    store = session.store
+    store, progress = session.store, session.progress
     state = _BuildState(out_dir / "build_state.json")
     chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]
     if batches is not None:
         chunks = chunks[:batches]
-    run = store.start_run("build-api", model=session.model_name,
-                          config={"data": str(dataset.root), "split": split, "batch_size": batch_size,
-                                  "agents": dataclasses.asdict(session.config.agents)})
+    config = {"data": str(dataset.root), "split": split, "batch_size": batch_size,
+              "agents": dataclasses.asdict(session.config.agents)}
+    run = _resumable_run(store, state.run_id, config)
+    if run is None:
+        run = store.start_run("build-api", model=session.model_name, config=config)
+        state.set_run(run.id)
+    else:
+        progress.announce(f"resuming build run {run.id} ({run.status.value})")
+        run = store.reopen_run(run.id)
+
+    def event(message: str) -> None:
+        progress.activity(message)
+        if on_event is not None:
+            on_event(message)
+
     reports = []
-    for index, chunk in enumerate(chunks):
-        ids = [q.question_id for q in chunk]
-        if state.done(ids):
-            report = BatchReport(index, ids, skipped=True)
-        else:
-            report = _build_batch(session, data, chunk, index, run.id, on_event)
-            state.mark_done(ids)
-        reports.append(report)
-        if on_batch is not None:
-            on_batch(report)
-    store.finish_run(run.id)
+    try:
+        for index, chunk in enumerate(chunks):
+            ids = [q.question_id for q in chunk]
+            progress.batch(index, len(chunks))
+            if state.done(ids):
+                report = BatchReport(index, ids, skipped=True)
+            else:
+                report = _build_batch(session, data, chunk, index, run.id, event)
+                state.mark_done(ids)
+            reports.append(report)
+            if on_batch is not None:
+                on_batch(report)
+    except KeyboardInterrupt:
+        store.finish_run(run.id, RunStatus.INTERRUPTED)
+        raise
+    except BaseException:
+        store.finish_run(run.id, RunStatus.FAILED)
+        raise
+    store.finish_run(run.id, RunStatus.FINISHED)
     return reports
+
+
+def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) -> RunRecord | None:
+    """The build run this run directory left unfinished, if it was made with the same settings."""
+    if run_id is None:
+        return None
+    try:
+        run = store.run(run_id)
+    except StoreError:
+        return None  # another library database than the one this directory was built into
+    same = json.loads(json.dumps(config, default=str, sort_keys=True)) == run.config
+    return run if run.kind == "build-api" and run.status != RunStatus.FINISHED and same else None
 
 
 def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question],
@@ -147,15 +196,22 @@ def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question]
     provenance = {"run_id": run_id, "batch_id": batch.id, "model": session.model_name}
     api_text = render_api(store.functions(FunctionStatus.IMPLEMENTED))
     existing = [f.name for f in store.functions()]
-    if on_event:
-        on_event(f"batch {index + 1}: proposing signatures for {len(chunk)} questions")
     limits = session.config.agents
     cap = session.config.llm.max_tokens
-    signature_agent = SignatureAgent(session.llm, max_attempts=limits.signature_attempts,
-                                     max_functions=limits.max_new_functions, max_reply_tokens=cap)
-    proposals = signature_agent.propose([q.question for q in chunk], api_text, existing)
-    report.rejected = [f"{stub.name}: {reason}" for stub, reason in proposals.rejected]
-    for stub in proposals.accepted:
+    if batch.proposals is None:  # else: resuming, implement what was proposed before the interruption
+        if on_event:
+            on_event(f"batch {index + 1}: proposing signatures for {len(chunk)} questions")
+        signature_agent = SignatureAgent(session.llm, max_attempts=limits.signature_attempts,
+                                         max_functions=limits.max_new_functions, max_reply_tokens=cap)
+        proposals = signature_agent.propose([q.question for q in chunk], api_text, existing)
+        batch = store.record_proposals(batch.id, [dataclasses.asdict(stub) for stub in proposals.accepted],
+                                       [f"{stub.name}: {reason}" for stub, reason in proposals.rejected])
+    assert batch.proposals is not None
+    report.rejected = list(batch.proposals["rejected"])
+    for stub in (Stub(**fields) for fields in batch.proposals["accepted"]):
+        if stub.name in store and any(v.batch_id == batch.id for v in store.history(stub.name)):
+            report.proposed.append(stub.name)  # proposed by this batch before an interruption
+            continue
         try:
             store.propose(stub.name, stub.signature, stub.docstring, **provenance)
             report.proposed.append(stub.name)
@@ -193,18 +249,32 @@ def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], cont
 
 
 class _BuildState:
-    """Which batches finished, so a rerun after a crash skips them (written atomically)."""
+    """Which batches finished and which store run built them, so a rerun resumes (written atomically).
+
+    `{"run_id": N, "finished": [[question ids], ...]}`; a bare list is the older layout.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.finished: list[list[str]] = json.loads(path.read_text()) if path.exists() else []
+        data = json.loads(path.read_text()) if path.exists() else {}
+        if isinstance(data, list):
+            data = {"finished": data}
+        self.finished: list[list[str]] = data.get("finished", [])
+        self.run_id: int | None = data.get("run_id")
 
     def done(self, ids: list[str]) -> bool:
         return ids in self.finished
 
     def mark_done(self, ids: list[str]) -> None:
         self.finished.append(ids)
+        self._write()
+
+    def set_run(self, run_id: int) -> None:
+        self.run_id = run_id
+        self._write()
+
+    def _write(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(self.finished))
+        temporary.write_text(json.dumps({"run_id": self.run_id, "finished": self.finished}))
         os.replace(temporary, self.path)

@@ -1,7 +1,7 @@
-"""A `Session`: what every job shares (configuration, LLM, library store, sandbox limits).
+"""A `Session`: what every job shares (configuration, LLM, library store, sandboxes, progress).
 
-It is opened and closed as one unit, so the embedded server and the database never outlive a
-command.
+It is opened and closed as one unit, so the embedded server, the sandbox workers and the database
+never outlive a command.
 """
 
 from __future__ import annotations
@@ -9,14 +9,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from api_store import ApiStore
 from vadar.agents.outcome import Executor
 from vadar.config import VadarConfig
+from vadar.executor_pool import SandboxPool
 from vadar.llm.chat import ChatModel
 from vadar.llm.usage import UsageTracker
-from vadar.sandbox import execute
+from vadar.progress import MeteredChatModel, Progress
 
 
 @dataclass
@@ -26,31 +27,48 @@ class Session:
     store: ApiStore
     usage: UsageTracker
     model_name: str
+    progress: Progress = field(default_factory=Progress)
+    sandboxes: SandboxPool = field(default_factory=SandboxPool)
 
     @property
     def executor(self) -> Executor:
+        """Runs generated code on an idle sandbox worker: parallel questions never queue for one."""
         limits = self.config.sandbox
-        return functools.partial(execute, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb,
-                                 max_stdout_chars=limits.max_stdout_chars)
+        return functools.partial(self.sandboxes.execute, timeout_s=limits.timeout_s,
+                                 memory_mb=limits.memory_mb, max_stdout_chars=limits.max_stdout_chars)
 
 
 @contextmanager
-def open_session(config: VadarConfig, *, llm: ChatModel | None = None) -> Iterator[Session]:
-    """Open the store and an LLM (the given one, else the configured or embedded endpoint)."""
+def open_session(config: VadarConfig, *, llm: ChatModel | None = None,
+                 progress: Progress | None = None) -> Iterator[Session]:
+    """Open the store and an LLM (the given one, else the configured or embedded endpoint).
+
+    With a `progress`, every LLM request is reported to it, and server start-up is announced.
+    """
     usage = UsageTracker()
+    shown = progress or Progress()
+    limits = config.sandbox
+    sandboxes = SandboxPool(timeout_s=limits.timeout_s, memory_mb=limits.memory_mb,
+                            max_stdout_chars=limits.max_stdout_chars)
     store = ApiStore(config.paths.database)
+
+    def session(model: ChatModel, name: str) -> Session:
+        metered = MeteredChatModel(model, progress) if progress is not None else model
+        return Session(config, metered, store, usage, name, shown, sandboxes)
+
     try:
         if llm is not None:
-            yield Session(config, llm, store, usage, getattr(llm, "model", None) or config.llm.model)
+            yield session(llm, getattr(llm, "model", None) or config.llm.model)
             return
         from vadar.llm.client import build_chat_model
         from vadar.llm.embedded import open_endpoint
 
-        with open_endpoint(config) as base_url:
+        with open_endpoint(config, announce=shown.announce) as base_url:
             client = build_chat_model(config, base_url=base_url, usage=usage)
             try:
-                yield Session(config, client, store, usage, config.llm.model)
+                yield session(client, config.llm.model)
             finally:
                 client.close()
     finally:
+        sandboxes.close()
         store.close()

@@ -25,6 +25,7 @@ from vadar.api_text import function_stub, render_api
 from vadar.llm.chat import ChatModel
 from vadar.namespace import library_functions
 from vadar.sandbox import LibraryFunction
+from vadar.text import clip
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,11 @@ class ApiAgent:
                   report: ImplementationReport, *, messages: list[dict[str, str]] | None = None,
                   fail: bool = True) -> bool:
         name = record.name
+        done = 0 if messages is not None else _attempts_made(self.store, record)  # a resume counts them
+        if done >= self.loop.max_steps:
+            self._fail(name, f"no working implementation after {done} attempts; last error: "
+                             f"{_last_error(self.store, record)}", report)
+            return False
         messages = messages if messages is not None else self._opening(record)
         last: list[_Step] = []
 
@@ -145,7 +151,7 @@ class ApiAgent:
         def announce(attempt: int) -> None:
             self.on_event(f"implementing {name} (attempt {attempt}/{self.loop.max_steps})")
 
-        end = self.loop.run(messages, judge, report.cost, on_step=announce)
+        end = self.loop.run(messages, judge, report.cost, on_step=announce, first_step=done + 1)
         step = last[0] if last else _Step(error="no attempt was made")
         if end.done:
             assert step.code is not None
@@ -191,7 +197,7 @@ class ApiAgent:
     def _fail(self, name: str, reason: str, report: ImplementationReport) -> None:
         self.store.mark_failed(name, reason)
         report.failed[name] = reason
-        self.on_event(f"failed {name}: {reason[:120]}")
+        self.on_event(f"failed {name}: {clip(reason, 120)}")
 
     def _api_text(self, *, exclude: str) -> str:
         """Predefined modules, implemented functions, and proposed signatures still to come."""
@@ -208,6 +214,16 @@ class _Step:
     test_result: str | None = None
     dependencies: list[str] = field(default_factory=list)
     fatal: bool = False
+
+
+def _attempts_made(store: ApiStore, record: FunctionRecord) -> int:
+    """Attempts already recorded for this version of the function (by an interrupted run, say)."""
+    return max((a.attempt for a in store.attempts(record.name) if a.version == record.version), default=0)
+
+
+def _last_error(store: ApiStore, record: FunctionRecord) -> str | None:
+    errors = [a.error for a in store.attempts(record.name) if a.version == record.version and a.error]
+    return errors[-1] if errors else None
 
 
 def _prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:

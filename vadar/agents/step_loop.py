@@ -96,9 +96,13 @@ class StepLoop:
                 "itself. Write a shorter reply without repeating lines.")
 
     def run(self, messages: list[Message], judge: Judge, cost: LLMCost | None = None,
-            on_step: Callable[[int], None] | None = None) -> LoopEnd:
-        """Run the conversation in `messages` (extended in place) until the judge accepts or stops."""
-        for attempt in range(1, self.max_steps + 1):
+            on_step: Callable[[int], None] | None = None, first_step: int = 1) -> LoopEnd:
+        """Run the conversation in `messages` (extended in place) until the judge accepts or stops.
+
+        `first_step > 1` continues a task interrupted after `first_step - 1` steps: the limit
+        counts the steps taken before, and the temperature schedule goes on where it was.
+        """
+        for attempt in range(first_step, self.max_steps + 1):
             if on_step is not None:
                 on_step(attempt)
             response = self.llm.complete(messages, max_tokens=self.token_limit,

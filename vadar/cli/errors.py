@@ -25,6 +25,25 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+# Top-level modules of the optional extras in pyproject.toml, and the extra that installs each.
+OPTIONAL_EXTRAS: dict[str, str] = {
+    "torch": "vision", "transformers": "vision", "safetensors": "vision", "accelerate": "vision",
+    "xllamacpp": "local", "pyarrow": "parquet", "mitsuba": "bench",
+    "sam2": "vision-reference", "groundingdino": "vision-reference",
+}
+
+
+def missing_extra(exc: BaseException) -> str | None:
+    """`error` text naming the extra to install, when `exc` is an optional extra's missing import."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return None
+    extra = OPTIONAL_EXTRAS.get(exc.name.split(".")[0])
+    if extra is None:
+        return None
+    return (f"this needs the optional '{extra}' extra (module '{exc.name}' is not installed): "
+            f"pip install 'vadar[{extra}]'")
+
+
 def print_error(message: object, console: Console | None = None) -> None:
     """`error: ...` on stderr; the text is escaped so settings like `[vision] x` survive rich markup."""
     console = console or Console(stderr=True)
@@ -33,12 +52,22 @@ def print_error(message: object, console: Console | None = None) -> None:
 
 @contextmanager
 def user_errors(console: Console | None = None) -> Iterator[None]:
-    """Print known failures as `error: ...` and exit 1; Ctrl-C exits 130 with a resume hint."""
+    """Print known failures as `error: ...` and exit 1; Ctrl-C exits 130 with a resume hint.
+
+    A missing optional extra (say `transformers` for `--modules real`) is one line naming the
+    extra to install, not a traceback.
+    """
     console = console or Console(stderr=True)
     try:
         yield
     except USER_ERRORS as exc:
         print_error(exc, console)
+        raise typer.Exit(code=1) from None
+    except ModuleNotFoundError as exc:
+        message = missing_extra(exc)
+        if message is None:
+            raise
+        print_error(message, console)
         raise typer.Exit(code=1) from None
     except KeyboardInterrupt:
         console.print("interrupted: everything answered so far is saved; rerun the same command to resume")

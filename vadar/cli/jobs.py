@@ -16,6 +16,7 @@ from vadar.cli.options import (
     SkipOption,
     ConfigOption,
     DataOption,
+    JobsOption,
     LibraryOption,
     LimitOption,
     MethodOption,
@@ -31,7 +32,9 @@ from vadar.evaluation import EvalSummary
 from vadar.methods import METHODS
 from vadar.pipeline import SCOPES, BatchReport, build_api, evaluate
 from vadar.prepare import DataSelection, PreparedData
+from vadar.progress import LiveProgress
 from vadar.session import Session, open_session
+from vadar.text import clip
 
 console = Console()
 
@@ -63,13 +66,11 @@ def _print_batch(report: BatchReport) -> None:
     for name, reason in report.not_admitted.items():
         console.print(f"  - not admitted {name}: {reason}", highlight=False)
     for name, reason in report.failed.items():
-        console.print(f"  x {name}: {reason[:200]}", highlight=False)
+        console.print(f"  x {name}: {clip(reason, 200)}", highlight=False, markup=False)
+    if report.failed:
+        console.print(f"  [dim]full errors: vadar library show NAME[/dim]", highlight=False)
     for line in dict.fromkeys(report.rejected):  # small models repeat themselves
-        console.print(f"  - rejected {line[:200]}", highlight=False)
-
-
-def _print_event(message: str) -> None:
-    console.print(f"  [dim]{message}[/dim]", highlight=False)
+        console.print(f"  - rejected {clip(line, 200)}", highlight=False, markup=False)
 
 
 def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
@@ -90,8 +91,13 @@ def _prepared(data: Path | None, split: str | None, limit: int | None, config: P
 
 
 def _build(session: Session, prepared: PreparedData, out_dir: Path, batch_size: int, batches: int | None) -> None:
-    build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches,
-              on_batch=_print_batch, on_event=_print_event)
+    session.progress.stage("building the API")
+    build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
+
+
+def _apply_jobs(settings: VadarConfig, jobs: int | None) -> None:
+    if jobs is not None:
+        settings.eval.jobs = jobs
 
 
 def build_api_command(
@@ -103,7 +109,7 @@ def build_api_command(
     """Grow the library: Signature agent then API agent, batch after batch."""
     with user_errors():
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, "build", modules, module)
-        with open_session(settings) as session:
+        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
             _build(session, prepared, out_dir, batch_size, batches)
             total = len(session.store.functions("implemented"))
         console.print(f"library: {total} implemented functions in {settings.paths.database}")
@@ -113,7 +119,7 @@ def eval_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None, skip: SkipOption = 0,
     method: MethodOption = "vadar", library: LibraryOption = True,
     modules: ModulesOption = None, module: ModuleOption = None,
-    out: OutOption = None, config: ConfigOption = None,
+    out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
     questions: Annotated[str, typer.Option(
         "--questions", help="held-out (default: never a question the library was built from), "
         "build (only those) or all.")] = "held-out",
@@ -126,7 +132,9 @@ def eval_command(
         if questions not in SCOPES:
             raise typer.BadParameter(f"unknown --questions {questions!r}; choose one of: {', '.join(SCOPES)}")
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module, skip)
-        with open_session(settings) as session:
+        _apply_jobs(settings, jobs)
+        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
+            progress.stage(f"answering questions ({method}, {settings.eval.jobs} at once)")
             summary = evaluate(session, prepared, out_dir, method=method, scope=questions)
         _print_summary(summary, out_dir)
 
@@ -137,17 +145,18 @@ def run_command(
     batches: Annotated[int, typer.Option(
         "--batches", min=1, help="Batches to build the API from (at most half the questions).")] = 3,
     modules: ModulesOption = None, module: ModuleOption = None,
-    out: OutOption = None, config: ConfigOption = None,
+    out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
 ) -> None:
     """Build the API from the first batches, then answer the other questions with it (the main job)."""
     with user_errors():
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar", modules, module)
-        with open_session(settings) as session:
-            build_questions = prepared.questions[:min(batches * batch_size, len(prepared.questions) // 2)]
-            console.print(f"[bold]building the API[/bold] from {len(build_questions)} questions; "
-                          f"the other {len(prepared.questions) - len(build_questions)} are evaluated")
+        _apply_jobs(settings, jobs)
+        build_questions = prepared.questions[:min(batches * batch_size, len(prepared.questions) // 2)]
+        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
+            console.print(f"building the API from {len(build_questions)} questions; the other "
+                          f"{len(prepared.questions) - len(build_questions)} are evaluated", highlight=False)
             _build(session, dataclasses.replace(prepared, questions=build_questions), out_dir, batch_size, None)
-            console.print("[bold]answering questions[/bold]")
+            progress.stage(f"answering questions ({settings.eval.jobs} at once)")
             summary = evaluate(session, prepared, out_dir, method="vadar")
         _print_summary(summary, out_dir)
 
@@ -175,7 +184,7 @@ def ablate_command(
         "--grid", help="Configuration, repeatable: real, oracle, or BASE+slot=backend[,slot=backend] "
         "(e.g. real+depth=oracle). Default: all real, all oracle, each module alone oracle.")] = None,
     method: MethodOption = "vadar",
-    out: OutOption = None, config: ConfigOption = None,
+    out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
 ) -> None:
     """Run the same questions under several module configurations; table, CSV and bar chart."""
     from vadar.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
@@ -189,7 +198,9 @@ def ablate_command(
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
         selection = DataSelection(data, split, limit)
         out_dir = out or Path("runs") / f"ablation-{selection.data.resolve().name if data else 'sample'}-{method}"
-        with open_session(_config(config)) as session:
+        settings = _config(config)
+        _apply_jobs(settings, jobs)
+        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
             report = run_ablation(session, selection, out_dir, entries, method=method)
         md_path, csv_path, png_path = write_report(report, out_dir)
     console.print(md_path.read_text(encoding="utf-8"), highlight=False, markup=False)

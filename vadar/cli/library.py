@@ -56,9 +56,12 @@ def list_functions(
         records = store.functions(include_failed=show_all)
         stats = store.function_stats()
         decisions = {d.name: d for d in store.decisions() if d.decision != "repair"}
+        hidden = 0 if show_all else len(store.functions(include_failed=True)) - len(records)
         path = store.path
     if not records:
-        typer.echo(f"The library at {path} has no functions{'' if show_all else ' (try --all)'}.")
+        hint = f" ({hidden} failed: see --all)" if hidden else ""
+        typer.echo(f"The library at {path} has no functions{hint}. "
+                   "The predefined modules are always there: vadar library show loc")
         return
     table = Table(title=f"API library ({len(records)} functions)", title_justify="left")
     table.add_column("name", overflow="fold", no_wrap=False)
@@ -87,7 +90,15 @@ def show(
     name: Annotated[str, typer.Argument(help="Function name, e.g. _left_of.")],
     db: DbOption = None,
 ) -> None:
-    """Show one function: current code and docstring, status, dependencies and version history."""
+    """Show one function: current code and docstring, status, dependencies and version history.
+
+    A predefined module (`loc`, `depth`, `vqa`, `same_object`, `get_2D_object_size`) shows the
+    signature and docstring the agents see.
+    """
+    predefined = _predefined(name)
+    if predefined is not None:
+        typer.echo(predefined)
+        return
     with _open_store(db) as store:
         if name not in store:
             similar = store.find_by_normalized_name(name)
@@ -98,6 +109,15 @@ def show(
         dependents = store.dependents(name)
         attempts = store.attempts(name)
     typer.echo(_describe(current, history, dependents, len(attempts)))
+
+
+def _predefined(name: str) -> str | None:
+    from base_modules.module import PREDEFINED_MODULES, module_stub
+
+    for spec in PREDEFINED_MODULES:
+        if spec.name.lower() == name.lower():
+            return f"{spec.name}  (predefined module, always available)\n\n{module_stub(spec)}"
+    return None
 
 
 def _describe(

@@ -25,6 +25,9 @@ MethodOption = Annotated[str, typer.Option(
     "--method", help="vadar (dynamic API), static-api (predefined modules only), tool-agent or direct.")]
 LibraryOption = Annotated[bool, typer.Option(
     "--library/--no-library", help="Shorthand: --no-library is --method static-api.")]
+JobsOption = Annotated[int | None, typer.Option(
+    "--jobs", "-j", min=1, help="Questions answered at once (default: eval.jobs, 1). Helps most with a "
+    "server that batches requests (vLLM, a hosted API).")]
 ModulesOption = Annotated[str | None, typer.Option(
     "--modules", help="Backend of every module: oracle, real or a plugin name (default: config, else oracle).")]
 ModuleOption = Annotated[list[str] | None, typer.Option(

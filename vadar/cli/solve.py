@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 
 from vadar.cli.errors import user_errors
@@ -14,7 +15,9 @@ from vadar.cli.options import ModuleOption, ModulesOption, apply_module_choice
 from vadar.config import load_config
 from vadar.methods import make_answerer
 from vadar.prepare import prepare_single
+from vadar.progress import LiveProgress
 from vadar.session import open_session
+from vadar.text import rounded
 
 console = Console()
 
@@ -36,20 +39,27 @@ def solve_command(
         settings = load_config(config)
         overrides = apply_module_choice(settings, modules, module)
         prepared = prepare_single(image, question, scene, settings, overrides)
-        with open_session(settings) as session:
-            answer, functions = make_answerer("vadar" if library else "static-api", session, prepared)
+        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
+            method = "vadar" if library else "static-api"
+            answer, functions = make_answerer(method, session, prepared)
+            progress.stage(f"solving with {method} ({len(functions)} library functions)")
+            progress.activity("Program agent: writing and running a program")
             outcome = answer(prepared.questions[0])
         if html is not None:
             from vadar.report import write_question_page
 
             page = write_question_page(html, question=question, image=image, outcome=outcome, functions=functions)
             console.print(f"wrote {page}", highlight=False)
+    console.print(f"[bold]program[/bold] ({outcome.attempts} LLM "
+                  f"{'reply' if outcome.attempts == 1 else 'replies'}, {outcome.seconds:.1f}s):")
     console.print(Syntax(outcome.program or "# no program", "python", theme="ansi_dark"))
-    console.print("[bold]module calls[/bold]")
+    console.print(f"[bold]module calls[/bold] ({len(outcome.calls)}, values rounded for display):")
     for call in outcome.calls:
-        result = call.error if call.error else call.result
-        console.print(f"  {call.name}({', '.join(repr(a) for a in call.args[1:])}) -> {result!r}", highlight=False)
+        result = call.error if call.error else rounded(call.result)
+        arguments = ", ".join(repr(rounded(a)) for a in call.args[1:])
+        console.print(f"  {call.name}({arguments}) -> {result!r}", highlight=False, markup=False)
     if outcome.error:
-        console.print(f"[red]no working program after {outcome.attempts} attempts:[/red] {outcome.error}")
+        console.print(f"[red]no working program after {outcome.attempts} attempts:[/red] "
+                      f"{escape(outcome.error)}", highlight=False)
         raise typer.Exit(code=1)
-    console.print(f"[bold]answer:[/bold] {outcome.answer}", highlight=False)
+    console.print(f"[bold]answer:[/bold] {escape(str(rounded(outcome.answer, 4)))}", highlight=False)

@@ -71,6 +71,7 @@ class EmbeddedServer:
         self._reader: threading.Thread | None = None
         self.port: int | None = None
         self.startup_s: float | None = None
+        self.threads = config.n_threads or os.cpu_count() or 1  # `open_endpoint` picks from free cores
 
     # -- public -----------------------------------------------------------------------------
 
@@ -160,7 +161,7 @@ class EmbeddedServer:
             "--host", cfg.host,
             "--port", str(port),
             "--n-ctx", str(cfg.n_ctx),
-            "--threads", str(cfg.n_threads or os.cpu_count() or 1),
+            "--threads", str(self.threads),
             "--parallel", str(cfg.n_parallel),
             "--parent-pid", str(os.getpid()),
         ]
@@ -227,15 +228,30 @@ def ensure_port_free(host: str, port: int) -> None:
 
 
 @contextmanager
-def open_endpoint(config: VadarConfig, *, progress: bool = True) -> Iterator[str]:
-    """Yield an OpenAI base URL: `config.llm.base_url` if set, else a freshly started embedded server."""
+def open_endpoint(config: VadarConfig, *, progress: bool = True,
+                  announce: Callable[[str], None] | None = None) -> Iterator[str]:
+    """Yield an OpenAI base URL: `config.llm.base_url` if set, else a freshly started embedded server.
+
+    `announce` hears, in one line each, what is chosen and started: model assembly, the thread
+    count (from the cores free right now unless configured) and the server's start-up time.
+    """
+    say = announce or (lambda message: None)
     if config.llm.base_url:
         yield config.llm.base_url
         return
-    from vadar.llm.model_files import resolve_model_path
+    from vadar.llm.cpu import choose_threads
+    from vadar.llm.model_files import model_needs_assembly, resolve_model_path
 
+    if model_needs_assembly(config.embedded, config.paths.model_cache):
+        say(f"assembling the embedded model into {config.paths.model_cache} (once, about 1.1 GB)")
     model_path = resolve_model_path(config.embedded, config.paths.model_cache, progress=progress)
-    with EmbeddedServer(config.embedded, config.llm.model, model_path) as server:
+    choice = choose_threads(config.embedded.n_threads)
+    server = EmbeddedServer(config.embedded, config.llm.model, model_path)
+    server.threads = choice.threads
+    say(f"starting the embedded LLM server: {choice.threads} thread{'s' if choice.threads != 1 else ''} "
+        f"({choice.reason}; set VADAR_EMBEDDED_N_THREADS to override)")
+    with server:
+        say(f"embedded LLM ready at {server.base_url} in {server.startup_s or 0:.1f}s")
         yield server.base_url
 
 

@@ -126,6 +126,12 @@ def resolve_model_path(
     return ensure_model(model_cache, spec=spec, locator=locator, progress=progress)
 
 
+def model_needs_assembly(embedded: EmbeddedLLMConfig, model_cache: Path,
+                         spec: ModelSpec = QWEN_CODER_1_5B_Q4) -> bool:
+    """Whether starting the embedded server will first assemble (or re-verify) the model file."""
+    return embedded.model_path is None and not _is_stamped(Path(model_cache) / spec.filename, spec)
+
+
 def ensure_model(
     model_cache: Path,
     *,

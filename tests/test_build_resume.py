@@ -1,0 +1,112 @@
+"""An interrupted build resumes exactly: same proposals, attempts counted across, run status kept."""
+
+import pytest
+
+from api_store import FunctionStatus, RunStatus
+from vadar.config import VadarConfig
+from vadar.llm.doubles import ScriptedLLM
+from vadar.pipeline import build_api
+from vadar.prepare import DataSelection
+from vadar.session import open_session
+
+STUBS = '''```python
+def _count(image: Image, object_prompt: str) -> int:
+    """Count the objects matching object_prompt."""
+
+def _exists(image: Image, object_prompt: str) -> bool:
+    """Whether any object matches object_prompt."""
+```'''
+BROKEN = "```python\ndef _count(image, object_prompt):\n    return undefined_helper(image)\n```"
+EXISTS = "```python\ndef _exists(image, object_prompt):\n    return len(loc(image, object_prompt)) > 0\n```"
+
+
+def is_signature(messages):
+    return messages[0]["content"].startswith("You design helper functions")
+
+
+def implementing(messages):
+    return "def _count(" if "def _count(" in messages[1]["content"] else "def _exists("
+
+
+class Router:
+    """Scripted replies; raises `interrupt_with` on the `interrupt_at`-th request (1-based)."""
+
+    def __init__(self, interrupt_at=None, interrupt_with=KeyboardInterrupt):
+        self.calls, self.interrupt_at, self.interrupt_with = 0, interrupt_at, interrupt_with
+
+    def __call__(self, messages):
+        self.calls += 1
+        if self.calls == self.interrupt_at:
+            raise self.interrupt_with()
+        if is_signature(messages):
+            return STUBS
+        return BROKEN if implementing(messages) == "def _count(" else EXISTS
+
+
+@pytest.fixture
+def config(tmp_path):
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.library.admission = "off"  # these tests count the build agents' replies; admission has its own
+    config.sandbox.timeout_s = 10
+    config.sandbox.memory_mb = 512
+    config.agents.implementation_attempts = 3
+    config.agents.max_new_functions = 2
+    return config
+
+
+def test_an_interrupted_build_resumes_without_reproposing_and_keeps_the_limits(config, tmp_path):
+    data = DataSelection(limit=2).prepare()
+    out = tmp_path / "run"
+    # request 1: signatures; 2: _count attempt 1 (broken); 3: _count attempt 2 -> Ctrl-C
+    first = ScriptedLLM([Router(interrupt_at=3)] * 10)
+    with open_session(config, llm=first) as session, pytest.raises(KeyboardInterrupt):
+        build_api(session, data, out, batch_size=2)
+    with open_session(config, llm=ScriptedLLM([])) as session:
+        [run] = session.store.runs("build-api")
+        assert run.status == RunStatus.INTERRUPTED and run.finished_at is not None
+        assert [a.attempt for a in session.store.attempts("_count")] == [1]
+
+    second = ScriptedLLM([Router()] * 10)
+    with open_session(config, llm=second) as session:
+        [report] = build_api(session, data, out, batch_size=2)
+        store = session.store
+        assert not any(is_signature(call) for call in second.calls)  # the stored proposals
+        assert report.proposed == ["_count", "_exists"]
+        assert [f.name for f in store.functions(include_failed=True)] == ["_count", "_exists"]
+        # attempts 2 and 3 only: the limit of 3 counts the attempt made before the interruption
+        assert [a.attempt for a in store.attempts("_count")] == [1, 2, 3]
+        assert store.current("_count").status == FunctionStatus.FAILED
+        assert "after 3 attempts" in report.failed["_count"]
+        assert report.implemented == ["_exists"]
+        [run] = store.runs("build-api")  # the same run, reopened and finished
+        assert run.status == RunStatus.FINISHED
+        assert len(store.batches(run.id)) == 1
+
+
+def test_attempts_used_up_before_an_interruption_fail_without_asking(config, tmp_path):
+    data = DataSelection(limit=2).prepare()
+    out = tmp_path / "run"
+    # signatures, three broken _count attempts (it ends failed), then Ctrl-C on _exists
+    first = ScriptedLLM([Router(interrupt_at=5)] * 10)
+    with open_session(config, llm=first) as session, pytest.raises(KeyboardInterrupt):
+        build_api(session, data, out, batch_size=2)
+    second = ScriptedLLM([Router()] * 10)
+    with open_session(config, llm=second) as session:
+        [report] = build_api(session, data, out, batch_size=2)
+    assert [implementing(c) for c in second.calls] == ["def _exists("]
+    assert report.implemented == ["_exists"]
+
+
+def test_a_failing_build_ends_failed_and_a_finished_one_starts_afresh(config, tmp_path):
+    data = DataSelection(limit=2).prepare()
+    out = tmp_path / "run"
+    broken = ScriptedLLM([Router(interrupt_at=1, interrupt_with=RuntimeError)])
+    with open_session(config, llm=broken) as session, pytest.raises(RuntimeError):
+        build_api(session, data, out, batch_size=2)
+    with open_session(config, llm=ScriptedLLM([Router()] * 10)) as session:
+        build_api(session, data, out, batch_size=2)
+        build_api(session, data, out, batch_size=2)  # nothing left: a new run, all batches skipped
+        runs = session.store.runs("build-api")
+    assert [r.status for r in runs] == [RunStatus.FINISHED, RunStatus.FINISHED]
+    assert runs[0].id != runs[1].id
