@@ -35,7 +35,7 @@ from vadar.llm.chat import ChatModel
 from vadar.methods import make_answerer
 from vadar.llm.usage import UsageTracker
 from vadar.results import ResultsFile
-from vadar.run_manifest import claim_run_dir
+from vadar.run_manifest import claim_run_dir, lock_run_dir
 from vadar.sandbox import execute
 
 
@@ -252,6 +252,7 @@ def build_api(
     """Signature agent then API agent, batch after batch; each batch builds on the last."""
     dataset, split, questions, modules = data.dataset, data.split, data.questions, data.modules
     store = session.store
+    lock_run_dir(out_dir)
     state = _BuildState(out_dir / "build_state.json")
     chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]
     if batches is not None:
