@@ -66,12 +66,8 @@ def open_session(config: VadarConfig, *, llm: ChatModel | None = None) -> Iterat
         from vadar.llm.client import build_chat_model
         from vadar.llm.embedded import open_endpoint
 
-        with open_endpoint(config) as base_url:
-            client = build_chat_model(config, base_url=base_url, usage=usage)
-            try:
-                yield Session(config, client, store, usage, config.llm.model)
-            finally:
-                client.close()
+        with open_endpoint(config) as base_url, build_chat_model(config, base_url=base_url, usage=usage) as client:
+            yield Session(config, client, store, usage, config.llm.model)  # an abort discards pending replies
     finally:
         store.close()
 
