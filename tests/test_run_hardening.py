@@ -152,7 +152,7 @@ def test_a_read_only_home_says_so(tmp_path: Path) -> None:
          "nested more than 100 levels deep"),
         ("```python\ndef _f(x) -> " + "[" * 150 + "int" + "]" * 150 + ":\n    \"\"\"Doc.\"\"\"\n```",
          "nested more than 100 levels deep|too many nested"),
-        ("def _f(x):\n    return " + " + ".join(["x"] * 30_000) + "\n", "cannot be read|nested more than"),
+        ("def _f(x):\n    return " + "+".join(["x"] * 30_000) + "\n", "cannot be read|nested more than"),
         ("x = 1\n" * 50_000, "characters long"),
     ],
     ids=["annotation-400-terms", "annotation-150-deep", "expression-30000-terms", "huge-reply"],
