@@ -78,8 +78,9 @@ def grow():
     finally:
         hoard = []
         while True:
-            hoard.append(' ' * 10**6)
+            hoard = hoard + [' ' * 10**6]
 """
+# (no attribute access in the finally block: when the namespace is cleared the guards are gone)
 
 MEMORY_PHASES = {
     # cleanup: a generator's finally block runs when the namespace is cleared
