@@ -11,7 +11,6 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from vadar.sandbox_calls import CallLog, HostCall
+from vadar.sandbox_crash import crash_line, signal_name
 from vadar.sandbox_codec import CodecError, FrameReader, ProtocolError, decode, dumps, encode, write_all
 from vadar.sandbox_policy import RESERVED_NAME as _RESERVED
 from vadar.sandbox_stderr import StderrBuffer
@@ -292,9 +292,9 @@ class Sandbox:
             result.error = f"MemoryError: program exceeded the {memory_mb} MB memory limit"
             return
         result.crashed = True
-        where = _crash_line(tail, code, namespace)
+        where = crash_line(tail, code, _library_sources(namespace))
         if returncode is not None and returncode < 0:
-            name = _signal_name(-returncode)
+            name = signal_name(-returncode)
             what = (f"SandboxCrash: the program crashed the Python interpreter ({name}); data or chains "
                     "of iterators nested thousands of levels deep do this")
         else:
@@ -310,30 +310,8 @@ class Sandbox:
 MAX_ERROR_CHARS = 5000
 """Error text accepted from the worker (which cuts its own at 4,000 characters)."""
 
-_FAULT_FRAME = re.compile(r'File "<(program|library (\w+))>", line (\d+)')
-
-
-def _crash_line(tail: str, code: str, namespace: Mapping[str, Any]) -> str:
-    """`line N: source` of the innermost program frame in the worker's crash report, if any."""
-    match = _FAULT_FRAME.search(tail)
-    if match is None:
-        return ""
-    library, lineno = match.group(2), int(match.group(3))
-    source = code
-    if library is not None:
-        function = namespace.get(library)
-        source = function.source if isinstance(function, LibraryFunction) else ""
-    lines = source.splitlines()
-    text = clip(lines[lineno - 1].strip(), 200) if 0 < lineno <= len(lines) else ""
-    where = f"line {lineno}" if library is None else f"in {library}, line {lineno}"
-    return f"{where}: {text}" if text else where
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
+def _library_sources(namespace: Mapping[str, Any]) -> dict[str, str]:
+    return {name: value.source for name, value in namespace.items() if isinstance(value, LibraryFunction)}
 
 
 def _build_request(code: str, namespace: Mapping[str, Any], registry: _Registry) -> dict[str, Any]:
