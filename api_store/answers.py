@@ -31,9 +31,13 @@ def encode_answer(answer: Any) -> str | None:
     if answer is None:
         return None
     try:
-        return json.dumps(answer, default=_to_jsonable, ensure_ascii=False)
+        text = json.dumps(answer, default=_to_jsonable, ensure_ascii=False)
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: JSON's \uXXXX escapes keep it exactly
+        return json.dumps(answer, default=_to_jsonable)
     except (TypeError, ValueError) as exc:
-        raise StoreError(f"cannot store answer {answer!r}: {exc}") from exc
+        raise StoreError(f"cannot store answer {answer!r:.200}: {exc}") from exc
+    return text
 
 
 def decode_answer(text: str | None) -> Any:

@@ -10,6 +10,7 @@ rolls back everything the block wrote.
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import sqlite3
 from collections.abc import Iterator
@@ -46,11 +47,41 @@ def open_database(path: Path | None, *, create: bool = True) -> Database:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create the directory for {path}: {exc}") from exc
+    elif _is_empty(path):
+        raise StoreError(
+            f"{path} is empty (0 bytes), so it holds no library: a copy or a write was cut short "
+            "(a full disk?). Restore it from a backup, or delete it to start a new library."
+        )
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open {path}: {exc}") from exc
+        raise StoreError(f"cannot open {path}: {unusable_reason(path, exc)}") from exc
     return _configure(conn, path)
+
+
+def _is_empty(path: Path) -> bool:
+    """A 0-byte file whose write-ahead log holds nothing either: not a database SQLite wrote."""
+    try:
+        if path.stat().st_size:
+            return False
+        wal = path.with_name(path.name + "-wal")
+        return not (wal.exists() and wal.stat().st_size)
+    except OSError:
+        return False
+
+
+def unusable_reason(path: Path, exc: BaseException) -> str:
+    """Why SQLite failed on `path`, naming a read-only file or directory when that is the cause."""
+    folder = path.parent
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"the file is read-only ({exc}); make it writable, or point VADAR_HOME elsewhere"
+    if not os.access(folder, os.W_OK):
+        return (f"the directory {folder} is read-only ({exc}); SQLite must create {path.name}-wal and "
+                f"{path.name}-shm next to the database. Make it writable, or set VADAR_HOME "
+                "(or VADAR_PATHS_DB_PATH) to a writable place")
+    if "readonly" in str(exc) or "read-only" in str(exc):
+        return f"{exc}; check that the file and its directory are writable (and the disk is not full)"
+    return str(exc)
 
 
 def _configure(conn: sqlite3.Connection, path: Path | None) -> Database:
@@ -65,6 +96,8 @@ def _configure(conn: sqlite3.Connection, path: Path | None) -> Database:
             conn.execute("PRAGMA synchronous = NORMAL")  # durable enough with WAL, much faster
     except sqlite3.DatabaseError as exc:
         conn.close()
+        if path is not None and isinstance(exc, sqlite3.OperationalError):
+            raise StoreError(f"cannot use {path}: {unusable_reason(path, exc)}") from exc
         raise StoreError(f"{path} is not a usable SQLite database: {exc}") from exc
     return db
 

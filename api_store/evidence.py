@@ -63,6 +63,11 @@ class FunctionStats:
         return self.correct / self.judged if self.judged else None
 
 
+def _text(value: str | None) -> str | None:
+    """Program output can hold lone surrogates, which SQLite's UTF-8 cannot: escape them."""
+    return None if value is None else value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class EvidenceMixin(StoreBase):
     """Methods of `ApiStore` for verification programs and admission decisions."""
 
@@ -71,9 +76,9 @@ class EvidenceMixin(StoreBase):
                                 error: str | None, correct: bool | None, uses: Iterable[str]) -> int:
         with self.transaction():
             return self._insert("verified_programs", {
-                "batch_id": batch_id, "question_id": str(question_id), "question": question,
-                "variant": variant, "code": code, "answer": None if answer is None else str(answer),
-                "gold": None if gold is None else str(gold), "error": error,
+                "batch_id": batch_id, "question_id": str(question_id), "question": _text(question),
+                "variant": variant, "code": _text(code), "answer": None if answer is None else _text(str(answer)),
+                "gold": None if gold is None else _text(str(gold)), "error": _text(error),
                 "correct": None if correct is None else int(correct),
                 "uses": json.dumps(sorted(set(uses))), "created_at": utc_now(),
             })

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from api_store.connection import open_database, utc_now
+from filelock import FileLock, Timeout
+
+from api_store.connection import BUSY_TIMEOUT_S, open_database, unusable_reason, utc_now
 from api_store.errors import StoreError
 from api_store.evidence import EvidenceMixin
 from api_store.functions import FunctionsMixin
@@ -16,6 +20,30 @@ from api_store.runs import RunsMixin
 
 EXPORT_FORMAT = "vadar-api-store"
 EXPORT_FORMAT_VERSION = 1
+
+
+@contextlib.contextmanager
+def _opening_lock(path: Path | None, *, create: bool) -> Iterator[None]:
+    """Serialise creating and migrating one database file between processes.
+
+    SQLite creates an empty file on connect and writes its header with the first migration; a
+    second process opening in between would take the new file for a truncated one.
+    Where no lock file can be made (a read-only directory) the store opens without one.
+    """
+    if path is None or not create or path.is_dir():
+        yield
+        return
+    lock = FileLock(str(path.with_name(path.name + ".lock")), timeout=BUSY_TIMEOUT_S)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except (OSError, Timeout):
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin):
@@ -28,8 +56,9 @@ class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin):
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
         resolved = None if str(path) == ":memory:" else Path(path).expanduser()
-        super().__init__(open_database(resolved, create=create), resolved)
-        self._migrate()
+        with _opening_lock(resolved, create=create):
+            super().__init__(open_database(resolved, create=create), resolved)
+            self._migrate()
 
     @classmethod
     def memory(cls) -> ApiStore:
@@ -48,7 +77,8 @@ class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin):
                 apply_migrations(self._db, MIGRATIONS)
         except sqlite3.Error as exc:  # e.g. a read-only file that still needs migrating
             self._db.close()
-            raise StoreError(f"cannot prepare the library database {self.path}: {exc}") from exc
+            reason = unusable_reason(self.path, exc) if self.path is not None else str(exc)
+            raise StoreError(f"cannot prepare the library database {self.path}: {reason}") from exc
         except BaseException:
             self._db.close()
             raise

@@ -166,3 +166,11 @@ def test_hand_written_helpers_join_the_library_through_the_cli(tmp_path):
     bad.write_text("def helper(x):\n    return x\n")
     result = CliRunner().invoke(app, ["library", "add", str(bad), "--db", str(db)])
     assert result.exit_code == 1 and "start with one underscore" in result.output
+
+
+def test_a_build_program_with_an_unencodable_answer_is_stored_escaped():
+    store = ApiStore.memory()
+    store.record_verified_program(batch_id=None, question_id="1", question="q", variant="with",
+                                  code="final_result = chr(0xD800)", answer="a" + chr(0xD800), gold="a",
+                                  error=None, correct=False, uses=[])
+    assert store.verified_programs()[0].answer == "a\\ud800"

@@ -17,7 +17,15 @@ from vadar.config import LLMConfig, PathsConfig, VadarConfig
 from vadar.llm.cache import ResponseCache
 from vadar.llm.chat import ChatModel
 from vadar.llm.client import LLMClient, build_chat_model
-from vadar.llm.errors import LLMEmptyResponseError, LLMError, LLMUnavailableError
+from vadar.llm.chat import request_key
+from vadar.llm.errors import (
+    LLMBadResponseError,
+    LLMEmptyResponseError,
+    LLMError,
+    LLMSilentError,
+    LLMTimeoutError,
+    LLMUnavailableError,
+)
 from vadar.llm.usage import UsageTracker
 
 
@@ -25,7 +33,10 @@ class FakeServer:
     """Answers POST .../chat/completions from a script of actions, then with a default success.
 
     Actions: {"status": 503} (error), {"hang": True} (never answers until teardown),
-    {"content": "...", "usage": {...}} (success; content may be None).
+    {"content": "...", "usage": {...}} (success; content may be None), {"raw": "..."} (that body
+    with HTTP 200), {"no_choices": True}, {"pause_after": N, "pause_s": S} (stream N pieces, then
+    go silent for S seconds), {"piece_delay_s": S} (a pause before every piece).
+    Requests with `stream: true` are answered with server-sent events, one piece per word.
     """
 
     def __init__(self) -> None:
@@ -47,7 +58,13 @@ class FakeServer:
                 if action.get("hang"):
                     fake.release.wait(10)
                     return
+                if "raw" in action:
+                    self._send(200, action["raw"].encode(), "text/html")
+                    return
                 status = action.get("status", 200)
+                if status == 200 and body.get("stream"):
+                    self._stream(action, body)
+                    return
                 if status != 200:
                     payload: dict[str, Any] = {"error": {"message": f"scripted {status}", "type": "fake", "code": status}}
                 else:
@@ -62,12 +79,42 @@ class FakeServer:
                         ],
                         "usage": action.get("usage", {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16}),
                     }
-                data = json.dumps(payload).encode()
+                self._send(status, json.dumps(payload).encode(), "application/json")
+
+            def _send(self, status: int, data: bytes, kind: str) -> None:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _stream(self, action: dict[str, Any], body: dict[str, Any]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                content = action.get("content", f"echo: {body['messages'][-1]['content']}")
+                words = [] if content is None else [w + " " for w in content.split(" ")]
+                if words:
+                    words[-1] = words[-1][:-1]
+                base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0,
+                        "model": body.get("model", "fake")}
+                events = [] if action.get("no_choices") else [
+                    {**base, "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}]}
+                    for w in words
+                ] + [{**base, "choices": [{"index": 0, "delta": {}, "finish_reason": action.get("finish_reason", "stop")}]}]
+                usage = action.get("usage", {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16})
+                events.append({**base, "choices": [], "usage": usage})
+                try:
+                    for index, event in enumerate(events):
+                        if index == action.get("pause_after"):
+                            fake.release.wait(action.get("pause_s", 10))
+                        time.sleep(action.get("piece_delay_s", 0))
+                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                        self.wfile.flush()
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -165,18 +212,70 @@ def test_connection_refused_fails_fast_with_fix_instructions() -> None:
     assert base_url in message and "Start the server" in message and "embedded" in message
 
 
-def test_timeout_is_retried_then_reported(server: FakeServer) -> None:
+def test_silent_endpoint_is_retried_then_reported(server: FakeServer) -> None:
     server.script = [{"hang": True}, {"hang": True}]
-    client = make_client(server.base_url, config=make_config(timeout_s=0.3, max_retries=1))
-    with pytest.raises(LLMUnavailableError, match="timed out"):
+    client = make_client(server.base_url, config=make_config(inactivity_timeout_s=0.3, max_retries=1))
+    started = time.monotonic()
+    with pytest.raises(LLMSilentError, match=r"sent nothing for 0.3 s \(VADAR_LLM_INACTIVITY_TIMEOUT_S\)"):
+        client.complete(MESSAGES)
+    assert server.hits == 2 and time.monotonic() - started < 2.0
+
+
+def test_silence_then_success(server: FakeServer) -> None:
+    server.script = [{"hang": True}, {"content": "late but fine"}]
+    client = make_client(server.base_url, config=make_config(inactivity_timeout_s=0.3, max_retries=1))
+    assert client.complete(MESSAGES).text == "late but fine"
+
+
+def test_silence_in_the_middle_of_a_stream_is_noticed(server: FakeServer) -> None:
+    server.script = [{"content": "one two three", "pause_after": 2}, {"content": "whole answer"}]
+    client = make_client(server.base_url, config=make_config(inactivity_timeout_s=0.3, max_retries=1))
+    assert client.complete(MESSAGES).text == "whole answer" and server.hits == 2
+
+
+def test_total_bound_stops_a_slow_trickle(server: FakeServer) -> None:
+    words = " ".join(["word"] * 100)
+    server.script = [{"content": words, "piece_delay_s": 0.05}]
+    client = make_client(server.base_url, config=make_config(inactivity_timeout_s=1.0, timeout_s=0.5))
+    started = time.monotonic()
+    with pytest.raises(LLMTimeoutError, match=r"took longer than 0.5 s in all \(VADAR_LLM_TIMEOUT_S\); \d+ characters"):
+        client.complete(MESSAGES)
+    assert time.monotonic() - started < 1.5 and server.hits == 1
+
+
+def test_tokens_reach_the_callback_as_they_stream(server: FakeServer) -> None:
+    server.script = [{"content": "three point five meters"}]
+    pieces: list[str] = []
+    client = make_client(server.base_url, on_token=pieces.append)
+    assert client.complete(MESSAGES).text == "three point five meters"
+    assert pieces == ["three ", "point ", "five ", "meters"]
+
+
+def test_non_json_body_with_status_200_is_retried_then_reported(server: FakeServer) -> None:
+    server.script = [{"raw": "<html>proxy error</html>"}, {"raw": "<html>proxy error</html>"}]
+    client = make_client(server.base_url, config=make_config(max_retries=1))
+    with pytest.raises(LLMBadResponseError, match="not a chat completion|without any completion chunks"):
         client.complete(MESSAGES)
     assert server.hits == 2
 
 
-def test_timeout_then_success(server: FakeServer) -> None:
-    server.script = [{"hang": True}, {"content": "late but fine"}]
-    client = make_client(server.base_url, config=make_config(timeout_s=0.3, max_retries=1))
-    assert client.complete(MESSAGES).text == "late but fine"
+@pytest.mark.parametrize("stream", [True, False])
+def test_non_json_body_then_success(server: FakeServer, stream: bool) -> None:
+    server.script = [{"raw": "not json at all"}, {"content": "fine"}]
+    client = make_client(server.base_url, config=make_config(max_retries=1, stream=stream))
+    assert client.complete(MESSAGES).text == "fine"
+
+
+def test_reply_without_choices_is_named(server: FakeServer) -> None:
+    server.script = [{"no_choices": True}]
+    with pytest.raises(LLMEmptyResponseError, match="returned a completion with no choices"):
+        make_client(server.base_url).complete(MESSAGES)
+
+
+def test_runaway_reply_is_cut_off_not_kept_whole(server: FakeServer) -> None:
+    server.script = [{"content": " ".join(["spam"] * 20_000)}]
+    reply = make_client(server.base_url).complete(MESSAGES, max_tokens=100)
+    assert reply.finish_reason == "length" and len(reply.text) < 17_000
 
 
 @pytest.mark.parametrize("status", [400, 401, 404])
@@ -219,9 +318,36 @@ def test_identical_call_is_served_from_cache(server: FakeServer, tmp_path: Path)
 
 def test_cache_persists_across_clients(server: FakeServer, tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite"
-    make_client(server.base_url, cache=ResponseCache(path)).complete(MESSAGES)
+    with make_client(server.base_url, cache=ResponseCache(path)) as client:
+        client.complete(MESSAGES)
     again = make_client(server.base_url, cache=ResponseCache(path)).complete(MESSAGES)
     assert again.from_cache and server.hits == 1
+
+
+def test_reply_before_an_abort_is_asked_again_not_replayed(server: FakeServer, tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    other = [{"role": "user", "content": "and then?"}]
+    server.script = [{"content": "first"}, {"content": "crashes the caller"}]
+    with pytest.raises(RuntimeError):
+        with make_client(server.base_url, cache=ResponseCache(path)) as client:
+            client.complete(MESSAGES)
+            client.complete(other)  # the caller went on after the first reply: it is accepted
+            raise RuntimeError("the run aborted after the second reply")
+    cache = ResponseCache(path)
+    assert cache.state(request_key(**client.request_for(MESSAGES))) == "accepted"
+    assert cache.state(request_key(**client.request_for(other))) is None
+    server.script = [{"content": "asked again"}]
+    rerun = make_client(server.base_url, cache=cache)
+    assert rerun.complete(MESSAGES).from_cache
+    assert rerun.complete(other).text == "asked again" and server.hits == 3
+
+
+def test_reply_of_a_killed_process_stays_pending(server: FakeServer, tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    client = make_client(server.base_url, cache=ResponseCache(path))
+    client.complete(MESSAGES)  # no next call, no clean exit: as if killed here
+    assert ResponseCache(path).state(request_key(**client.request_for(MESSAGES))) == "pending"
+    assert not make_client(server.base_url, cache=ResponseCache(path)).complete(MESSAGES).from_cache
 
 
 def test_cache_disabled_by_config_or_absent(server: FakeServer, tmp_path: Path) -> None:

@@ -278,7 +278,7 @@ def test_worker_is_reused_between_programs(sandbox):
     assert sandbox._worker.process.pid == pid
 
 
-def test_worker_crash_is_an_infrastructure_error_and_recovers(sandbox):
+def test_worker_crash_is_the_programs_error_and_recovers(sandbox):
     run(sandbox, "x = 1")
 
     def crash() -> int:
@@ -286,7 +286,8 @@ def test_worker_crash_is_an_infrastructure_error_and_recovers(sandbox):
         return 1
 
     result = run(sandbox, "crash()\nfinal_result = 1", {"crash": crash})
-    assert result.infrastructure_error is not None and result.error is None and not result.ok
+    assert result.infrastructure_error is None and result.crashed and not result.ok
+    assert result.error.startswith("SandboxCrash: the program crashed the Python interpreter (SIGKILL)")
     assert run(sandbox, "final_result = 'again'").value == "again"
 
 

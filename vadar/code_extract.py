@@ -7,6 +7,11 @@ import re
 _FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
 
 
+MAX_REPLY_CHARS = 100_000
+"""Longer replies are refused unread: no program or helper needs that much text, and the
+regular expression and the parser should never see megabytes of it."""
+
+
 class NoCodeError(ValueError):
     """The reply holds no program; the message is fed back to the LLM."""
 
@@ -17,6 +22,9 @@ def extract_code(reply: str) -> str:
     Small models often add prose around a fenced block, or forget to close the fence; both are
     handled. A reply with no code at all raises `NoCodeError`.
     """
+    if len(reply) > MAX_REPLY_CHARS:
+        raise NoCodeError(f"the reply is {len(reply)} characters long, more than any program needs; "
+                          "answer with one short ```python block")
     blocks = [b.strip("\n") for b in _FENCE.findall(reply) if b.strip()]
     if blocks:
         code = "\n\n".join(blocks)

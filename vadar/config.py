@@ -47,9 +47,11 @@ class LLMConfig:
     temperature: float = 0.0
     max_tokens: int = 1024
     seed: int | None = 0
-    timeout_s: float = 600.0
+    timeout_s: float = 600.0  # the whole call, retries included
+    inactivity_timeout_s: float = 180.0  # no byte for this long: that attempt failed
     max_retries: int = 4
     cache: bool = True
+    stream: bool = True
 
 
 @dataclass

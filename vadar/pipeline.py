@@ -32,7 +32,7 @@ from vadar.methods import make_answerer
 from vadar.namespace import program_namespace
 from vadar.prepare import PreparedData
 from vadar.results import ResultsFile
-from vadar.run_manifest import claim_run_dir
+from vadar.run_manifest import claim_run_dir, lock_run_dir
 from vadar.session import Session
 
 
@@ -134,6 +134,7 @@ def build_api(
     """
     dataset, split, questions = data.dataset, data.split, data.questions
     store, progress = session.store, session.progress
+    lock_run_dir(out_dir)
     state = _BuildState(out_dir / "build_state.json")
     chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]
     if batches is not None:

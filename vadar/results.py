@@ -9,6 +9,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vadar.sandbox_text import bounded_repr, clip
+
+MAX_LINE_BYTES = 1024 * 1024
+"""Largest `results.jsonl` line; a bigger record has its long fields cut (and says so)."""
+
+MAX_FIELD_CHARS = 20_000
+MAX_CALLS_KEPT = 50
+
 
 @dataclass
 class QuestionResult:
@@ -48,7 +56,7 @@ class ResultsFile:
 
     def append(self, result: QuestionResult) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(asdict(result), default=str, ensure_ascii=False)
+        line = encode_line(asdict(result))
         with self.path.open("a+b") as handle:
             if handle.tell() > 0:
                 handle.seek(-1, os.SEEK_END)
@@ -72,3 +80,38 @@ class ResultsFile:
                     continue  # a torn line from an interrupted write; the question is redone
                 seen[data["question_id"]] = QuestionResult(**data)
         yield from seen.values()
+
+
+def _dumps(record: dict[str, Any]) -> str:
+    """JSON text that is always valid UTF-8: lone surrogates fall back to `\\uXXXX` escapes."""
+    line = json.dumps(record, default=str, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(record, default=str)
+    return line
+
+
+def encode_line(record: dict[str, Any]) -> str:
+    """One JSONL line for `record`, at most `MAX_LINE_BYTES`: long texts are cut, the module
+    call log and a huge answer are summarised, so one bad question cannot write a huge line."""
+    line = _dumps(record)
+    if len(line.encode("utf-8", "backslashreplace")) <= MAX_LINE_BYTES:
+        return line
+    fitted = dict(record)
+    for key in ("program", "error", "question"):
+        if isinstance(fitted.get(key), str):
+            fitted[key] = clip(fitted[key], MAX_FIELD_CHARS)
+    fitted["step_errors"] = [clip(str(e), MAX_FIELD_CHARS // 4) for e in fitted.get("step_errors") or []]
+    calls = list(fitted.get("module_calls") or [])
+    fitted["module_calls"] = [bounded_repr(c, 500) for c in calls[:MAX_CALLS_KEPT]]
+    if len(calls) > MAX_CALLS_KEPT:
+        fitted["module_calls"].append(f"... {len(calls) - MAX_CALLS_KEPT} more calls not kept")
+    for key in ("answer", "gold"):
+        if len(_dumps({key: fitted.get(key)})) > MAX_FIELD_CHARS:
+            fitted[key] = bounded_repr(fitted[key], MAX_FIELD_CHARS)
+    line = _dumps(fitted)
+    if len(line.encode("utf-8", "backslashreplace")) > MAX_LINE_BYTES:  # pathological: keep the essentials
+        fitted["module_calls"], fitted["step_errors"] = ["not kept: the record was too large"], []
+        line = _dumps(fitted)
+    return line

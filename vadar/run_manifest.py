@@ -9,17 +9,59 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock, Timeout
+
 from vadar.config import ConfigError
 
 MANIFEST_NAME = "run.json"
+LOCK_NAME = ".run.lock"
 
 
 class RunMismatchError(ConfigError):
     """The run directory holds results made under other settings."""
+
+
+class RunLockedError(ConfigError):
+    """Another process is writing to the run directory."""
+
+
+_held: dict[Path, FileLock] = {}
+_held_guard = threading.Lock()
+
+
+def lock_run_dir(out_dir: Path) -> None:
+    """Make this process the only writer of `out_dir` until it exits (or `release_run_dir`).
+
+    Two runs answering the same questions into one directory would write every result twice
+    and implement functions twice; the second one stops at once with one line instead. The lock
+    is an OS file lock, so a run killed with SIGKILL leaves nothing to clean up.
+    """
+    key = out_dir.resolve()
+    with _held_guard:
+        if key in _held:
+            return
+        out_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(out_dir / LOCK_NAME), timeout=0, thread_local=False)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise RunLockedError(
+                f"another vadar run is writing to {out_dir}; wait for it to finish, or choose another --out"
+            ) from None
+        _held[key] = lock
+
+
+def release_run_dir(out_dir: Path) -> None:
+    """Give up the lock `lock_run_dir` took (processes that start several runs call this)."""
+    with _held_guard:
+        lock = _held.pop(out_dir.resolve(), None)
+    if lock is not None:
+        lock.release(force=True)
 
 
 def _flatten(identity: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -33,7 +75,8 @@ def _flatten(identity: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def claim_run_dir(out_dir: Path, identity: Mapping[str, Any]) -> None:
-    """Record `identity` in a new run directory, or check that an existing one was made with it."""
+    """Lock the run directory, then record `identity` in it, or check that it was made with it."""
+    lock_run_dir(out_dir)
     path = out_dir / MANIFEST_NAME
     if path.exists():
         try:

@@ -22,8 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vadar.sandbox_codec import CodecError, FrameReader, ProtocolError, decode, encode, write_frame
+from vadar.sandbox_calls import CallLog, HostCall
+from vadar.sandbox_crash import crash_line, signal_name
+from vadar.sandbox_codec import CodecError, FrameReader, ProtocolError, decode, dumps, encode, write_all
 from vadar.sandbox_policy import RESERVED_NAME as _RESERVED
+from vadar.sandbox_stderr import StderrBuffer
+from vadar.sandbox_text import clip, utf8_safe
 
 __all__ = ["ExecutionResult", "HostCall", "LibraryFunction", "Sandbox", "execute"]
 
@@ -42,18 +46,6 @@ class LibraryFunction:
 
 
 @dataclass
-class HostCall:
-    """One call the program made to a host function, for tracing."""
-
-    name: str
-    args: list[Any]
-    kwargs: dict[str, Any]
-    result: Any = None
-    error: str | None = None
-    seconds: float = 0.0
-
-
-@dataclass
 class ExecutionResult:
     """What running one program produced; `error` is written for the LLM to read."""
 
@@ -67,6 +59,8 @@ class ExecutionResult:
     timed_out: bool = False
     memory_exceeded: bool = False
     stdout_truncated: bool = False
+    crashed: bool = False
+    calls_dropped: int = 0
 
     @property
     def ok(self) -> bool:
@@ -120,16 +114,23 @@ class _Worker:
     """One live worker process and the pipes to it."""
 
     def __init__(self) -> None:
-        self.stderr = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            cwd=tempfile.gettempdir(),
-            env=_worker_environment(),
-            start_new_session=True,
-        )
+        read_fd, write_fd = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-c", _BOOT],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=write_fd,
+                cwd=tempfile.gettempdir(),
+                env=_worker_environment(),
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)
+        self.stderr = StderrBuffer(read_fd)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.in_fd = self.process.stdin.fileno()
         self.reader = FrameReader(self.process.stdout.fileno())
@@ -138,25 +139,18 @@ class _Worker:
         except ProtocolError:
             ready = None
         if ready is None or ready.get("op") != "ready":
-            tail = self.stderr_tail() or "no output"
             self.kill()
+            tail = self.stderr.tail(wait_s=1.0) or "no output"
             raise ProtocolError(f"worker did not start: {tail}")
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, frame: bytes) -> None:
         try:
-            write_frame(self.in_fd, message)
+            write_all(self.in_fd, frame)
         except (BrokenPipeError, OSError) as exc:
             raise ProtocolError(f"worker pipe closed: {exc}") from None
-
-    def stderr_tail(self, limit: int = 2000) -> str:
-        try:
-            self.stderr.seek(0)
-            return self.stderr.read().decode("utf-8", "replace")[-limit:].strip()
-        except (OSError, ValueError):
-            return ""
 
     def kill(self) -> None:
         if self.process.poll() is None:
@@ -168,13 +162,12 @@ class _Worker:
         for pipe in (self.process.stdin, self.process.stdout):
             if pipe is not None:
                 pipe.close()
-        self.stderr.close()
 
     def close(self) -> None:
         """Ask politely, then kill."""
         if self.process.poll() is None:
             try:
-                self.send({"op": "exit"})
+                self.send(dumps({"op": "exit"}))
                 self.process.wait(timeout=2)
             except (ProtocolError, subprocess.TimeoutExpired):
                 pass
@@ -215,15 +208,30 @@ class Sandbox:
         registry = _Registry()
         request = _build_request(code, namespace, registry)
         request["memory_mb"] = int(memory_mb)
-        request["stdout_limit"] = self.max_stdout_chars if max_stdout_chars is None else max_stdout_chars
-        with self._lock:
-            result = self._run(request, namespace, registry, timeout_s, memory_mb)
+        stdout_limit = self.max_stdout_chars if max_stdout_chars is None else max_stdout_chars
+        request["stdout_limit"] = stdout_limit
+        try:
+            frame = dumps(request)
+        except CodecError as exc:  # e.g. generated source holding a lone surrogate
+            result = ExecutionResult(error=f"the program cannot be run: its text {exc}")
+        else:
+            with self._lock:
+                result = self._run(frame, code, namespace, registry, timeout_s, memory_mb)
+        result.error = None if result.error is None else utf8_safe(clip(result.error, MAX_ERROR_CHARS))
+        result.stdout = utf8_safe(clip(result.stdout, stdout_limit + 200))
         result.duration_s = time.monotonic() - started
         return result
 
+    def _start(self) -> _Worker:
+        if self._worker is None or not self._worker.alive():
+            self._discard_worker()
+            self._worker = _Worker()
+        return self._worker
+
     def _run(
         self,
-        request: dict[str, Any],
+        frame: bytes,
+        code: str,
         namespace: Mapping[str, Any],
         registry: _Registry,
         timeout_s: float,
@@ -231,12 +239,15 @@ class Sandbox:
     ) -> ExecutionResult:
         result = ExecutionResult()
         try:
-            if self._worker is None or not self._worker.alive():
-                self._discard_worker()
-                self._worker = _Worker()
-            worker = self._worker
+            worker = self._start()
+        except (ProtocolError, OSError) as exc:  # the machinery itself: nothing the program did
+            self._discard_worker()
+            result.infrastructure_error = f"sandbox worker failed: {exc}"
+            return result
+        log = CallLog(result.calls)
+        try:
             deadline = time.monotonic() + timeout_s  # starting a worker is not the program's time
-            worker.send(request)
+            worker.send(frame)
             while True:
                 message = worker.reader.read(deadline)
                 if message is None or time.monotonic() > deadline:
@@ -245,33 +256,62 @@ class Sandbox:
                     result.error = f"TimeoutError: program exceeded the {timeout_s:g} s time limit"
                     return result
                 if message.get("op") == "call":
-                    worker.send(_serve_call(message, namespace, registry, result.calls))
+                    worker.send(_serve_call(message, namespace, registry, log))
                 elif message.get("op") == "done":
                     _fill_result(result, message, registry)
-                    if result.memory_exceeded:
-                        self._discard_worker()  # start the next program with a fresh heap
+                    if result.memory_exceeded or message.get("recycle") or worker.stderr.full:
+                        self._discard_worker()  # start the next program with a fresh worker
                     return result
                 else:
                     raise ProtocolError(f"unexpected message {message.get('op')!r}")
         except (ProtocolError, CodecError, OSError) as exc:
-            crashed = self._worker
-            tail = crashed.stderr_tail() if crashed is not None else ""
-            self._discard_worker()
-            if "MemoryError" in tail or "Cannot allocate memory" in tail or "out of memory" in tail:
-                result.memory_exceeded = True
-                result.error = f"MemoryError: program exceeded the {memory_mb} MB memory limit"
-            else:
-                detail = f"{exc}; worker stderr: {tail}" if tail else str(exc)
-                result.infrastructure_error = f"sandbox worker failed: {detail}"
+            self._report_crash(result, exc, code, namespace, memory_mb)
             return result
         except BaseException:
             self._discard_worker()  # out of sync with the worker now (e.g. KeyboardInterrupt)
             raise
+        finally:
+            result.calls_dropped = log.dropped
+
+    def _report_crash(
+        self, result: ExecutionResult, exc: Exception, code: str, namespace: Mapping[str, Any], memory_mb: int
+    ) -> None:
+        """The worker died or broke the protocol while running this program: the program's error."""
+        crashed = self._worker
+        returncode = None
+        tail = ""
+        if crashed is not None:
+            try:
+                returncode = crashed.process.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
+            self._discard_worker()
+            tail = crashed.stderr.tail(wait_s=1.0)
+        if "MemoryError" in tail or "Cannot allocate memory" in tail or "out of memory" in tail:
+            result.memory_exceeded = True
+            result.error = f"MemoryError: program exceeded the {memory_mb} MB memory limit"
+            return
+        result.crashed = True
+        where = crash_line(tail, code, _library_sources(namespace))
+        if returncode is not None and returncode < 0:
+            name = signal_name(-returncode)
+            what = (f"SandboxCrash: the program crashed the Python interpreter ({name}); data or chains "
+                    "of iterators nested thousands of levels deep do this")
+        else:
+            what = f"SandboxCrash: the sandbox worker stopped unexpectedly ({exc})"
+        result.error = f"{where}\n{what}" if where else what
 
     def _discard_worker(self) -> None:
         if self._worker is not None:
             self._worker.kill()
             self._worker = None
+
+
+MAX_ERROR_CHARS = 5000
+"""Error text accepted from the worker (which cuts its own at 4,000 characters)."""
+
+def _library_sources(namespace: Mapping[str, Any]) -> dict[str, str]:
+    return {name: value.source for name, value in namespace.items() if isinstance(value, LibraryFunction)}
 
 
 def _build_request(code: str, namespace: Mapping[str, Any], registry: _Registry) -> dict[str, Any]:
@@ -295,8 +335,8 @@ def _build_request(code: str, namespace: Mapping[str, Any], registry: _Registry)
 
 
 def _serve_call(
-    message: dict[str, Any], namespace: Mapping[str, Any], registry: _Registry, calls: list[HostCall]
-) -> dict[str, Any]:
+    message: dict[str, Any], namespace: Mapping[str, Any], registry: _Registry, log: CallLog
+) -> bytes:
     """Run one host function for the program; its exceptions go back to the program."""
     name = message.get("name")
     function = namespace.get(name) if isinstance(name, str) else None
@@ -306,18 +346,19 @@ def _serve_call(
     kwargs = decode(message.get("kwargs"), registry.make)
     if type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
         raise ProtocolError("malformed host call")
-    call = HostCall(name=name, args=args, kwargs=kwargs)
-    calls.append(call)
+    call = log.start(name, args, kwargs)
     started = time.perf_counter()
     try:
         value = function(*args, **kwargs)
-        call.result = _plain_copy(value)
-        reply = {"op": "reply", "ok": encode(value, registry.key, convert=_to_plain)}
+        del args, kwargs
+        log.finish(call, _plain_copy(value))
+        reply = dumps({"op": "reply", "ok": encode(value, registry.key, convert=_to_plain)})
     except Exception as exc:  # noqa: BLE001 - any module failure is the program's to handle
         message_text = str(exc) if not isinstance(exc, CodecError) else f"{name}() returned {exc}"
         kind = type(exc).__name__ if not isinstance(exc, CodecError) else "TypeError"
+        message_text = utf8_safe(clip(message_text, 2000))
         call.error = f"{kind}: {message_text}"
-        reply = {"op": "reply", "error": {"type": kind, "message": message_text}}
+        reply = dumps({"op": "reply", "error": {"type": kind, "message": message_text}})
     call.seconds = time.perf_counter() - started
     return reply
 

@@ -21,8 +21,14 @@ from typing import Any
 MAX_DEPTH = 64
 """Deepest nesting of containers accepted in either direction."""
 
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 """Largest frame either side accepts; anything bigger is a protocol error."""
+
+MAX_VALUE_BYTES = 16 * 1024 * 1024
+"""Largest encoded `final_result` a program may return."""
+
+MAX_CALL_BYTES = 4 * 1024 * 1024
+"""Largest encoded arguments of one host-function call."""
 
 _HEADER = struct.Struct(">I")
 
@@ -47,42 +53,81 @@ def encode(
     dataclass_key: Callable[[type], str | None],
     *,
     convert: Callable[[Any], Any] | None = None,
-    depth: int = 0,
+    max_bytes: int | None = None,
 ) -> Any:
     """Turn plain data into a JSON-able tree.
 
     `dataclass_key` names a dataclass type (None refuses it); `convert` may first replace
-    foreign values (numpy scalars and arrays on the host side) with plain ones.
+    foreign values (numpy scalars and arrays on the host side) with plain ones. With `max_bytes`
+    the walk stops with a `CodecError` as soon as the JSON would exceed it, so a small object
+    that stands for a huge one (a list repeating one big list) is refused early and cheaply.
     """
+    size = _Size(max_bytes if max_bytes is not None else 1 << 62)
+    return _encode(value, dataclass_key, convert, size, 0)
+
+
+class _Size:
+    """Approximate JSON size of what was encoded so far, against a limit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def add(self, amount: int) -> None:
+        self.used += amount
+        if self.used > self.limit:
+            raise CodecError(f"too large to send (more than {_megabytes(self.limit)} encoded)")
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.0f} MB" if size >= 2**20 else f"{size} bytes"
+
+
+def _encode(
+    value: Any,
+    dataclass_key: Callable[[type], str | None],
+    convert: Callable[[Any], Any] | None,
+    size: _Size,
+    depth: int,
+) -> Any:
     if depth > MAX_DEPTH:
         raise CodecError(f"value is nested more than {MAX_DEPTH} levels deep")
     if convert is not None:
         value = convert(value)
     kind = type(value)
+    if kind is str:
+        size.add(len(value) + 2)
+        return value
     if kind in Scalar:
+        size.add(8)
         return value
     for base in (bool, int, float, str):  # IntEnum, str-valued enums and the like
         if isinstance(value, base):
-            return _exact(base, value)
+            plain = _exact(base, value)
+            size.add(len(plain) + 2 if base is str else 8)
+            return plain
     nested = depth + 1
     for base, tag in _SEQUENCE_TAGS:  # subclasses (NamedTuple, deque) travel as their base
         if isinstance(value, base):
-            return {tag: [encode(v, dataclass_key, convert=convert, depth=nested) for v in value]}
+            size.add(8)
+            return {tag: [_encode(v, dataclass_key, convert, size, nested) for v in value]}
     if isinstance(value, dict):  # Counter, defaultdict and OrderedDict arrive as plain dicts
+        size.add(8)
         return {
             "D": [
                 [
-                    encode(k, dataclass_key, convert=convert, depth=nested),
-                    encode(v, dataclass_key, convert=convert, depth=nested),
+                    _encode(k, dataclass_key, convert, size, nested),
+                    _encode(v, dataclass_key, convert, size, nested),
                 ]
-                for k, v in value.items()
+                for k, v in dict.items(value)
             ]
         }
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         key = dataclass_key(kind)
         if key is not None:
+            size.add(len(key) + 16)
             fields = [
-                [f.name, encode(getattr(value, f.name), dataclass_key, convert=convert, depth=nested)]
+                [f.name, _encode(getattr(value, f.name), dataclass_key, convert, size, nested)]
                 for f in dataclasses.fields(value)
                 if f.init
             ]
@@ -146,12 +191,21 @@ def decode(tree: Any, make_dataclass: Callable[[str, dict[str, Any]], Any], *, d
 def dumps(message: dict[str, Any]) -> bytes:
     """Serialise one message (already encoded) to a length-prefixed frame."""
     try:
-        body = json.dumps(message, separators=(",", ":")).encode("utf-8")
+        text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
     except (ValueError, RecursionError) as exc:  # e.g. an int beyond Python's str() digit limit
         raise CodecError(f"cannot be sent: {exc}") from None
+    if len(text) > MAX_MESSAGE_BYTES:  # checked before encoding: UTF-8 is never shorter
+        raise CodecError(f"too large to send ({_megabytes(len(text))} encoded, the limit is "
+                         f"{_megabytes(MAX_MESSAGE_BYTES)})")
+    try:
+        body = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise CodecError(f"holds text that is not valid Unicode (a lone surrogate such as {bad!r})") from None
+    del text
     if len(body) > MAX_MESSAGE_BYTES:
-        size, limit = len(body) / 2**20, MAX_MESSAGE_BYTES / 2**20
-        raise CodecError(f"too large to send ({size:.0f} MB encoded, the limit is {limit:.0f} MB)")
+        raise CodecError(f"too large to send ({_megabytes(len(body))} encoded, the limit is "
+                         f"{_megabytes(MAX_MESSAGE_BYTES)})")
     return _HEADER.pack(len(body)) + body
 
 

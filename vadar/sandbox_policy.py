@@ -142,10 +142,39 @@ def compile_program(source: str, filename: str) -> Any:
 # Run-time guards
 
 
+_ITEM_WRITABLE = (list, dict, collections.deque)
+
+
+class ItemWriter:
+    """What `_write_` hands out for a subclass of list/dict/deque (`Counter`, `defaultdict`, ...):
+    item writes pass through, attribute writes fail. The exact builtin types have no writable
+    attributes, but these subclasses do, and their methods read them (a `Counter`'s repr calls
+    `self.most_common`), so a program could otherwise plant its own code in them."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target: Any) -> None:
+        object.__setattr__(self, "_target", target)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._target[key] = value
+
+    def __delitem__(self, key: Any) -> None:
+        del self._target[key]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise TypeError(f"cannot set attributes of an object of type {type(self._target).__name__}")
+
+    def __delattr__(self, name: str) -> None:
+        raise TypeError(f"cannot delete attributes of an object of type {type(self._target).__name__}")
+
+
 def _guarded_write(obj: Any) -> Any:
     """Item assignment on the program's own containers only; never attribute assignment."""
-    if isinstance(obj, (list, dict, collections.deque)):
+    if type(obj) in _ITEM_WRITABLE:
         return obj
+    if isinstance(obj, _ITEM_WRITABLE):
+        return ItemWriter(obj)
     raise TypeError(f"cannot modify an object of type {type(obj).__name__}")
 
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import dis
+import faulthandler
 import gc
+import io
 import os
 import sys
 import threading
@@ -19,6 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from vadar.sandbox_codec import (
+    MAX_CALL_BYTES,
+    MAX_VALUE_BYTES,
     CodecError,
     FrameReader,
     ProtocolError,
@@ -29,6 +34,7 @@ from vadar.sandbox_codec import (
     write_frame,
 )
 from vadar.sandbox_policy import PolicyError, PrintCollector, build_globals, compile_program
+from vadar.sandbox_text import bounded_repr, clip, utf8_safe
 
 try:
     import resource
@@ -82,13 +88,8 @@ class HostChannel:
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         try:
-            message = {
-                "op": "call",
-                "name": name,
-                "args": encode(list(args), self.lookalikes.key),
-                "kwargs": encode(kwargs, self.lookalikes.key),
-            }
-            frame = dumps(message)
+            both = encode([list(args), kwargs], self.lookalikes.key, max_bytes=MAX_CALL_BYTES)
+            frame = dumps({"op": "call", "name": name, "args": both["L"][0], "kwargs": both["L"][1]})
         except CodecError as exc:
             raise TypeError(f"cannot pass this argument to {name}(): {exc}") from None
         write_all(self.out_fd, frame)
@@ -108,9 +109,13 @@ class HostChannel:
         return self.error_classes[name]
 
 
+MAX_LINE_CHARS = 200
+"""Source lines quoted in errors are cut to this length (a generated line can be megabytes)."""
+
+
 def _line(sources: dict[str, tuple[str, list[str]]], filename: str, lineno: int | None) -> str:
     label, lines = sources[filename]
-    text = lines[lineno - 1].strip() if lineno and 0 < lineno <= len(lines) else ""
+    text = clip(lines[lineno - 1].strip(), MAX_LINE_CHARS) if lineno and 0 < lineno <= len(lines) else ""
     where = f"line {lineno}" if label == "" else f"in {label}, line {lineno}"
     return f"{where}: {text}" if text else where
 
@@ -119,13 +124,32 @@ MAX_MESSAGE_CHARS = 2000
 """Exception messages are cut to this length; the LLM reads them."""
 
 
+_PLAIN_ARGS = (str, int, float, bool, type(None))
+_UNICODE_ERRORS = (UnicodeEncodeError, UnicodeDecodeError, UnicodeTranslateError)
+
+
+def _message(exc: BaseException) -> str:
+    """The exception's message, bounded, without running code the program chose.
+
+    `str(exc)` is only used where it is known to be small and builtin: plain scalar arguments of
+    modest size, or the codec errors (which quote one character). Anything else is shown with
+    `bounded_repr`, so a small argument that stands for a huge text costs nothing.
+    """
+    args = exc.args if isinstance(exc.args, tuple) else ()
+    plain = all(type(a) in _PLAIN_ARGS for a in args)
+    small = sum(len(a) for a in args if type(a) is str) <= MAX_MESSAGE_CHARS
+    if type(exc) in _UNICODE_ERRORS or (plain and small):
+        try:
+            return str(exc)
+        except Exception:  # noqa: BLE001 - e.g. an int beyond the str() digit limit
+            return bounded_repr(args, MAX_MESSAGE_CHARS)
+    if len(args) == 1 and type(args[0]) is str:
+        return args[0][: MAX_MESSAGE_CHARS + 1]
+    return bounded_repr(args[0] if len(args) == 1 else args, MAX_MESSAGE_CHARS + 1)
+
+
 def _exception_line(exc: BaseException) -> str:
-    try:
-        message = str(exc)
-    except Exception:  # noqa: BLE001 - a broken __str__ must not hide the error
-        message = ""
-    if len(message) > MAX_MESSAGE_CHARS:
-        message = message[:MAX_MESSAGE_CHARS] + f"... [{len(message) - MAX_MESSAGE_CHARS} more characters]"
+    message = clip(_message(exc), MAX_MESSAGE_CHARS)
     name = type(exc).__name__
     return f"{name}: {message}" if message else name
 
@@ -133,7 +157,7 @@ def _exception_line(exc: BaseException) -> str:
 def format_error(exc: BaseException, sources: dict[str, tuple[str, list[str]]]) -> str:
     """Program-level traceback: one line per program/library frame, repeats collapsed."""
     if isinstance(exc, SyntaxError) and exc.filename in sources:
-        return f"{_line(sources, exc.filename, exc.lineno)}\nSyntaxError: {exc.msg}"
+        return f"{_line(sources, exc.filename, exc.lineno)}\nSyntaxError: {clip(str(exc.msg), MAX_MESSAGE_CHARS)}"
     frames: list[str] = []
     tb = exc.__traceback__
     while tb is not None:
@@ -184,8 +208,18 @@ def _guarded(step: Callable[[], Any], reserve: list[bytearray]) -> tuple[Any, Ba
         return None, exc
 
 
-def run_program(request: dict[str, Any], channel: HostChannel) -> dict[str, Any]:
-    """Compile and run one program; every program failure becomes the `error` text."""
+MAX_ERROR_CHARS = 4000
+"""The whole error text is cut to this length."""
+
+
+def run_program(request: dict[str, Any], channel: HostChannel) -> bytes:
+    """Compile and run one program; return the `done` frame to send.
+
+    The memory limit holds from decoding the program's globals to serialising the reply: the
+    program, its cleanup code (generator `finally` blocks run when its namespace is cleared),
+    error formatting and the encoding of `final_result` all run under it. Only writing the
+    finished frame happens after the limit is lifted.
+    """
     memory_mb = int(request["memory_mb"])
     stdout = PrintCollector(int(request["stdout_limit"]))
     sources: dict[str, tuple[str, list[str]]] = {PROGRAM_FILE: ("", request["code"].splitlines())}
@@ -205,32 +239,81 @@ def run_program(request: dict[str, Any], channel: HostChannel) -> dict[str, Any]
         if "final_result" not in namespace:
             return False, None
         try:
-            return True, encode(namespace["final_result"], channel.lookalikes.key)
+            return True, encode(namespace["final_result"], channel.lookalikes.key, max_bytes=MAX_VALUE_BYTES)
         except CodecError as exc:
             raise ResultError(f"final_result cannot be returned: {exc}") from None
 
+    def finish() -> bytes:
+        nonlocal outcome, exc
+        reply = _reply(outcome, exc, sources, memory_mb)
+        outcome = exc = None  # frees the traceback's frames: their generators' cleanup runs now
+        return _cleanup_and_dump(reply, namespace, stdout)
+
+    fallback = dumps(_memory_reply(memory_mb))
     reserve = [bytearray(RESERVE_BYTES)]
     _set_memory_limit(memory_mb)
     outcome, exc = _guarded(step, reserve)
+    frame, failure = _guarded(finish, reserve)
+    exc = failure = None
     _set_memory_limit(None)
-    del reserve
+    return fallback if frame is None else frame
+
+
+def _memory_reply(memory_mb: int) -> dict[str, Any]:
+    """What the host is told when even reporting ran out of memory (the worker is replaced)."""
+    return {
+        "op": "done", "has_final_result": False, "value": None, "memory_exceeded": True,
+        "error": f"MemoryError: program exceeded the {memory_mb} MB memory limit",
+        "stdout": "", "stdout_truncated": False, "recycle": True,
+    }
+
+
+_RAISE_VARARGS = dis.opmap["RAISE_VARARGS"]
+
+
+def _raised_by_statement(exc: BaseException) -> bool:
+    """Whether the innermost frame raised `exc` with a `raise` statement (not an allocation)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code.co_code
+    return 0 <= tb.tb_lasti < len(code) and code[tb.tb_lasti] == _RAISE_VARARGS
+
+
+def _reply(
+    outcome: Any, exc: BaseException | None, sources: dict[str, tuple[str, list[str]]], memory_mb: int
+) -> dict[str, Any]:
     reply: dict[str, Any] = {"op": "done", "has_final_result": False, "value": None, "error": None}
-    reply["memory_exceeded"] = isinstance(exc, MemoryError)
+    reply["memory_exceeded"] = isinstance(exc, MemoryError) and not _raised_by_statement(exc)
     if exc is None:
         reply["has_final_result"], reply["value"] = outcome
-    elif isinstance(exc, PolicyError):
-        reply["error"] = f"{_line(sources, exc.filename, exc.lineno)}\nNotAllowed: {exc.message}"
+        return reply
+    if isinstance(exc, PolicyError):
+        error = f"{_line(sources, exc.filename, exc.lineno)}\nNotAllowed: {clip(exc.message, MAX_MESSAGE_CHARS)}"
     elif isinstance(exc, ResultError):
-        reply["error"] = str(exc)
+        error = str(exc)
     else:
-        if isinstance(exc, MemoryError):
+        if reply["memory_exceeded"]:
             exc.args = (f"program exceeded the {memory_mb} MB memory limit",)
-        reply["error"] = format_error(exc, sources)
-    exc = None
-    namespace.clear()
-    reply["stdout"] = stdout.text()
-    reply["stdout_truncated"] = stdout.dropped > 0
+        error = format_error(exc, sources)
+    reply["error"] = utf8_safe(clip(error, MAX_ERROR_CHARS))
     return reply
+
+
+def _cleanup_and_dump(reply: dict[str, Any], namespace: dict[str, Any], stdout: PrintCollector) -> bytes:
+    """Drop everything the program made (running its cleanup code), then serialise the reply."""
+    namespace.clear()
+    gc.collect()
+    reply["stdout"] = utf8_safe(stdout.text())
+    reply["stdout_truncated"] = stdout.dropped > 0
+    reply["recycle"] = _STDERR.full
+    try:
+        return dumps(reply)
+    except CodecError as exc:
+        reply.update(has_final_result=False, value=None, error=f"final_result cannot be returned: {exc}")
+        return dumps(reply)
 
 
 class ResultError(Exception):
@@ -245,10 +328,49 @@ def _watch_parent(parent: int) -> None:
             os._exit(1)
 
 
+class BoundedStream(io.TextIOBase):
+    """The worker's `sys.stderr`: passes at most `limit` characters to fd 2, then drops the rest.
+
+    Cleanup code that raises in a loop would otherwise write gigabytes; once full, the worker
+    asks the host to replace it after the current program.
+    """
+
+    def __init__(self, fd: int, limit: int) -> None:
+        self.fd = fd
+        self.left = limit
+        self.full = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if self.left > 0:
+            piece = text[: self.left]
+            self.left -= len(piece)
+            try:
+                write_all(self.fd, piece.encode("utf-8", "backslashreplace"))
+            except OSError:
+                pass
+        if self.left <= 0:
+            self.full = True
+        return len(text)
+
+
+STDERR_LIMIT_CHARS = 64 * 1024
+_STDERR = BoundedStream(2, STDERR_LIMIT_CHARS)
+
+
+def _ignore_unraisable(unraisable: Any) -> None:
+    """Errors in finalizers (a generator's `finally` raising) are dropped, not printed: the
+    default hook would format program-controlled messages of any size, over and over."""
+
+
 def main() -> None:
     in_fd, out_fd = os.dup(0), os.dup(1)
     os.dup2(2, 1)  # stray writes to stdout must not corrupt the protocol
-    sys.stdout = sys.stderr
+    sys.stdout = sys.stderr = _STDERR
+    sys.unraisablehook = _ignore_unraisable
+    faulthandler.enable(file=sys.__stderr__)  # a crash leaves the program's line for the host
     if resource is not None:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     threading.stack_size(256 * 1024)  # the watchdog needs little; keep the address space for programs
@@ -263,18 +385,7 @@ def main() -> None:
             return
         if request is None or request.get("op") != "run":
             return
-        try:
-            reply = run_program(request, channel)
-        except MemoryError:
-            reply = {"op": "done", "has_final_result": False, "value": None, "memory_exceeded": True}
-            reply["error"] = f"MemoryError: program exceeded the {request['memory_mb']} MB memory limit"
-            reply["stdout"] = ""
-        gc.collect()
-        try:
-            write_frame(out_fd, reply)
-        except CodecError as exc:
-            reply.update(value=None, error=f"final_result cannot be returned: {exc}")
-            write_frame(out_fd, reply)
+        write_all(out_fd, run_program(request, channel))
 
 
 if __name__ == "__main__":

@@ -63,12 +63,9 @@ def open_session(config: VadarConfig, *, llm: ChatModel | None = None,
         from vadar.llm.client import build_chat_model
         from vadar.llm.embedded import open_endpoint
 
-        with open_endpoint(config, announce=shown.announce) as base_url:
-            client = build_chat_model(config, base_url=base_url, usage=usage)
-            try:
-                yield session(client, config.llm.model)
-            finally:
-                client.close()
+        with (open_endpoint(config, announce=shown.announce) as base_url,
+              build_chat_model(config, base_url=base_url, usage=usage) as client):
+            yield session(client, config.llm.model)  # an abort discards the replies it had pending
     finally:
         sandboxes.close()
         store.close()

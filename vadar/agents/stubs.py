@@ -67,7 +67,7 @@ def parse_implementation(reply: str, expected_name: str) -> str:
 
 def called_names(source: str) -> set[str]:
     """Names called as plain functions in `source` (used to find dependencies and recursion)."""
-    tree = ast.parse(source)
+    tree = parse_bounded(source)
     return {
         node.func.id
         for node in ast.walk(tree)
@@ -75,20 +75,43 @@ def called_names(source: str) -> set[str]:
     }
 
 
+MAX_NESTING = 100
+"""Deepest syntax tree accepted from the LLM; `ast.unparse` and `compile` recurse per level."""
+
+
+def parse_bounded(code: str) -> ast.Module:
+    """`ast.parse` for untrusted text: deep or huge input is a `StubFormatError`, never a crash."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        raise StubFormatError(f"line {exc.lineno}: syntax error: {exc.msg}") from exc
+    except (RecursionError, MemoryError, ValueError) as exc:  # ValueError: NUL bytes
+        raise StubFormatError(f"the code cannot be read ({type(exc).__name__}); write simpler code") from None
+    stack: list[tuple[ast.AST, int, int | None]] = [(tree, 0, None)]
+    while stack:
+        node, depth, line = stack.pop()
+        line = getattr(node, "lineno", line)
+        if depth > MAX_NESTING:
+            where = f"line {line}: " if line else ""
+            raise StubFormatError(f"{where}expression nested more than {MAX_NESTING} levels deep; write simpler code")
+        stack.extend((child, depth + 1, line) for child in ast.iter_child_nodes(node))
+    return tree
+
+
 def _parse(reply: str) -> ast.Module:
     try:
         code = extract_code(reply)
     except NoCodeError as exc:
         raise StubFormatError(str(exc)) from exc
-    try:
-        return ast.parse(code)
-    except SyntaxError as exc:
-        raise StubFormatError(f"line {exc.lineno}: syntax error: {exc.msg}") from exc
+    return parse_bounded(code)
 
 
 def _signature_text(node: ast.FunctionDef) -> str:
-    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
-    return f"({ast.unparse(node.args)}){returns}"
+    try:
+        returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+        return f"({ast.unparse(node.args)}){returns}"
+    except (RecursionError, MemoryError) as exc:  # depth is checked first; this is a last guard
+        raise StubFormatError(f"line {node.lineno}: the signature of `{node.name}` is too complex") from exc
 
 
 def _is_harmless(node: ast.stmt) -> bool:

@@ -2,6 +2,11 @@
 
 Re-running an experiment then costs nothing and gives identical answers. The file uses WAL so several
 processes can share it; each entry is written in one transaction, so readers never see half of one.
+
+Entries have a state. A client stores a new reply as `pending` and marks it `accepted` once the
+caller has gone on without failing (its next call, or the end of a `with` block); `get` replays
+accepted entries only. A reply after which the process crashed or the run was aborted therefore
+stays pending and is asked for again on the rerun, instead of being replayed into the same failure.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from vadar.llm.chat import ChatResponse, canonical_json
 from vadar.llm.errors import LLMCacheError
 
 _TABLE = "responses"
+ACCEPTED, PENDING = "accepted", "pending"
 
 
 class ResponseCache:
@@ -44,8 +50,14 @@ class ResponseCache:
                 db.execute(
                     f"CREATE TABLE IF NOT EXISTS {_TABLE} ("
                     " key TEXT PRIMARY KEY, model TEXT, request TEXT NOT NULL,"
-                    " response TEXT NOT NULL, created_at REAL NOT NULL)"
+                    " response TEXT NOT NULL, created_at REAL NOT NULL,"
+                    f" state TEXT NOT NULL DEFAULT '{ACCEPTED}')"
                 )
+                db.commit()
+            elif "state" not in db[_TABLE].columns_dict:  # a cache written before entries had a state
+                db.execute("BEGIN IMMEDIATE")
+                if "state" not in db[_TABLE].columns_dict:
+                    db.execute(f"ALTER TABLE {_TABLE} ADD COLUMN state TEXT NOT NULL DEFAULT '{ACCEPTED}'")
                 db.commit()
 
     @contextlib.contextmanager
@@ -67,9 +79,11 @@ class ResponseCache:
                 conn.close()
 
     def get(self, key: str) -> ChatResponse | None:
-        """The stored response for `key` (as recorded: original tokens and latency), or None."""
+        """The accepted response for `key` (as recorded: original tokens and latency), or None."""
         with self._connect("cannot be read") as db:
-            row = db.execute(f"SELECT response FROM {_TABLE} WHERE key = ?", [key]).fetchone()
+            row = db.execute(
+                f"SELECT response FROM {_TABLE} WHERE key = ? AND state = ?", [key, ACCEPTED]
+            ).fetchone()
         if row is None:
             return None
         try:
@@ -77,23 +91,48 @@ class ResponseCache:
         except (ValueError, TypeError) as exc:
             raise self._error(f"holds a malformed entry for key {key[:12]}", exc) from exc
 
-    def put(self, key: str, request: dict[str, Any], response: ChatResponse) -> None:
-        """Store (or overwrite) one entry in a single transaction."""
+    def put(self, key: str, request: dict[str, Any], response: ChatResponse, *, pending: bool = False) -> None:
+        """Store (or overwrite) one entry in a single transaction; `pending` ones are not replayed yet."""
         record = {
             "key": key,
             "model": str(request.get("model", "")),
             "request": canonical_json(request),
-            "response": json.dumps(response.to_dict(), ensure_ascii=False),
+            "response": json.dumps(response.to_dict()),  # ASCII escapes: any text survives
             "created_at": time.time(),
+            "state": PENDING if pending else ACCEPTED,
         }
         with self._connect("cannot be written") as db:
             db.execute("BEGIN IMMEDIATE")
             db.execute(
-                f"INSERT OR REPLACE INTO {_TABLE} (key, model, request, response, created_at)"
-                " VALUES (:key, :model, :request, :response, :created_at)",
+                f"INSERT OR REPLACE INTO {_TABLE} (key, model, request, response, created_at, state)"
+                " VALUES (:key, :model, :request, :response, :created_at, :state)",
                 record,
             )
             db.commit()
+
+    def accept(self, keys: list[str]) -> None:
+        """Mark pending entries as accepted: the caller went on using these replies."""
+        self._set_pending(keys, "UPDATE {table} SET state = '" + ACCEPTED + "'")
+
+    def discard(self, keys: list[str]) -> None:
+        """Delete pending entries: the run failed after these replies, so ask again next time."""
+        self._set_pending(keys, "DELETE FROM {table}")
+
+    def _set_pending(self, keys: list[str], statement: str) -> None:
+        if not keys:
+            return
+        marks = ", ".join("?" for _ in keys)
+        sql = statement.format(table=_TABLE) + f" WHERE state = '{PENDING}' AND key IN ({marks})"
+        with self._connect("cannot be written") as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(sql, list(keys))
+            db.commit()
+
+    def state(self, key: str) -> str | None:
+        """`accepted`, `pending`, or None when there is no entry."""
+        with self._connect("cannot be read") as db:
+            row = db.execute(f"SELECT state FROM {_TABLE} WHERE key = ?", [key]).fetchone()
+        return None if row is None else str(row[0])
 
     def __len__(self) -> int:
         with self._connect("cannot be read") as db:

@@ -1,29 +1,53 @@
 """The one real `ChatModel`: an OpenAI-compatible chat-completions client with retries and caching.
 
 OpenAI, vLLM, Ollama and the embedded llama.cpp server all go through this same code path; only
-`base_url` differs. Transient failures (connection, timeout, 408/429/5xx) are retried with
-exponential backoff; anything else fails at once with an error that names endpoint, model and status.
+`base_url` differs. Replies are streamed, so a silent endpoint is noticed after
+`inactivity_timeout_s` without a byte instead of after the whole call's budget; `timeout_s` bounds
+one `complete()` call in all, retries included. Transient failures (connection, silence, a 200
+whose body is not a completion, 408/429/5xx) are retried with exponential backoff while time is
+left; anything else fails at once with an error that names endpoint, model and status.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
 import logging
+import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import openai
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_exponential,
+)
 
 from vadar.config import LLMConfig, VadarConfig
 from vadar.llm.cache import ResponseCache
 from vadar.llm.chat import ChatResponse, Message, request_key
-from vadar.llm.errors import LLMEmptyResponseError, LLMError, LLMUnavailableError
+from vadar.llm.errors import (
+    LLMBadResponseError,
+    LLMEmptyResponseError,
+    LLMError,
+    LLMSilentError,
+    LLMTimeoutError,
+    LLMUnavailableError,
+)
+from vadar.llm.reply import StreamedReply
 from vadar.llm.usage import UsageTracker
 
 log = logging.getLogger(__name__)
+
+httpx: Any = sys.modules.get("httpx2") or importlib.import_module("httpx")
+"""The SDK's own HTTP library (`httpx`, renamed `httpx2` in newer SDKs): its timeouts and errors."""
 
 _TRANSIENT_STATUS = frozenset({408, 429})
 _HOW_TO_FIX = (
@@ -32,9 +56,13 @@ _HOW_TO_FIX = (
 )
 
 
+TokenCallback = Callable[[str], None]
+"""Called with each piece of reply text as it streams in (for live progress); must not raise."""
+
+
 def is_transient(exc: BaseException) -> bool:
-    """Whether retrying could help: the endpoint was unreachable, slow, rate-limited or failing."""
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+    """Whether retrying could help: the endpoint was unreachable, silent, garbled, rate-limited or failing."""
+    if isinstance(exc, (openai.APIConnectionError, LLMSilentError, LLMBadResponseError)):
         return True
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in _TRANSIENT_STATUS or exc.status_code >= 500
@@ -54,6 +82,7 @@ class LLMClient:
         tag: str | None = None,
         retry_wait_s: float = 1.0,
         retry_wait_max_s: float = 30.0,
+        on_token: TokenCallback | None = None,
     ) -> None:
         self.config = config
         self.base_url = base_url or config.base_url
@@ -68,8 +97,11 @@ class LLMClient:
         self.tag = tag
         self.retry_wait_s = retry_wait_s
         self.retry_wait_max_s = retry_wait_max_s
+        self.on_token = on_token
+        self._pending: list[str] = []  # cache keys of replies not yet accepted, shared by tagged views
+        self._pending_lock = threading.Lock()
         self._openai = openai.OpenAI(
-            base_url=self.base_url, api_key=config.api_key, timeout=config.timeout_s, max_retries=0
+            base_url=self.base_url, api_key=config.api_key, timeout=self._timeout(config.timeout_s), max_retries=0
         )
 
     def tagged(self, tag: str) -> LLMClient:
@@ -106,45 +138,131 @@ class LLMClient:
     ) -> ChatResponse:
         request = self.request_for(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
         key = request_key(**request)
+        self.accept_pending()  # the caller came back for more: the previous replies served it
         response = self.cache.get(key) if self.cache is not None else None
         if response is not None:
             response = dataclasses.replace(response, from_cache=True, latency_s=0.0)
         else:
             response = self._call(request)
             if self.cache is not None:
-                self.cache.put(key, request, response)
+                self.cache.put(key, request, response, pending=True)
+                with self._pending_lock:
+                    self._pending.append(key)
         if self.usage is not None:
             self.usage.record(response, tag=self.tag)
         return response
 
+    def accept_pending(self) -> None:
+        """Let the cache replay the replies received so far (the caller did not fail on them)."""
+        keys = self._take_pending()
+        if keys and self.cache is not None:
+            self.cache.accept(keys)
+
+    def discard_pending(self) -> None:
+        """Forget the replies not yet accepted: the run failed after them, so ask again next time."""
+        keys = self._take_pending()
+        if keys and self.cache is not None:
+            self.cache.discard(keys)
+
+    def _take_pending(self) -> list[str]:
+        with self._pending_lock:
+            keys, self._pending[:] = list(self._pending), []
+        return keys
+
     def close(self) -> None:
+        """Close the connection; replies not yet accepted stay pending (asked again next time)."""
         self._openai.close()
 
     def __enter__(self) -> LLMClient:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        """A block that ends normally accepts its last replies; one that raises discards them."""
+        try:
+            if exc_type is None:
+                self.accept_pending()
+            else:
+                self.discard_pending()
+        finally:
+            self.close()
 
     # -- the network call -------------------------------------------------------------------------
 
+    def _timeout(self, seconds: float) -> openai.Timeout:
+        """Per-read timeout = inactivity (no byte for that long), capped by the time left in the call."""
+        silence = max(min(self.config.inactivity_timeout_s, seconds), 0.001)
+        return openai.Timeout(silence, connect=min(silence, 30.0))
+
     def _call(self, request: dict[str, Any]) -> ChatResponse:
-        """Send one request, retrying transient failures; latency covers the whole wait, retries included."""
+        """Send one request, retrying transient failures within `timeout_s`; latency covers the whole wait."""
         kwargs = {k: v for k, v in request.items() if v is not None}
         attempts = self.config.max_retries + 1
+        start = time.perf_counter()
+        deadline = time.monotonic() + self.config.timeout_s
         retrying = Retrying(
-            stop=stop_after_attempt(attempts),
+            stop=stop_after_attempt(attempts) | stop_after_delay(self.config.timeout_s),
             wait=wait_exponential(multiplier=self.retry_wait_s, max=self.retry_wait_max_s),
             retry=retry_if_exception(is_transient),
             before_sleep=self._log_retry,
             reraise=True,
         )
-        start = time.perf_counter()
         try:
-            completion = retrying(self._openai.chat.completions.create, **kwargs)
+            reply = retrying(self._attempt, kwargs, deadline)
         except openai.APIError as exc:
-            raise self._translate(exc, attempts) from exc
-        return self._parse(completion, time.perf_counter() - start)
+            raise self._translate(exc, retrying.statistics.get("attempt_number", attempts)) from exc
+        except LLMError as exc:
+            tried = retrying.statistics.get("attempt_number", 1)
+            raise type(exc)(f"{exc} ({tried} attempt(s) in {time.perf_counter() - start:.0f} s)") from exc
+        return reply.response(self, time.perf_counter() - start)
+
+    def _attempt(self, kwargs: dict[str, Any], deadline: float) -> StreamedReply:
+        """One request: streamed (default) or plain, read against the inactivity and total limits."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise self._total_timeout(None)
+        client = self._openai.with_options(timeout=self._timeout(left))
+        limit = _reply_char_limit(kwargs.get("max_tokens"))
+        try:
+            if not self.config.stream:
+                return StreamedReply.from_completion(client.chat.completions.create(**kwargs), self._where())
+            stream = client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
+            reply = StreamedReply(self._where())
+            with stream:
+                for chunk in stream:
+                    piece = reply.add(chunk)
+                    if piece and self.on_token is not None:
+                        self.on_token(piece)
+                    if time.monotonic() > deadline:
+                        raise self._total_timeout(reply)
+                    if len(reply.text) > limit:
+                        reply.cut_off()
+                        break
+            return reply.finished()
+        except (httpx.TimeoutException, openai.APITimeoutError) as exc:
+            if time.monotonic() >= deadline - 0.01:
+                raise self._total_timeout(None) from exc
+            raise LLMSilentError(
+                f"LLM endpoint {self._where()} sent nothing for {self.config.inactivity_timeout_s:g} s "
+                "(VADAR_LLM_INACTIVITY_TIMEOUT_S). If the model is just slow to read a long prompt, "
+                f"raise it. {_HOW_TO_FIX}"
+            ) from exc
+        except (httpx.TransportError, httpx.DecodingError) as exc:  # dropped mid-stream
+            raise openai.APIConnectionError(request=httpx.Request("POST", self.base_url)) from exc
+        except (ValueError, openai.APIResponseValidationError) as exc:  # a 200 that is not JSON
+            raise LLMBadResponseError(
+                f"LLM endpoint {self._where()} answered with a body that is not a chat completion "
+                f"({_describe(exc)}). Check that VADAR_LLM_BASE_URL points at an OpenAI-compatible /v1 endpoint."
+            ) from exc
+
+    def _total_timeout(self, reply: StreamedReply | None) -> LLMTimeoutError:
+        got = f"; {len(reply.text)} characters had arrived" if reply is not None and reply.text else ""
+        return LLMTimeoutError(
+            f"LLM call to {self._where()} took longer than {self.config.timeout_s:g} s in all "
+            f"(VADAR_LLM_TIMEOUT_S){got}. Raise VADAR_LLM_TIMEOUT_S if the model is just slow."
+        )
+
+    def _where(self) -> str:
+        return f"{self.base_url} (model '{self.model}')"
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
@@ -156,11 +274,6 @@ class LLMClient:
 
     def _translate(self, exc: openai.APIError, attempts: int) -> LLMError:
         where = f"{self.base_url} (model '{self.model}')"
-        if isinstance(exc, openai.APITimeoutError):
-            return LLMUnavailableError(
-                f"LLM endpoint {where} timed out after {self.config.timeout_s}s on each of {attempts} "
-                f"attempt(s). If the model is just slow, raise VADAR_LLM_TIMEOUT_S. {_HOW_TO_FIX}"
-            )
         if isinstance(exc, openai.APIConnectionError):
             return LLMUnavailableError(
                 f"LLM endpoint {where} is unreachable after {attempts} attempt(s): {_describe(exc)}. "
@@ -180,34 +293,6 @@ class LLMClient:
             }.get(exc.status_code, "")
             return LLMError(f"LLM endpoint {where} rejected the request with HTTP {exc.status_code}: {detail}.{hint}")
         return LLMError(f"LLM endpoint {where} returned an unusable answer: {_describe(exc)}")
-
-    def _parse(self, completion: Any, latency_s: float) -> ChatResponse:
-        where = f"{self.base_url} (model '{self.model}')"
-        choices = getattr(completion, "choices", None) or []
-        if not choices:
-            raise LLMEmptyResponseError(f"LLM endpoint {where} returned no choices.")
-        choice = choices[0]
-        text = getattr(choice.message, "content", None) if choice.message is not None else None
-        if not text:
-            reason = choice.finish_reason
-            hint = " The output hit max_tokens; raise VADAR_LLM_MAX_TOKENS." if reason == "length" else ""
-            raise LLMEmptyResponseError(
-                f"LLM endpoint {where} returned empty content (finish_reason={reason!r}).{hint}"
-            )
-        usage = getattr(completion, "usage", None)
-        details = getattr(usage, "prompt_tokens_details", None)
-        cached = getattr(details, "cached_tokens", None)
-        return ChatResponse(
-            text=text,
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            cached_prompt_tokens=int(cached) if cached is not None else None,
-            latency_s=latency_s,
-            from_cache=False,
-            model=getattr(completion, "model", None) or self.model,
-            finish_reason=choice.finish_reason,
-        )
-
 
 def _describe(exc: BaseException | None) -> str:
     """A one-line account of an SDK error: its message, plus the server's own error text when present."""
@@ -229,3 +314,11 @@ def build_chat_model(
     """
     cache = ResponseCache(config.paths.llm_cache) if config.llm.cache else None
     return LLMClient(config.llm, base_url=base_url, cache=cache, usage=usage)
+
+
+def _reply_char_limit(max_tokens: Any) -> int:
+    """Characters read before a reply counts as cut off: far more than `max_tokens` tokens can
+    spell, so only a server that ignores `max_tokens` reaches it; it keeps a runaway reply out of
+    the retry conversation."""
+    tokens = max_tokens if isinstance(max_tokens, int) and max_tokens > 0 else 4096
+    return max(32 * tokens, 16_384)

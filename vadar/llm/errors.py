@@ -15,6 +15,18 @@ class LLMEmptyResponseError(LLMError):
     """The server answered, but without any text to use."""
 
 
+class LLMSilentError(LLMUnavailableError):
+    """The endpoint sent nothing for `inactivity_timeout_s` (retried while time is left)."""
+
+
+class LLMTimeoutError(LLMUnavailableError):
+    """One call took longer than `timeout_s` in all, retries included."""
+
+
+class LLMBadResponseError(LLMError):
+    """HTTP 200, but the body is not a chat completion (not JSON, or no chunks); retried."""
+
+
 class LLMCacheError(LLMError):
     """The response cache file cannot be used; the message names the path."""
 

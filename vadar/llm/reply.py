@@ -1,0 +1,132 @@
+"""Assembling one chat reply from streamed chunks (or one plain completion), with precise errors.
+
+Kept apart from the client so the rules for what counts as a usable reply live in one place:
+a body with no completion in it is `LLMBadResponseError` (retried: proxies and restarting servers
+produce them), a completion without choices or text is `LLMEmptyResponseError` naming what came.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from vadar.llm.chat import ChatResponse
+from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError
+from vadar.sandbox_text import clip, utf8_safe
+
+
+class _Named(Protocol):
+    model: str
+
+
+def _dump(value: Any) -> str:
+    dump = getattr(value, "model_dump_json", None)
+    try:
+        return clip(dump() if callable(dump) else repr(value), 300)
+    except Exception:  # noqa: BLE001 - only for an error message
+        return type(value).__name__
+
+
+class StreamedReply:
+    """Text, finish reason and usage gathered from chunks as they arrive."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.parts: list[str] = []
+        self.length = 0
+        self.chunks = 0
+        self.choices_seen = False
+        self.finish_reason: str | None = None
+        self.usage: Any = None
+        self.model: str | None = None
+        self.last: Any = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def add(self, chunk: Any) -> str:
+        """Take one chunk; return the text it adds."""
+        self.chunks += 1
+        self.last = chunk
+        self.model = getattr(chunk, "model", None) or self.model
+        if getattr(chunk, "usage", None) is not None:
+            self.usage = chunk.usage
+        choices = getattr(chunk, "choices", None) or []
+        if not choices:
+            return ""
+        self.choices_seen = True
+        choice = choices[0]
+        if getattr(choice, "finish_reason", None):
+            self.finish_reason = choice.finish_reason
+        delta = getattr(choice, "delta", None)
+        piece = getattr(delta, "content", None) or ""
+        if piece:
+            self.parts.append(piece)
+            self.length += len(piece)
+        return piece
+
+    def cut_off(self) -> None:
+        """The reply ran past any sensible length: stop reading and treat it as cut off."""
+        self.finish_reason = "length"
+
+    def finished(self) -> StreamedReply:
+        """Check the stream held a completion; raise the precise error if not."""
+        if self.chunks == 0:
+            raise LLMBadResponseError(
+                f"LLM endpoint {self.where} answered without any completion chunks (an empty or "
+                "non-streaming body). Check that VADAR_LLM_BASE_URL points at an OpenAI-compatible "
+                "/v1 endpoint, or set VADAR_LLM_STREAM=false."
+            )
+        return self
+
+    @classmethod
+    def from_completion(cls, completion: Any, where: str) -> StreamedReply:
+        """The same checks for a plain (non-streamed) completion."""
+        if not hasattr(completion, "choices"):
+            raise LLMBadResponseError(
+                f"LLM endpoint {where} answered with something that is not a chat completion: "
+                f"{_dump(completion)}"
+            )
+        reply = cls(where)
+        reply.chunks = 1
+        reply.last = completion
+        reply.model = getattr(completion, "model", None)
+        reply.usage = getattr(completion, "usage", None)
+        choices = completion.choices or []
+        if choices:
+            reply.choices_seen = True
+            choice = choices[0]
+            reply.finish_reason = choice.finish_reason
+            message = getattr(choice, "message", None)
+            content = getattr(message, "content", None) if message is not None else None
+            if content:
+                reply.parts.append(content)
+        return reply
+
+    def response(self, client: _Named, latency_s: float) -> ChatResponse:
+        """The `ChatResponse`, or `LLMEmptyResponseError` saying what was missing."""
+        if not self.choices_seen:
+            raise LLMEmptyResponseError(
+                f"LLM endpoint {self.where} returned a completion with no choices, so there is no "
+                f"answer to read (the server's last message: {_dump(self.last)})."
+            )
+        text = self.text
+        if not text:
+            reason = self.finish_reason
+            hint = " The output hit max_tokens; raise VADAR_LLM_MAX_TOKENS." if reason == "length" else ""
+            raise LLMEmptyResponseError(
+                f"LLM endpoint {self.where} returned empty content (finish_reason={reason!r}).{hint}"
+            )
+        usage = self.usage
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None)
+        return ChatResponse(
+            text=utf8_safe(text),
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            cached_prompt_tokens=int(cached) if cached is not None else None,
+            latency_s=latency_s,
+            from_cache=False,
+            model=self.model or client.model,
+            finish_reason=self.finish_reason,
+        )
