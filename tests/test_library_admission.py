@@ -174,3 +174,28 @@ def test_a_build_program_with_an_unencodable_answer_is_stored_escaped():
                                   code="final_result = chr(0xD800)", answer="a" + chr(0xD800), gold="a",
                                   error=None, correct=False, uses=[])
     assert store.verified_programs()[0].answer == "a\\ud800"
+
+
+def test_retirement_removes_a_function_from_the_prompt_but_keeps_its_history(config):
+    from vadar.library.admission import retire_harmful
+    from vadar.methods import make_answerer
+
+    with open_session(config, llm=ScriptedLLM(["```python\nfinal_result = 1\n```"] * 2)) as session:
+        store = session.store
+        for name in ("_good", "_bad"):
+            store.propose(name, "(image: Image) -> int", "Count things.")
+            store.implement(name, f"def {name}(image):\n    return 1\n")
+            store.record_decision(name, "admitted", mode="labelled")
+        for i in range(4):
+            for name, right in (("_good", True), ("_bad", i == 0)):
+                store.record_verified_program(batch_id=None, question_id=str(i), question="q", variant="with",
+                                              code=f"final_result = {name}(image)", answer=1, gold=1,
+                                              error=None, correct=right, uses=[name])
+        assert retire_harmful(store, min_uses=4, below=0.3) == {"_bad": "programs using it were right 1 of 4 times"}
+        assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_good"]
+        assert store.history("_bad")[-1].code and store.decisions("_bad")[-1].decision == "retired"
+        data = DataSelection(limit=1).prepare()
+        answer, _ = make_answerer("vadar", session, data)
+        answer(data.questions[0])
+        prompt = session.llm.calls[0][0]["content"]
+    assert "def _good(" in prompt and "_bad" not in prompt

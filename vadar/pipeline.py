@@ -24,7 +24,7 @@ from vadar.agents.api import ApiAgent, TestContext
 from vadar.agents.program import ProgramAgent
 from vadar.agents.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
-from vadar.library.admission import Admission
+from vadar.library.admission import Admission, retire_harmful
 from vadar.agents.stubs import Stub
 from vadar.api_text import render_api
 from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
@@ -247,6 +247,8 @@ def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], cont
                           batch_id=batch_id, on_event=on_event)
     decided = admission.decide(candidates, chunk, data.dataset, data.modules, contexts)
     report.admitted, report.not_admitted = decided.admitted, decided.rejected
+    report.not_admitted.update(retire_harmful(session.store, min_uses=settings.retire_min_uses,
+                                              below=settings.retire_below))
 
 
 class _BuildState:

@@ -119,12 +119,13 @@ class Admission:
                                                     program_namespace(image, modules, before))
             item.reference = majority([without, outcomes["sample"]])
         for variant, outcome in outcomes.items():
-            self._record(item, variant, outcome, item.uses if variant == "with" else set())
+            library = [*before, *candidates] if variant == "with" else before
+            self._record(item, variant, outcome, self._reached(outcome.program, library))
         report.programs += len(outcomes)
         return item
 
     def _reached(self, program: str | None, candidates: Sequence[FunctionRecord]) -> set[str]:
-        """Candidates a program calls, directly or through the helpers it calls."""
+        """Functions of `candidates` a program calls, directly or through the helpers it calls."""
         if not program:
             return set()
         try:
@@ -177,7 +178,7 @@ class Admission:
         for item in evidence:
             if name in item.uses and item.with_.program:
                 item.with_ = self._rerun(item.with_, item.question, dataset, modules, library)
-                self._record(item, "with", item.with_, item.uses)
+                self._record(item, "with", item.with_, self._reached(item.with_.program, library))
         return self._judge(name, evidence)
 
     def _rerun(self, outcome: ProgramOutcome, question: Question, dataset: Dataset, modules: ModuleSet,
@@ -214,3 +215,26 @@ def majority(outcomes: Any) -> str | None:
         return None
     answer, count = answers.most_common(1)[0]
     return answer if count >= 2 else None
+
+
+def retire_harmful(store: ApiStore, *, min_uses: int, below: float) -> dict[str, str]:
+    """Retire admitted functions whose programs on build questions are mostly wrong.
+
+    Later batches keep writing programs that call older functions; a function used by at least
+    `min_uses` judged programs of which fewer than `below` were right leaves the prompts (its
+    versions stay in history, with a `retired` decision and the figures).
+    """
+    retired = {}
+    admitted = {d.name for d in store.decisions() if d.decision == "admitted" and d.mode != "hand"}
+    for name, stats in store.function_stats().items():
+        if name not in admitted or stats.judged < min_uses or (stats.accuracy or 0.0) >= below:
+            continue
+        if store.current(name).status != "implemented":
+            continue
+        reason = f"programs using it were right {stats.correct} of {stats.judged} times"
+        store.record_decision(name, "retired", mode="stats", evidence={
+            "reason": reason, "used": stats.used, "errors": stats.errors, "correct": stats.correct,
+            "judged": stats.judged})
+        store.mark_failed(name, f"retired: {reason}")
+        retired[name] = reason
+    return retired

@@ -36,15 +36,17 @@ class LexicalIndex:
     def __init__(self, texts: Sequence[str]) -> None:
         self.size = len(texts)
         self._bm25: bm25s.BM25 | None = None
-        if texts:
+        corpus = bm25s.tokenize([" ".join(_words(t)) for t in texts], stopwords="en", show_progress=False)
+        if texts and corpus.vocab:  # texts of stop words alone leave nothing to rank by
             self._bm25 = bm25s.BM25()
-            self._bm25.index(bm25s.tokenize([" ".join(_words(t)) for t in texts], stopwords="en",
-                                            show_progress=False), show_progress=False)
+            self._bm25.index(corpus, show_progress=False)
 
     def top(self, query: str, k: int) -> list[int]:
-        if self._bm25 is None or k <= 0:
-            return []
         k = min(k, self.size)
+        if k <= 0:
+            return []
+        if self._bm25 is None:
+            return list(range(k))
         words = bm25s.tokenize([" ".join(_words(query))], stopwords="en", return_ids=False, show_progress=False)
         if not words[0]:
             return list(range(k))
@@ -92,7 +94,7 @@ class ExampleRetriever:
         if self.index is None or not self.programs:
             return None
         chosen = [self.programs[i] for i in self.index.top(question, self.k)]
-        return prompts.render("program_examples", examples=chosen)
+        return prompts.render("program_examples", examples=chosen) if chosen else None
 
 
 def _unique_questions(programs: Sequence[VerifiedProgram]) -> list[VerifiedProgram]:
