@@ -107,3 +107,15 @@ def test_the_worked_example_is_the_one_least_related_to_the_batch():
 
     assert "_objects_in_front_of" not in example_stub(["How many things are in front of the cyan sphere?"])
     assert "_objects_in_front_of" in example_stub(["How many cylinders are there?"])
+
+
+def test_near_duplicate_names_are_rejected_with_the_name_to_use():
+    from vadar.agents.signature import SignatureAgent
+
+    reply = ('```python\ndef _get_objects_left_of(image: Image, reference: BBox) -> list[BBox]:\n    """Left."""\n\n'
+             'def _left_of_count(image: Image, reference: BBox) -> int:\n    """Count left."""\n\n'
+             'def _count_left_of(image: Image, reference: BBox) -> int:\n    """Count left again."""\n```')
+    proposals = SignatureAgent(ScriptedLLM([reply])).propose(["q"], "API", ["_objects_left_of"])
+    assert [s.name for s in proposals.accepted] == ["_left_of_count"]
+    reasons = [reason for _, reason in proposals.rejected]
+    assert "near-duplicate of `_objects_left_of`" in reasons[0] and "near-duplicate of `_left_of_count`" in reasons[1]

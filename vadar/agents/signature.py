@@ -36,8 +36,20 @@ class Proposals:
         return self.cost.replies
 
 
-def rejection_reason(stub: Stub, taken: set[str]) -> str | None:
-    """Why `stub` may not join the library, or None if it may."""
+_FILLER_WORDS = frozenset({"get", "find", "compute", "return", "the", "a", "an", "all", "of", "is"})
+
+
+def name_words(name: str) -> frozenset[str]:
+    """The content words of a helper name: `_get_objects_left_of` -> {objects, left}."""
+    return frozenset(w for w in name.lower().strip("_").split("_") if w and w not in _FILLER_WORDS)
+
+
+def rejection_reason(stub: Stub, taken: set[str], similar: dict[frozenset[str], str] | None = None) -> str | None:
+    """Why `stub` may not join the library, or None if it may.
+
+    `similar` maps the content words of existing names to those names: `_left_of_objects` is a
+    near-duplicate of `_objects_left_of` and would only split the programs between the two.
+    """
     name = stub.name
     if not name.startswith("_") or name.startswith("__"):
         return f"`{name}`: names must start with exactly one underscore"
@@ -48,6 +60,9 @@ def rejection_reason(stub: Stub, taken: set[str]) -> str | None:
         return f"`{name}` duplicates the predefined module of the same name"
     if normalized_name(name) in taken:
         return f"`{name}` duplicates an existing function (names differ only in case or underscores)"
+    twin = (similar or {}).get(name_words(name))
+    if twin is not None and name_words(name):
+        return f"`{name}` is a near-duplicate of `{twin}` (the same words); use `{twin}`"
     return None
 
 
@@ -67,7 +82,9 @@ class SignatureAgent:
             {"role": "user", "content": prompts.render("signature_batch", questions=list(questions))},
         ]
         result = Proposals()
+        existing = list(existing)
         taken = {normalized_name(n) for n in existing}
+        similar = {name_words(n): n for n in existing}
 
         def judge(reply: Reply) -> Verdict:
             if NO_NEW_FUNCTIONS in reply.text.lower() and "def " not in reply.text:
@@ -78,15 +95,16 @@ class SignatureAgent:
             except StubFormatError as exc:
                 result.errors.append(str(exc))
                 return Verdict.retry(prompts.render("signature_retry", error=str(exc)))
-            self._screen(stubs, taken, result)
+            self._screen(stubs, taken, similar, result)
             return Verdict.accept()
 
         self.loop.run(messages, judge, result.cost)
         return result
 
-    def _screen(self, stubs: list[Stub], taken: set[str], result: Proposals) -> None:
+    def _screen(self, stubs: list[Stub], taken: set[str], similar: dict[frozenset[str], str],
+                result: Proposals) -> None:
         for stub in stubs:
-            reason = rejection_reason(stub, taken)
+            reason = rejection_reason(stub, taken, similar)
             if reason is None and len(result.accepted) >= self.max_functions:
                 reason = f"`{stub.name}`: more than {self.max_functions} proposals in one batch"
             if reason:
@@ -94,6 +112,7 @@ class SignatureAgent:
             else:
                 result.accepted.append(stub)
                 taken.add(normalized_name(stub.name))
+                similar.setdefault(name_words(stub.name), stub.name)
 
 
 EXAMPLES = ("signature_example_1", "signature_example_2", "signature_example_3")
