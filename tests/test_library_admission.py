@@ -20,6 +20,12 @@ RIGHT = ("def _objects_left_of(image, reference):\n"
 WRONG = ("def _objects_left_of(image, reference):\n"
          "    d = depth(image, reference)\n"
          "    return [b for b in loc(image, 'objects') if depth(image, b) < d]\n")
+CHECK = ("ref = loc(image, 'red sphere')[0]\n"
+         "found = _objects_left_of(image, ref)\n"
+         "for b in found:\n"
+         "    assert (b[0] + b[2]) / 2 < (ref[0] + ref[2]) / 2, 'a returned object is not left of the reference'\n"
+         "left = [b for b in loc(image, 'objects') if (b[0] + b[2]) / 2 < (ref[0] + ref[2]) / 2]\n"
+         "assert len(found) == len(left), 'an object left of the reference is missing'")
 WITH_HELPER = "final_result = len(_objects_left_of(image, loc(image, 'red sphere')[0]))"
 BY_HAND = ("ref = loc(image, 'red sphere')[0]\ncx = (ref[0] + ref[2]) / 2\n"
            "final_result = len([b for b in loc(image, 'objects') if (b[0] + b[2]) / 2 < cx])")
@@ -35,6 +41,8 @@ def scripted(implementations: list[str], *, baseline: str = BY_HAND, sample: str
             return STUB if "_objects_left_of(" not in system else "# no new functions"
         if system.startswith("You implement helper functions"):
             return "```python\n" + (queue.pop(0) if len(queue) > 1 else queue[0]) + "```"
+        if system.startswith("You write behaviour checks"):
+            return "```python\n" + CHECK + "\n```"
         if "left of the red sphere" not in messages[1]["content"]:
             return "```python\nfinal_result = 0\n```"
         offered = "def _objects_left_of(" in system
@@ -90,9 +98,19 @@ def test_a_correct_helper_is_admitted_and_its_programs_become_examples(config, t
     assert store.function_stats()["_objects_left_of"].correct >= 1
 
 
-def test_unlabelled_mode_rejects_a_helper_that_disagrees_with_the_majority(config, tmp_path):
+def test_unlabelled_mode_rejects_a_helper_whose_behaviour_check_fails(config, tmp_path):
+    report, _, store = build(config, scripted([WRONG]), tmp_path, mode="unlabelled")
+    assert report.admitted == []
+    assert "behaviour check failed" in report.not_admitted["_objects_left_of"]
+    assert "left of the reference" in report.not_admitted["_objects_left_of"]
+
+
+def test_unlabelled_mode_rejects_a_helper_that_disagrees_with_helper_free_programs(config, tmp_path, monkeypatch):
+    from vadar.library import checks
+
+    monkeypatch.setattr(checks.BehaviourChecks, "run", lambda self, *a: checks.CheckResult(None))  # no check
     report, _, _ = build(config, scripted([WRONG]), tmp_path, mode="unlabelled")
-    assert report.admitted == [] and "_objects_left_of" in report.not_admitted
+    assert report.admitted == [] and "right 0 of 1 times, 1 without it" in report.not_admitted["_objects_left_of"]
 
 
 def test_unlabelled_mode_admits_a_helper_that_agrees(config, tmp_path):

@@ -25,6 +25,7 @@ from vadar.agents.program import ProgramAgent
 from vadar.agents.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
 from vadar.library.admission import Admission, retire_harmful
+from vadar.library.checks import BehaviourChecks
 from vadar.agents.stubs import Stub
 from vadar.api_text import render_api
 from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
@@ -242,9 +243,10 @@ def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], cont
                                  max_reply_tokens=cap)
     sampler = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
                            sampling=PROGRAM_SAMPLE, max_reply_tokens=cap)
+    checks = BehaviourChecks(session.llm, session.executor, max_reply_tokens=cap)
     admission = Admission(session.store, program_agent, session.executor, mode=settings.admission,
                           sampler=sampler, repair=agent.repair if settings.repair else None,
-                          batch_id=batch_id, on_event=on_event)
+                          checks=checks, batch_id=batch_id, on_event=on_event)
     decided = admission.decide(candidates, chunk, data.dataset, data.modules, contexts)
     report.admitted, report.not_admitted = decided.admitted, decided.rejected
     report.not_admitted.update(retire_harmful(session.store, min_uses=settings.retire_min_uses,

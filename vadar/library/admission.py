@@ -29,7 +29,8 @@ from vadar.agents.program import ProgramAgent, program_error
 from vadar.agents.stubs import called_names
 from vadar.answers import normalize_answer
 from vadar.api_text import render_api
-from vadar.namespace import program_namespace
+from vadar.library.checks import BehaviourChecks, CheckResult
+from vadar.namespace import library_functions, program_namespace
 
 MODES = ("labelled", "unlabelled", "off")
 
@@ -65,12 +66,14 @@ class Admission:
 
     def __init__(self, store: ApiStore, agent: ProgramAgent, executor: Executor, *, mode: str = "labelled",
                  sampler: ProgramAgent | None = None, repair: Repairer | None = None,
-                 batch_id: int | None = None, on_event: Callable[[str], None] | None = None) -> None:
+                 checks: BehaviourChecks | None = None, batch_id: int | None = None,
+                 on_event: Callable[[str], None] | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"admission mode must be one of {MODES}, got {mode!r}")
         self.store, self.agent, self.executor, self.mode = store, agent, executor, mode
         self.sampler = sampler or agent
         self.repair = repair
+        self.checks = checks if mode == "unlabelled" else None  # gold answers need no proxy
         self.batch_id = batch_id
         self.on_event = on_event or (lambda message: None)
 
@@ -82,11 +85,13 @@ class Admission:
             return report
         before = [f for f in self.store.functions("implemented") if f.name not in names]
         evidence = [self._question(q, dataset, modules, before, candidates, report) for q in questions]
+        image_namespace = program_namespace(dataset.image(questions[0]), modules) if questions else {}
         for candidate in candidates:
-            verdict = self._judge(candidate.name, evidence)
+            check = self._check(candidate, [*before, *candidates], image_namespace)
+            verdict = self._judge(candidate.name, evidence, check)
             if verdict is not None and self.repair is not None and verdict["cases"]:
                 verdict = self._repair(candidate.name, verdict, evidence, dataset, modules, before,
-                                       contexts, report)
+                                       contexts, report, check, image_namespace)
             if verdict is None:
                 report.admitted.append(candidate.name)
             else:
@@ -150,8 +155,20 @@ class Admission:
 
     # ----------------------------------------------------------------- the rule
 
-    def _judge(self, name: str, evidence: Sequence[QuestionEvidence]) -> dict[str, Any] | None:
+    def _check(self, candidate: FunctionRecord, library: list[FunctionRecord],
+               namespace: Mapping[str, Any]) -> CheckResult | None:
+        if self.checks is None or not namespace:
+            return None
+        self.on_event(f"writing a behaviour check for {candidate.name}")
+        return self.checks.run(self.store.current(candidate.name), library, namespace)
+
+    def _judge(self, name: str, evidence: Sequence[QuestionEvidence],
+               check: CheckResult | None = None) -> dict[str, Any] | None:
         """None to admit, else the reason and the wrong cases (for a repair)."""
+        if check is not None and check.passed is False:
+            return {"reason": f"its behaviour check failed: {check.error}",
+                    "cases": [{"question": f"behaviour check:\n{check.code}", "expected": "every assertion holds",
+                               "got": check.error}]}
         used = [e for e in evidence if name in e.uses]
         if not used:
             return {"reason": "no program on its batch used it", "cases": []}
@@ -168,7 +185,8 @@ class Admission:
 
     def _repair(self, name: str, verdict: dict[str, Any], evidence: Sequence[QuestionEvidence], dataset: Dataset,
                 modules: ModuleSet, before: list[FunctionRecord], contexts: Sequence[TestContext],
-                report: AdmissionReport) -> dict[str, Any] | None:
+                report: AdmissionReport, check: CheckResult | None = None,
+                image_namespace: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
         self.store.record_decision(name, "repair", mode=self.mode, evidence=verdict)
         self.on_event(f"repairing {name}: {verdict['reason']}")
         if not self.repair or not self.repair(name, verdict["cases"][:3], contexts[0]):
@@ -179,7 +197,11 @@ class Admission:
             if name in item.uses and item.with_.program:
                 item.with_ = self._rerun(item.with_, item.question, dataset, modules, library)
                 self._record(item, "with", item.with_, self._reached(item.with_.program, library))
-        return self._judge(name, evidence)
+        if check is not None and check.passed is False and check.code:  # the same check, the new version
+            result = check_infrastructure(self.executor(
+                check.code + "\nfinal_result = True\n", {**(image_namespace or {}), **library_functions(library)}))
+            check = CheckResult(result.error is None, check.code, result.error)
+        return self._judge(name, evidence, check)
 
     def _rerun(self, outcome: ProgramOutcome, question: Question, dataset: Dataset, modules: ModuleSet,
                library: list[FunctionRecord]) -> ProgramOutcome:
