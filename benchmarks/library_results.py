@@ -1,0 +1,80 @@
+"""Paired comparison of evaluation runs on the same questions: the figures of docs/results/library.md.
+
+Usage:
+  python benchmarks/library_results.py --dataset clevr-dev --static RUN --vadar RUN [--hand RUN]
+      [--data DIR --split S] [--json docs/results/library.json]
+
+Prints accuracy of each run on the questions all of them answered, how often vadar's programs
+call a library function, the paired wins and losses against static-api, and accuracy per question
+family (from the data set). With --json, adds or replaces this data set's entry in that file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+
+from vadar.report.data_lookup import DataLookup
+from vadar.results import QuestionResult, ResultsFile
+
+LIBRARY_CALL = re.compile(r"\b(_[A-Za-z]\w*)\s*\(")
+
+
+def load(run: Path) -> dict[str, QuestionResult]:
+    return {r.question_id: r for r in ResultsFile(run / "results.jsonl").read()}
+
+
+def uses_library(result: QuestionResult) -> bool:
+    return bool(result.program and LIBRARY_CALL.search(result.program))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--static", type=Path, required=True)
+    parser.add_argument("--vadar", type=Path, required=True)
+    parser.add_argument("--hand", type=Path)
+    parser.add_argument("--data", type=Path)
+    parser.add_argument("--split")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    runs = {"static_api": load(args.static), "vadar": load(args.vadar)}
+    if args.hand:
+        runs["hand_library"] = load(args.hand)
+    shared = sorted(set.intersection(*(set(r) for r in runs.values())), key=lambda q: (len(q), q))
+    accuracy = {name: sum(run[q].score for q in shared) / len(shared) for name, run in runs.items()}
+    using = sum(uses_library(runs["vadar"][q]) for q in shared) / len(shared)
+    print(f"{args.dataset}: {len(shared)} questions answered by every run")
+    for name, value in accuracy.items():
+        print(f"  {name}: {value:.3f}")
+    print(f"  vadar programs calling a library function: {using:.3f}")
+    static, vadar = runs["static_api"], runs["vadar"]
+    wins = sum(vadar[q].correct and not static[q].correct for q in shared)
+    losses = sum(static[q].correct and not vadar[q].correct for q in shared)
+    print(f"  paired: vadar right where static-api is wrong {wins}, the reverse {losses}")
+    if args.data:
+        lookup = DataLookup.open(args.data, args.split)
+        families: dict[str, list[str]] = defaultdict(list)
+        for q in shared:
+            families[lookup.family(q) or "?"].append(q)
+        print("  | family | n | " + " | ".join(runs) + " |")
+        for family, ids in sorted(families.items(), key=lambda item: -len(item[1])):
+            cells = " | ".join(f"{sum(run[q].score for q in ids) / len(ids):.2f}" for run in runs.values())
+            print(f"  | {family} | {len(ids)} | {cells} |")
+    if args.json:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        entries = json.loads(args.json.read_text()) if args.json.exists() else []
+        entries = [e for e in entries if e.get("dataset") != args.dataset]
+        entries.append({"dataset": args.dataset, "questions": len(shared),
+                        "static_api": round(accuracy["static_api"], 4), "vadar": round(accuracy["vadar"], 4),
+                        "hand_library": round(accuracy["hand_library"], 4) if "hand_library" in accuracy else None,
+                        "programs_using_library": round(using, 4), "commit": commit})
+        args.json.write_text(json.dumps(entries, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
