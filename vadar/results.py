@@ -66,10 +66,15 @@ class ResultsFile:
             handle.flush()
             os.fsync(handle.fileno())
 
-    def _iter(self) -> Iterator[QuestionResult]:
+    def rows(self) -> list[dict[str, Any]]:
+        """The raw records, the last one per question id, in first-answered order.
+
+        Readers of runs made by other versions (reports) take these and treat fields as optional;
+        a torn last line from a crash mid-write is skipped (that question is redone on resume).
+        """
         if not self.path.exists():
-            return
-        seen: dict[str, QuestionResult] = {}
+            return []
+        seen: dict[str, dict[str, Any]] = {}
         with self.path.open(encoding="utf-8") as handle:
             for line in handle:
                 if not line.strip():
@@ -77,9 +82,14 @@ class ResultsFile:
                 try:
                     data = json.loads(line)
                 except json.JSONDecodeError:
-                    continue  # a torn line from an interrupted write; the question is redone
-                seen[data["question_id"]] = QuestionResult(**data)
-        yield from seen.values()
+                    continue
+                if isinstance(data, dict) and "question_id" in data:
+                    seen[str(data["question_id"])] = data
+        return list(seen.values())
+
+    def _iter(self) -> Iterator[QuestionResult]:
+        for data in self.rows():
+            yield QuestionResult(**data)
 
 
 def _dumps(record: dict[str, Any]) -> str:

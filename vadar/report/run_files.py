@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vadar.results import ResultsFile
+from vadar.run_manifest import MANIFEST_NAME
+
 RESULTS_NAME = "results.jsonl"
 SUMMARY_NAME = "summary.json"
-MANIFEST_NAME = "run.json"
 ABLATION_TABLE = "ablation.csv"
 
 
@@ -58,22 +60,6 @@ class RunFiles:
         return dict(modules) if isinstance(modules, dict) else {}
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Rows of a `results.jsonl`, last row per question id, in first-answered order."""
-    rows: dict[str, dict[str, Any]] = {}
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn line from an interrupted write
-            if isinstance(row, dict) and "question_id" in row:
-                rows[str(row["question_id"])] = row
-    return list(rows.values())
-
-
 def _read_json(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
@@ -96,7 +82,7 @@ def load_run(path: Path) -> RunFiles:
     results = path / RESULTS_NAME
     if not results.is_file():
         raise ReportError(f"{path} has no {RESULTS_NAME}: not a run directory (run `vadar eval` there first)")
-    return RunFiles(path, read_rows(results), _read_json(path / SUMMARY_NAME), _read_json(path / MANIFEST_NAME))
+    return RunFiles(path, ResultsFile(results).rows(), _read_json(path / SUMMARY_NAME), _read_json(path / MANIFEST_NAME))
 
 
 def ablation_entries(path: Path) -> list[Path]:
