@@ -76,6 +76,7 @@ def questions_per_minute(data: PreparedData, base_url: str, jobs: int) -> float:
         config.llm.cache = False
         config.llm.max_retries = 0
         config.llm.timeout_s = 60
+        config.llm.stream = False  # the stub answers whole replies
         config.eval.jobs = jobs
         with open_session(config) as session:
             started = time.perf_counter()
