@@ -89,7 +89,7 @@ def test_every_setting_is_documented():
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
     config = VadarConfig()
-    for section in ("llm", "embedded", "sandbox", "agents", "library", "eval", "paths", "modules", "vision"):
+    for section in ("llm", "embedded", "sandbox", "agents", "library", "eval", "ray", "paths", "modules", "vision"):
         assert f"## [{section}]" in doc
         for f in dataclasses.fields(getattr(config, section)):
             assert f"| `{f.name}` |" in doc, f"{section}.{f.name} is missing from docs/configuration.md"

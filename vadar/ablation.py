@@ -3,7 +3,8 @@
 Each grid entry sets every perception module to `oracle`, `real` or a plugin. All entries run in
 one session, so they share the library and the LLM response cache: the first attempt at each
 question sends the same prompt, gets the same program, and only the module outputs differ. That
-isolates which module limits accuracy (VADAR's central measurement).
+isolates which module limits accuracy (VADAR's central measurement). On a Ray cluster the
+entries run concurrently.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from __future__ import annotations
 import csv
 import dataclasses
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from base_modules.registry import SLOTS, BackendError, backend_name, parse_assignment, resolve
 from vadar.config import VadarConfig
@@ -20,6 +23,9 @@ from vadar.evaluation import EvalSummary
 from vadar.pipeline import evaluate
 from vadar.prepare import DataSelection
 from vadar.session import Session
+
+if TYPE_CHECKING:
+    from vadar.executors.ray_cluster import RayCluster
 
 
 class GridError(ValueError):
@@ -83,17 +89,30 @@ class AblationReport:
 
 
 def run_ablation(session: Session, selection: DataSelection, out_dir: Path, grid: Sequence[GridEntry], *,
-                 method: str = "vadar", show_progress: bool = True) -> AblationReport:
-    """Evaluate `selection` once per grid entry into `out_dir/<entry name>/` (each resumable)."""
-    report = AblationReport(method=method)
-    for number, entry in enumerate(grid, start=1):
-        if show_progress:
-            session.progress.stage(f"configuration {number}/{len(grid)}: {entry.name}")
-        config = _with_backends(session.config, entry.backends)
-        data = selection.prepare(config)
-        summary = evaluate(session, data, out_dir / entry.name, method=method, show_progress=show_progress)
-        report.entries.append(entry)
-        report.summaries.append(summary)
+                 method: str = "vadar", show_progress: bool = True,
+                 cluster: RayCluster | None = None) -> AblationReport:
+    """Evaluate `selection` once per grid entry into `out_dir/<entry name>/` (each resumable).
+
+    With a Ray `cluster` the entries run at once, their questions interleaved on the cluster; each
+    entry's results are still written by this process only, into its own run directory.
+    """
+    report = AblationReport(method=method, entries=list(grid))
+    if cluster is None:
+        for number, entry in enumerate(grid, start=1):
+            if show_progress:
+                session.progress.stage(f"configuration {number}/{len(grid)}: {entry.name}")
+            data = selection.prepare(_with_backends(session.config, entry.backends))
+            report.summaries.append(evaluate(session, data, out_dir / entry.name, method=method,
+                                             show_progress=show_progress))
+        return report
+    prepared = [selection.prepare(_with_backends(session.config, entry.backends), load=False) for entry in grid]
+    if show_progress:
+        session.progress.stage(f"{len(grid)} configurations at once on Ray")
+    with ThreadPoolExecutor(max_workers=len(grid), thread_name_prefix="vadar-ablation") as threads:
+        futures = [threads.submit(evaluate, session, data, out_dir / entry.name, method=method,
+                                  show_progress=False, cluster=cluster)
+                   for entry, data in zip(grid, prepared, strict=True)]
+        report.summaries = [future.result() for future in futures]
     return report
 
 

@@ -112,15 +112,47 @@ class LibraryConfig:
             raise ConfigError(f"library.admission must be labelled, unlabelled or off, got {self.admission!r}")
 
 
+EXECUTORS: tuple[str, ...] = ("local", "ray")
+
+
 @dataclass
 class EvalConfig:
-    """How questions are answered: `jobs` at once (threads; each has its own sandbox worker)."""
+    """How questions are answered: on this machine `jobs` at once (threads; each has its own
+    sandbox worker), or as tasks on a Ray cluster (`executor = "ray"`, see `[ray]`)."""
 
     jobs: int = 1
+    executor: str = "local"
 
     def validate(self) -> None:
         if self.jobs < 1:
             raise ConfigError(f"eval.jobs must be at least 1, got {self.jobs}")
+        if self.executor not in EXECUTORS:
+            raise ConfigError(f"eval.executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}")
+
+
+@dataclass
+class RayConfig:
+    """Where and how questions run on Ray (the `ray` extra), used when `eval.executor = "ray"`.
+
+    Questions are tasks of `task_cpus` CPUs each; model-backed modules live in `module_actors`
+    actors per backend (0: one per GPU of the cluster), each holding `module_gpus` GPUs.
+    """
+
+    address: str | None = None  # None: start a local cluster; "auto" or HOST:PORT: join one
+    task_cpus: float = 1.0
+    max_retries: int = 3  # a question whose worker died is run again this often
+    module_actors: int = 0
+    module_gpus: float | None = None  # None: 1 when the cluster has GPUs, else 0
+    module_cpus: float = 1.0
+
+    def validate(self) -> None:
+        if self.task_cpus <= 0:
+            raise ConfigError(f"ray.task_cpus must be above 0, got {self.task_cpus}")
+        for name in ("max_retries", "module_actors"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"ray.{name} must be at least 0, got {getattr(self, name)}")
+        if self.module_gpus is not None and self.module_gpus < 0:
+            raise ConfigError(f"ray.module_gpus must be at least 0, got {self.module_gpus}")
 
 
 @dataclass
@@ -174,6 +206,7 @@ class VadarConfig:
     agents: AgentsConfig = field(default_factory=AgentsConfig)
     library: LibraryConfig = field(default_factory=LibraryConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
     modules: ModulesConfig = field(default_factory=ModulesConfig)
     vision: RealModulesConfig = field(default_factory=RealModulesConfig)
@@ -181,7 +214,7 @@ class VadarConfig:
 
 _SECTIONS: dict[str, str] = {
     "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "library": "library",
-    "eval": "eval", "paths": "paths",
+    "eval": "eval", "ray": "ray", "paths": "paths",
     "modules": "modules", "vision": "vision",
 }
 
@@ -199,6 +232,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     config.agents.validate()
     config.library.__post_init__()
     config.eval.validate()
+    config.ray.validate()
     return config
 
 

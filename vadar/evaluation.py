@@ -2,16 +2,15 @@
 
 Resumable by construction: every answered question is appended durably to `results.jsonl` as
 soon as it is answered, and a rerun skips the ids already there. Questions may be answered
-several at once (`jobs`); the file is then in completion order and readers sort it.
+several at once (`jobs` threads, or tasks on a Ray cluster); the file is then in completion order
+and readers sort it.
 """
 
 from __future__ import annotations
 
 import json
-import queue
 import statistics
-import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,10 +19,13 @@ from omni3d_bench.metrics import Summary, score_answer, summarize
 from omni3d_bench.types import Question
 from vadar.agents.outcome import ProgramOutcome
 from vadar.answers import ERROR_ANSWER
+from vadar.executors import LocalExecutor, QuestionExecutor
+from vadar.executors.base import Solver
 from vadar.progress import Progress
 from vadar.results import QuestionResult, ResultsFile
 
-Solver = Callable[[Question], ProgramOutcome]
+__all__ = ["EvalSummary", "Solver", "in_question_order", "run_questions", "summarize_results", "to_result",
+           "write_summary"]
 
 
 @dataclass
@@ -129,37 +131,35 @@ def _call_summary(call: Any) -> Any:
 
 def run_questions(
     questions: Sequence[Question],
-    solver: Solver,
+    solver: Solver | None,
     results: ResultsFile,
     *,
     method: str = "vadar",
     jobs: int = 1,
     progress: Progress | None = None,
+    executor: QuestionExecutor | None = None,
 ) -> list[QuestionResult]:
     """Answer every question not yet in `results`; return all results for these questions, in order.
 
-    With `jobs > 1`, that many questions are answered at once by worker threads (questions are
-    independent; their time goes into LLM requests and sandboxed programs, which overlap). Only
-    this thread writes `results`, one durable line per question as it completes, so the file holds
-    each question once, in completion order; a kill loses at most the questions still in flight.
+    `executor` answers them (default: `solver` on this machine, `jobs` questions at once on
+    threads; or a Ray cluster, see `vadar.executors`). Only this thread writes `results`, one
+    durable line per question as it completes, so the file holds each question once, in
+    completion order; a kill loses at most the questions still in flight.
     """
     progress = progress or Progress()
     done = results.answered_ids()
     todo = [q for q in questions if q.question_id not in done]
     progress.start_questions(len(questions), len(questions) - len(todo))
+    if executor is None:
+        if solver is None:
+            raise ValueError("run_questions needs a solver or an executor")
+        executor = LocalExecutor(solver, jobs)
 
-    def record(question: Question, outcome: ProgramOutcome) -> None:
+    for question, outcome in executor.answer(todo):
         result = to_result(question, outcome, method=method)
         results.append(result)
         mark = "ok" if result.correct else ("error" if result.error else "wrong")
         progress.question_done(f"q{question.question_id}: {mark}")
-
-    if jobs <= 1 or len(todo) <= 1:
-        for question in todo:
-            record(question, solver(question))
-    else:
-        for question, outcome in _answer_concurrently(todo, solver, jobs):
-            record(question, outcome)
     return in_question_order(results.read(), questions)
 
 
@@ -167,51 +167,6 @@ def in_question_order(results: Iterable[QuestionResult], questions: Sequence[Que
     """The results of `questions`, sorted as the questions are (results.jsonl is in completion order)."""
     by_id = {r.question_id: r for r in results}
     return [by_id[q.question_id] for q in questions if q.question_id in by_id]
-
-
-def _answer_concurrently(todo: Sequence[Question], solver: Solver,
-                         jobs: int) -> Iterator[tuple[Question, ProgramOutcome]]:
-    """Yield `(question, outcome)` as `jobs` daemon threads finish them.
-
-    Daemon threads, so Ctrl-C (raised here, in the caller's thread) ends the command at once
-    instead of waiting for requests in flight; their questions are simply answered again on
-    resume. A solver exception stops the other workers from starting new questions and is
-    re-raised here.
-    """
-    pending: queue.Queue[Question] = queue.Queue()
-    for question in todo:
-        pending.put(question)
-    finished: queue.Queue[tuple[Question, ProgramOutcome | None, BaseException | None]] = queue.Queue()
-    stop = threading.Event()
-
-    def work() -> None:
-        while not stop.is_set():
-            try:
-                question = pending.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                finished.put((question, solver(question), None))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-                finished.put((question, None, exc))
-                return
-
-    for index in range(min(jobs, len(todo))):
-        threading.Thread(target=work, name=f"vadar-question-{index}", daemon=True).start()
-    try:
-        for _ in range(len(todo)):
-            while True:
-                try:
-                    question, outcome, error = finished.get(timeout=0.5)  # a timeout lets Ctrl-C in
-                    break
-                except queue.Empty:
-                    continue
-            if error is not None:
-                raise error
-            assert outcome is not None
-            yield question, outcome
-    finally:
-        stop.set()
 
 
 def write_summary(summary: EvalSummary, out_dir: Path) -> tuple[Path, Path]:

@@ -9,16 +9,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
-from api_store import FunctionRecord, FunctionStatus
-from omni3d_bench.types import Question
+from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store.evidence import VerifiedProgram
+from base_modules.module import ModuleSet
+from omni3d_bench.types import Dataset, Question
 from vadar.agents.direct import DirectAnswerer
-from vadar.agents.outcome import ProgramOutcome
+from vadar.agents.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
 from vadar.agents.tool_agent import ToolAgent
 from vadar.api_text import render_api
+from vadar.config import VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever
+from vadar.llm.chat import ChatModel
 from vadar.namespace import program_namespace
 from vadar.prepare import PreparedData
 from vadar.session import Session
@@ -28,21 +33,47 @@ METHODS: tuple[str, ...] = ("vadar", "static-api", "tool-agent", "direct")
 Answerer = Callable[[Question], ProgramOutcome]
 
 
+@dataclass(frozen=True)
+class LibrarySnapshot:
+    """What a method may use of the library, read once: plain records that can be shipped."""
+
+    functions: list[FunctionRecord] = field(default_factory=list)
+    examples: list[VerifiedProgram] = field(default_factory=list)
+
+
+def read_library(store: ApiStore, method: str) -> LibrarySnapshot:
+    """The implemented functions and correct build programs `method` may use (none but for vadar)."""
+    if method != "vadar":
+        return LibrarySnapshot()
+    return LibrarySnapshot(store.functions(FunctionStatus.IMPLEMENTED), store.verified_programs(correct_only=True))
+
+
 def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[Answerer, list[FunctionRecord]]:
     """The per-question solver of `method`, and the library functions it may use."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-    dataset, modules, store = data.dataset, data.modules, session.store
-    limits, cap = session.config.agents, session.config.llm.max_tokens
-    library = store.functions(FunctionStatus.IMPLEMENTED) if method == "vadar" else []
+    library = read_library(session.store, method)
+    answer = build_answerer(method, library, llm=session.llm, executor=session.executor,
+                            config=session.config, dataset=data.dataset, modules=data.modules,
+                            backends=data.backends)
+    return answer, library.functions
+
+
+def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, executor: Executor,
+                   config: VadarConfig, dataset: Dataset, modules: ModuleSet,
+                   backends: Mapping[str, str]) -> Answerer:
+    """The solver of `method` from its parts; no store or session, so a remote worker can build it."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
+    limits, cap = config.agents, config.llm.max_tokens
+    library = snapshot.functions
     api_text = render_api(library)
 
     if method in ("vadar", "static-api"):
-        program_agent = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
-                                     max_reply_tokens=cap)
-        settings = session.config.library
+        program_agent = ProgramAgent(llm, executor, max_attempts=limits.program_attempts, max_reply_tokens=cap)
+        settings = config.library
         retriever = LibraryRetriever(library, settings.retrieve_k)
-        examples = ExampleRetriever(store.verified_programs(correct_only=True), settings.examples_k,
+        examples = ExampleRetriever(snapshot.examples, settings.examples_k,
                                     {f.name for f in library}) if method == "vadar" else None
 
         def solve_with_program(question: Question) -> ProgramOutcome:
@@ -51,22 +82,22 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
             worked = examples.render(question.question) if examples is not None else None
             return program_agent.solve(question.question, shown, namespace, worked)
 
-        return solve_with_program, library
+        return solve_with_program
 
     if method == "tool-agent":
-        tool_agent = ToolAgent(session.llm, session.executor, budget=limits.tool_budget, max_reply_tokens=cap)
+        tool_agent = ToolAgent(llm, executor, budget=limits.tool_budget, max_reply_tokens=cap)
 
         def solve_with_tools(question: Question) -> ProgramOutcome:
             namespace = program_namespace(dataset.image(question), modules)
             return tool_agent.solve(question.question, api_text, namespace)
 
-        return solve_with_tools, library
+        return solve_with_tools
 
-    direct = DirectAnswerer(session.llm, max_reply_tokens=cap)
-    oracle_perception = all(backend == "oracle" for backend in data.backends.values())
+    direct = DirectAnswerer(llm, max_reply_tokens=cap)
+    oracle_perception = all(backend == "oracle" for backend in backends.values())
 
     def solve_directly(question: Question) -> ProgramOutcome:
         scene = dataset.scene(question.image_id) if oracle_perception else None
         return direct.solve(question.question, scene=scene, image_path=None if scene else question.image_path)
 
-    return solve_directly, library
+    return solve_directly

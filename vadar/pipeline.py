@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api_store import ApiStore, DuplicateFunctionError, FunctionStatus, RunRecord, RunStatus, StoreError
 from omni3d_bench.types import Question
@@ -29,12 +29,17 @@ from vadar.library.checks import BehaviourChecks
 from vadar.agents.stubs import Stub
 from vadar.api_text import render_api
 from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
-from vadar.methods import make_answerer
+from vadar.executors import QuestionExecutor
+from vadar.executors.job import QuestionJob
+from vadar.methods import Answerer, make_answerer, read_library
 from vadar.namespace import program_namespace
 from vadar.prepare import PreparedData
 from vadar.results import ResultsFile
 from vadar.run_manifest import claim_run_dir, lock_run_dir
 from vadar.session import Session
+
+if TYPE_CHECKING:
+    from vadar.executors.ray_cluster import RayCluster
 
 
 # ---------------------------------------------------------------- answering questions
@@ -49,25 +54,36 @@ def evaluate(
     show_progress: bool = True,
     scope: str = "held-out",
     jobs: int | None = None,
+    cluster: RayCluster | None = None,
 ) -> EvalSummary:
     """Answer the selected questions with `method` (resuming from `out_dir`), write results and summary.
 
-    `jobs` questions are answered at once (default: `eval.jobs`); `show_progress=False` keeps
-    this evaluation off the session's progress display.
+    `jobs` questions are answered at once on this machine (default: `eval.jobs`), or, with a
+    `cluster`, each question is a task on that Ray cluster; `show_progress=False` keeps this
+    evaluation off the session's progress display.
     """
     dataset, split, questions = data.dataset, data.split, data.questions
     built_from = session.store.build_question_ids(data=str(dataset.root), split=split)
     questions = select_questions(questions, built_from, scope)
-    answer, library = make_answerer(method, session, data)
     claim_run_dir(out_dir, {"data": str(dataset.root), "split": split, "method": method,
                             "modules": data.backends, "model": session.model_name})
     limits = dataclasses.asdict(session.config.agents)
     jobs = session.config.eval.jobs if jobs is None else jobs
-    if jobs > 1 and method != "direct":  # start the workers while the first requests are out
-        threading.Thread(target=session.sandboxes.warm, args=(min(jobs, len(questions)),),
-                         name="vadar-warm-sandboxes", daemon=True).start()
+    answer: Answerer | None = None
+    executor: QuestionExecutor | None = None
+    if cluster is None:
+        answer, library = make_answerer(method, session, data)
+        if jobs > 1 and method != "direct":  # start the workers while the first requests are out
+            threading.Thread(target=session.sandboxes.warm, args=(min(jobs, len(questions)),),
+                             name="vadar-warm-sandboxes", daemon=True).start()
+    else:  # the library is read once here and shipped; workers never open the store
+        snapshot = read_library(session.store, method)
+        library = snapshot.functions
+        job = QuestionJob(method, session.config, snapshot, dataset, dict(data.backends),
+                          base_url=getattr(session.llm, "base_url", None), llm_factory=cluster.llm_factory)
+        executor = cluster.executor(job, usage=session.usage)
     results = run_questions(questions, answer, ResultsFile(out_dir / "results.jsonl"), method=method,
-                            jobs=jobs, progress=session.progress if show_progress else None)
+                            jobs=jobs, progress=session.progress if show_progress else None, executor=executor)
     used = _library_functions_used(results, [f.name for f in library])
     header = {
         "name": out_dir.name, "data": str(dataset.root), "split": split, "method": method,

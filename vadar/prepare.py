@@ -44,10 +44,11 @@ class DataSelection:
     skip: int = 0
 
     def prepare(self, config: VadarConfig | None = None, *,
-                overrides: Mapping[str, str] | None = None) -> PreparedData:
+                overrides: Mapping[str, str] | None = None, load: bool = True) -> PreparedData:
         """Load and check everything the questions need, before any LLM or server starts.
 
-        `config.modules` (with per-slot `overrides`) picks oracle, real or plugin modules.
+        `config.modules` (with per-slot `overrides`) picks oracle, real or plugin modules;
+        `load=False` leaves their models unloaded (they are served elsewhere, e.g. Ray actors).
         """
         root = self.data if self.data is not None else sample_path()
         dataset = load_dataset(root)
@@ -55,7 +56,7 @@ class DataSelection:
         questions = dataset.questions(split)[max(self.skip, 0):]
         if self.limit is not None:
             questions = questions[: max(self.limit, 0)]
-        return prepare_questions(dataset, split, questions, config or VadarConfig(), overrides)
+        return prepare_questions(dataset, split, questions, config or VadarConfig(), overrides, load=load)
 
 
 def prepare_single(image: Path, question: str, scene: Path | None, config: VadarConfig,
@@ -67,10 +68,10 @@ def prepare_single(image: Path, question: str, scene: Path | None, config: Vadar
 
 
 def prepare_questions(dataset: Dataset, split: str, questions: list[Question], config: VadarConfig,
-                      overrides: Mapping[str, str] | None = None) -> PreparedData:
+                      overrides: Mapping[str, str] | None = None, *, load: bool = True) -> PreparedData:
     backends = config.modules.resolved(overrides)
     preflight(dataset, questions, needs_scenes="oracle" in backends.values())
-    modules = build_modules(config, backends, oracle=lambda: oracle_modules(dataset))
+    modules = build_modules(config, backends, oracle=lambda: oracle_modules(dataset), load=load)
     return PreparedData(dataset, split, questions, modules, backends)
 
 
@@ -89,7 +90,7 @@ def oracle_modules(dataset: Dataset) -> ModuleSet:
 
 
 def build_modules(config: VadarConfig, backends: Mapping[str, str], *,
-                  oracle: Callable[[], ModuleSet]) -> ModuleSet:
+                  oracle: Callable[[], ModuleSet], load: bool = True) -> ModuleSet:
     """The module set `backends` asks for, loaded now so missing weights stop the run early.
 
     `oracle` builds the oracle modules for the data at hand; `real` builds the model-backed ones
@@ -103,7 +104,7 @@ def build_modules(config: VadarConfig, backends: Mapping[str, str], *,
         return real_modules(config.vision)
 
     modules = build_module_set(backends, builtins={"oracle": oracle, "real": real})
-    for module in modules:
+    for module in modules if load else ():
         module.load()  # inside a program a weights error would only make the LLM retry
     return modules
 

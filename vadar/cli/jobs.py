@@ -11,11 +11,13 @@ from rich.console import Console
 
 from vadar.cli.errors import print_error, user_errors
 from vadar.cli.options import (
+    AddressOption,
     BatchesOption,
     BatchSizeOption,
     SkipOption,
     ConfigOption,
     DataOption,
+    ExecutorOption,
     JobsOption,
     LibraryOption,
     LimitOption,
@@ -24,11 +26,13 @@ from vadar.cli.options import (
     ModulesOption,
     OutOption,
     SplitOption,
+    apply_executor,
     apply_module_choice,
     modules_label,
 )
 from vadar.config import VadarConfig, load_config
 from vadar.evaluation import EvalSummary
+from vadar.executors.cluster import open_cluster
 from vadar.methods import METHODS
 from vadar.pipeline import SCOPES, BatchReport, build_api, evaluate
 from vadar.prepare import DataSelection, PreparedData
@@ -81,12 +85,17 @@ def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
 
 def _prepared(data: Path | None, split: str | None, limit: int | None, config: Path | None,
               out: Path | None, method: str, modules: str | None = None,
-              module: list[str] | None = None, skip: int = 0) -> tuple[VadarConfig, PreparedData, Path]:
-    """Configuration, checked questions and run directory: everything before the LLM starts."""
+              module: list[str] | None = None, skip: int = 0, executor: str | None = None,
+              address: str | None = None, load: bool = True) -> tuple[VadarConfig, PreparedData, Path]:
+    """Configuration, checked questions and run directory: everything before the LLM starts.
+
+    Models load here unless they will be served by Ray actors (`load=False` with `--executor ray`).
+    """
     selection = DataSelection(data, split, limit, skip)
     settings = _config(config)
+    apply_executor(settings, executor, address)
     overrides = apply_module_choice(settings, modules, module)
-    prepared = selection.prepare(settings, overrides=overrides)
+    prepared = selection.prepare(settings, overrides=overrides, load=load or settings.eval.executor != "ray")
     return settings, prepared, _run_dir(out, selection, prepared, method)
 
 
@@ -98,6 +107,12 @@ def _build(session: Session, prepared: PreparedData, out_dir: Path, batch_size: 
 def _apply_jobs(settings: VadarConfig, jobs: int | None) -> None:
     if jobs is not None:
         settings.eval.jobs = jobs
+
+
+def _how(settings: VadarConfig) -> str:
+    if settings.eval.executor == "ray":
+        return "tasks on Ray"
+    return f"{settings.eval.jobs} at once"
 
 
 def build_api_command(
@@ -120,6 +135,7 @@ def eval_command(
     method: MethodOption = "vadar", library: LibraryOption = True,
     modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
+    executor: ExecutorOption = None, address: AddressOption = None,
     questions: Annotated[str, typer.Option(
         "--questions", help="held-out (default: never a question the library was built from), "
         "build (only those) or all.")] = "held-out",
@@ -131,11 +147,13 @@ def eval_command(
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
         if questions not in SCOPES:
             raise typer.BadParameter(f"unknown --questions {questions!r}; choose one of: {', '.join(SCOPES)}")
-        settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module, skip)
+        settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module, skip,
+                                                executor, address, load=False)
         _apply_jobs(settings, jobs)
-        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
-            progress.stage(f"answering questions ({method}, {settings.eval.jobs} at once)")
-            summary = evaluate(session, prepared, out_dir, method=method, scope=questions)
+        with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
+              open_cluster(settings, announce=progress.announce) as cluster):
+            progress.stage(f"answering questions ({method}, {_how(settings)})")
+            summary = evaluate(session, prepared, out_dir, method=method, scope=questions, cluster=cluster)
         _print_summary(summary, out_dir)
 
 
@@ -146,18 +164,21 @@ def run_command(
         "--batches", min=1, help="Batches to build the API from (at most half the questions).")] = 3,
     modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
+    executor: ExecutorOption = None, address: AddressOption = None,
 ) -> None:
     """Build the API from the first batches, then answer the other questions with it (the main job)."""
     with user_errors():
-        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar", modules, module)
+        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar", modules, module,
+                                                executor=executor, address=address)
         _apply_jobs(settings, jobs)
         build_questions = prepared.questions[:min(batches * batch_size, len(prepared.questions) // 2)]
-        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
+        with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
+              open_cluster(settings, announce=progress.announce) as cluster):
             console.print(f"building the API from {len(build_questions)} questions; the other "
                           f"{len(prepared.questions) - len(build_questions)} are evaluated", highlight=False)
             _build(session, dataclasses.replace(prepared, questions=build_questions), out_dir, batch_size, None)
-            progress.stage(f"answering questions ({settings.eval.jobs} at once)")
-            summary = evaluate(session, prepared, out_dir, method="vadar")
+            progress.stage(f"answering questions ({_how(settings)})")
+            summary = evaluate(session, prepared, out_dir, method="vadar", cluster=cluster)
         _print_summary(summary, out_dir)
 
 
@@ -185,8 +206,11 @@ def ablate_command(
         "(e.g. real+depth=oracle). Default: all real, all oracle, each module alone oracle.")] = None,
     method: MethodOption = "vadar",
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
+    executor: ExecutorOption = None, address: AddressOption = None,
 ) -> None:
-    """Run the same questions under several module configurations; table, CSV and bar chart."""
+    """Run the same questions under several module configurations; table, CSV and bar chart.
+
+    With --executor ray the configurations run at once on the cluster."""
     from vadar.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
 
     with user_errors():
@@ -199,9 +223,11 @@ def ablate_command(
         selection = DataSelection(data, split, limit)
         out_dir = out or Path("runs") / f"ablation-{selection.data.resolve().name if data else 'sample'}-{method}"
         settings = _config(config)
+        apply_executor(settings, executor, address)
         _apply_jobs(settings, jobs)
-        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
-            report = run_ablation(session, selection, out_dir, entries, method=method)
+        with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
+              open_cluster(settings, announce=progress.announce) as cluster):
+            report = run_ablation(session, selection, out_dir, entries, method=method, cluster=cluster)
         md_path, csv_path, png_path = write_report(report, out_dir)
     console.print(md_path.read_text(encoding="utf-8"), highlight=False, markup=False)
     console.print(f"table: {md_path}   csv: {csv_path}   chart: {png_path}")

@@ -28,6 +28,12 @@ LibraryOption = Annotated[bool, typer.Option(
 JobsOption = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, help="Questions answered at once (default: eval.jobs, 1). Helps most with a "
     "server that batches requests (vLLM, a hosted API).")]
+ExecutorOption = Annotated[str | None, typer.Option(
+    "--executor", help="local (default: this machine, --jobs threads) or ray (every question a task on a "
+    "Ray cluster; needs the ray extra).")]
+AddressOption = Annotated[str | None, typer.Option(
+    "--address", help="With --executor ray: the cluster to join (auto or HOST:PORT). Default: ray.address, "
+    "else a local Ray instance for this command.")]
 ModulesOption = Annotated[str | None, typer.Option(
     "--modules", help="Backend of every module: oracle, real or a plugin name (default: config, else oracle).")]
 ModuleOption = Annotated[list[str] | None, typer.Option(
@@ -64,3 +70,12 @@ def modules_label(backends: dict[str, str]) -> str:
     if len(chosen) == 1:
         return chosen.pop()
     return "+".join(f"{slot}-{backend}" for slot, backend in backends.items() if backend != "oracle")
+
+
+def apply_executor(settings: VadarConfig, executor: str | None, address: str | None) -> None:
+    """Set `--executor` and `--address` on the config (checked like the config file's values)."""
+    if executor is not None:
+        settings.eval.executor = executor.strip().lower()
+    if address is not None:
+        settings.ray.address = address
+    settings.eval.validate()
