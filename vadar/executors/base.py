@@ -21,3 +21,7 @@ class QuestionExecutor(Protocol):
     """
 
     def answer(self, todo: Sequence[Question]) -> Iterator[tuple[Question, ProgramOutcome]]: ...
+
+
+class QuestionsLostError(RuntimeError):
+    """Questions whose workers kept dying; the rest were answered and a rerun retries these."""

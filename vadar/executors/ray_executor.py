@@ -16,14 +16,11 @@ from ray.exceptions import RayError, RayTaskError
 from omni3d_bench.types import Question
 from vadar.agents.outcome import ProgramOutcome
 from vadar.config import RayConfig
+from vadar.executors.base import QuestionsLostError
 from vadar.executors.ray_worker import Answered, answer_question
 from vadar.llm.usage import UsageTracker
 
 _answer_task = ray.remote(answer_question)
-
-
-class QuestionsLostError(RuntimeError):
-    """Questions whose workers kept dying; the rest were answered and a rerun retries these."""
 
 
 class RayExecutor:
