@@ -21,7 +21,7 @@ from pathlib import Path
 
 import ray
 
-from throughput import questions, stub_server
+from throughput import questions, stub_server, stub_settings
 from vadar.config import VadarConfig
 from vadar.executors.ray_cluster import RayCluster
 from vadar.pipeline import evaluate
@@ -32,14 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def settings(home: Path, base_url: str, jobs: int, executor: str, task_cpus: float) -> VadarConfig:
-    config = VadarConfig()
-    config.paths.home = home
-    config.llm.base_url = base_url
-    config.llm.cache = False
-    config.llm.max_retries = 0
-    config.llm.stream = False  # the stub answers with one JSON body
-    config.llm.timeout_s = 60
-    config.eval.jobs = jobs
+    config = stub_settings(home, base_url, jobs)
     config.eval.executor = executor
     config.ray.task_cpus = task_cpus
     return config

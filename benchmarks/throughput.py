@@ -68,16 +68,22 @@ def questions(count: int) -> PreparedData:
     return dataclasses.replace(data, questions=picked)
 
 
+def stub_settings(home: Path, base_url: str, jobs: int) -> VadarConfig:
+    """A configuration that asks the stub: no cache, no retries, whole replies (no streaming)."""
+    config = VadarConfig()
+    config.paths.home = home
+    config.llm.base_url = base_url
+    config.llm.cache = False
+    config.llm.max_retries = 0
+    config.llm.timeout_s = 60
+    config.llm.stream = False  # the stub answers with one JSON body
+    config.eval.jobs = jobs
+    return config
+
+
 def questions_per_minute(data: PreparedData, base_url: str, jobs: int) -> float:
     with tempfile.TemporaryDirectory(prefix="vadar-throughput-") as tmp:
-        config = VadarConfig()
-        config.paths.home = Path(tmp) / "home"
-        config.llm.base_url = base_url
-        config.llm.cache = False
-        config.llm.max_retries = 0
-        config.llm.timeout_s = 60
-        config.llm.stream = False  # the stub answers whole replies
-        config.eval.jobs = jobs
+        config = stub_settings(Path(tmp) / "home", base_url, jobs)
         with open_session(config) as session:
             started = time.perf_counter()
             summary = evaluate(session, data, Path(tmp) / "run", method="static-api", show_progress=False)
