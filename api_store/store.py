@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -93,7 +94,8 @@ class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin):
 
         Shape: `{"format", "format_version", "exported_at", "migrations", "functions": [
         {<current version fields>, "history": [{<version fields>, "attempts": [...]}, ...]}],
-        "runs": [{<run fields>, "batches": [...]}]}`, plus `"programs"` if asked for.
+        "runs": [{<run fields>, "batches": [...]}], "decisions": [...], "verified_programs": [...]}`,
+        plus `"programs"` if asked for.
         """
         with self._snapshot():
             functions = []
@@ -118,6 +120,8 @@ class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin):
                 "migrations": [name for name, _ in self.migrations()],
                 "functions": functions,
                 "runs": runs,
+                "decisions": [dataclasses.asdict(d) for d in self.decisions()],
+                "verified_programs": [dataclasses.asdict(v) for v in self.verified_programs()],
             }
             if include_programs:
                 data["programs"] = [
