@@ -41,6 +41,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path)
     parser.add_argument("--split")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--commit", help="the commit the runs were made at (default: HEAD)")
     args = parser.parse_args()
     runs = {"static_api": load(args.static), "vadar": load(args.vadar)}
     if args.hand:
@@ -66,7 +67,8 @@ def main() -> None:
             cells = " | ".join(f"{sum(run[q].score for q in ids) / len(ids):.2f}" for run in runs.values())
             print(f"  | {family} | {len(ids)} | {cells} |")
     if args.json:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        commit = args.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                               capture_output=True, text=True).stdout.strip()
         entries = json.loads(args.json.read_text()) if args.json.exists() else []
         entries = [e for e in entries if e.get("dataset") != args.dataset]
         entries.append({"dataset": args.dataset, "questions": len(shared),

@@ -35,7 +35,7 @@ def scripted_llm(config, base_url):
     delay = float(os.environ.get("VADAR_TEST_LLM_DELAY", "0"))
 
     def reply(messages):
-        question = str(messages[-1]["content"])
+        question = str(messages[1]["content"])  # the question, also on a retry after a failed program
         calls = home / "calls"
         calls.mkdir(parents=True, exist_ok=True)
         (calls / f"{uuid.uuid4().hex}.txt").write_text(question.splitlines()[0])  # "Question: ..."
