@@ -50,8 +50,6 @@ def read_library(store: ApiStore, method: str) -> LibrarySnapshot:
 
 def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[Answerer, list[FunctionRecord]]:
     """The per-question solver of `method`, and the library functions it may use."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
     library = read_library(session.store, method)
     answer = build_answerer(method, library, llm=session.llm, executor=session.executor,
                             config=session.config, dataset=data.dataset, modules=data.modules,
@@ -67,7 +65,6 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
     limits, cap = config.agents, config.llm.max_tokens
     library = snapshot.functions
-    api_text = render_api(library)
 
     if method in ("vadar", "static-api"):
         program_agent = ProgramAgent(llm, executor, max_attempts=limits.program_attempts, max_reply_tokens=cap)
@@ -86,6 +83,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
 
     if method == "tool-agent":
         tool_agent = ToolAgent(llm, executor, budget=limits.tool_budget, max_reply_tokens=cap)
+        api_text = render_api(library)
 
         def solve_with_tools(question: Question) -> ProgramOutcome:
             namespace = program_namespace(dataset.image(question), modules)
