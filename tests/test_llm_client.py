@@ -443,3 +443,25 @@ def test_build_chat_model_wires_cache_from_paths(server: FakeServer, tmp_path: P
 
     config.llm.cache = False
     assert build_chat_model(config, base_url=server.base_url).cache is None
+
+
+def test_a_session_shows_streamed_tokens_on_its_progress(server: FakeServer, tmp_path: Path) -> None:
+    from vadar.config import VadarConfig
+    from vadar.progress import Progress
+    from vadar.session import open_session
+
+    class Counting(Progress):
+        def __init__(self) -> None:
+            self.tokens = 0
+
+        def on_token(self, n_tokens: int = 1) -> None:
+            self.tokens += n_tokens
+
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.llm.base_url = server.base_url
+    server.script = [{"content": "three point five meters"}]
+    progress = Counting()
+    with open_session(config, progress=progress) as session:
+        assert session.llm.complete(MESSAGES).text == "three point five meters"
+    assert progress.tokens == 4

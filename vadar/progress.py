@@ -6,9 +6,10 @@ out of the total, and every LLM reply with its tokens and speed. `LiveProgress` 
 few status lines under the normal output, with an ETA; lines worth keeping (server start-up,
 finished batches) are printed above it with `announce`.
 
-Token streaming: a client that streams completions can report each token through `on_token`
-(see `MeteredChatModel`); until then the display shows per-reply tokens and tokens/s from each
-`ChatResponse` (`completion_tokens`, `latency_s`).
+Token streaming: the session's LLM client reports each streamed piece of a reply through
+`on_token` (a llama.cpp or OpenAI stream sends about one token a piece), so the display shows the
+tokens of the reply in progress and their rate; finished replies show their exact
+`completion_tokens` and tokens/s from each `ChatResponse`.
 """
 
 from __future__ import annotations

@@ -64,7 +64,8 @@ def open_session(config: VadarConfig, *, llm: ChatModel | None = None,
         from vadar.llm.embedded import open_endpoint
 
         with (open_endpoint(config, announce=shown.announce) as base_url,
-              build_chat_model(config, base_url=base_url, usage=usage) as client):
+              build_chat_model(config, base_url=base_url, usage=usage,
+                               on_token=lambda _piece: shown.on_token(1)) as client):
             yield session(client, config.llm.model)  # an abort discards the replies it had pending
     finally:
         sandboxes.close()

@@ -306,14 +306,16 @@ def _describe(exc: BaseException | None) -> str:
 
 
 def build_chat_model(
-    config: VadarConfig, *, base_url: str | None = None, usage: UsageTracker | None = None
+    config: VadarConfig, *, base_url: str | None = None, usage: UsageTracker | None = None,
+    on_token: TokenCallback | None = None,
 ) -> LLMClient:
     """Wire an `LLMClient` from the whole configuration: cache at `paths.llm_cache` when `llm.cache`.
 
-    Starts no server; whoever starts the embedded one passes its URL as `base_url`.
+    Starts no server; whoever starts the embedded one passes its URL as `base_url`. `on_token`
+    hears each streamed piece of reply text (a live display counts them).
     """
     cache = ResponseCache(config.paths.llm_cache) if config.llm.cache else None
-    return LLMClient(config.llm, base_url=base_url, cache=cache, usage=usage)
+    return LLMClient(config.llm, base_url=base_url, cache=cache, usage=usage, on_token=on_token)
 
 
 def _reply_char_limit(max_tokens: Any) -> int:
