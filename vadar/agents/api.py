@@ -129,7 +129,7 @@ class ApiAgent:
             self._fail(name, f"no working implementation after {done} attempts; last error: "
                              f"{_last_error(self.store, record)}", report)
             return False
-        messages = messages if messages is not None else self._opening(record)
+        messages = messages if messages is not None else self._opening(record) + _resumed_turns(self.store, record)
         last: list[_Step] = []
 
         def judge(reply: Reply) -> Verdict:
@@ -219,6 +219,18 @@ class _Step:
 def _attempts_made(store: ApiStore, record: FunctionRecord) -> int:
     """Attempts already recorded for this version of the function (by an interrupted run, say)."""
     return max((a.attempt for a in store.attempts(record.name) if a.version == record.version), default=0)
+
+
+def _resumed_turns(store: ApiStore, record: FunctionRecord) -> list[dict[str, str]]:
+    """After an interruption, the last recorded attempt and its error, so the next one can fix it."""
+    tried = [a for a in store.attempts(record.name) if a.version == record.version and a.error]
+    if not tried:
+        return []
+    last = tried[-1]
+    reply = f"```python\n{last.code}\n```" if last.code else "(no code)"
+    return [{"role": "assistant", "content": reply},
+            {"role": "user", "content": prompts.render(
+                "api_retry", error=last.error, test_call=last.test_call, name=record.name)}]
 
 
 def _last_error(store: ApiStore, record: FunctionRecord) -> str | None:
