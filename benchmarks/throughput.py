@@ -1,14 +1,26 @@
-"""Questions per minute with `--jobs 8` against `--jobs 1`, on a stub endpoint with a fixed delay.
+"""Throughput of evaluations: a batching server, the embedded model, and the embedded model under load.
 
-    python benchmarks/throughput.py [--questions 48] [--delay 0.5] [--jobs 8]
+    python benchmarks/throughput.py [--parts stub embedded load]
+        stub:     [--questions 48] [--delay 0.5] [--jobs 8]
+        embedded: [--baseline fcabb26] [--data DIR --split S] [--embedded-questions 24]
 
-A remote GPU server (vLLM, a hosted API) answers many requests at once, each after about the same
+`stub` -- questions per minute with `--jobs 8` against `--jobs 1` on a stub endpoint. A remote GPU server (vLLM, a hosted API) answers many requests at once, each after about the same
 time. The stub plays that server: an OpenAI-compatible endpoint on 127.0.0.1 that answers every
 chat completion with the same valid program after `--delay` seconds, however many are in flight.
 The same questions (the built-in sample, repeated with fresh ids to reach `--questions`) are
 answered twice with the static-api method, oracle modules and the response cache off: once one
 at a time, once `--jobs` at a time, each in a fresh home and run directory. Sandbox workers start
 inside the timed part. Prints both rates and `stub speedup: X`.
+
+`embedded` -- the same questions (default: the first 24 of CLEVR dev) answered by the embedded
+model with static-api and oracle modules, once by this checkout with its defaults and once by the
+`--baseline` commit (checked out in a temporary git worktree, run with this environment's
+packages), each in a fresh home with an empty response cache. Prints questions/minute,
+completion tokens and LLM replies per question for both, and `embedded speedup: Y`.
+
+`load` -- decode tokens/s of the embedded server started with default settings on an idle
+machine, then while another process keeps one core busy. Prints both and
+`decode under load: Z% of idle`. Both LLM parts need the machine to themselves.
 """
 
 from __future__ import annotations
@@ -22,6 +34,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from embedded_runs import decode_under_load, embedded_speedup
 from vadar.config import VadarConfig
 from vadar.pipeline import evaluate
 from vadar.prepare import DataSelection, PreparedData
@@ -100,7 +113,21 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=48)
     parser.add_argument("--delay", type=float, default=0.5, help="seconds the stub takes per request")
     parser.add_argument("--jobs", type=int, default=8)
+    parser.add_argument("--parts", nargs="+", choices=["stub", "embedded", "load"], default=["stub", "embedded", "load"])
+    parser.add_argument("--baseline", default="fcabb26", help="commit of the sequential path to compare with")
+    parser.add_argument("--data", type=Path, default=Path("../shared/data/clevr"))
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--embedded-questions", type=int, default=24)
     args = parser.parse_args()
+    if "stub" in args.parts:
+        stub_speedup(args)
+    if "embedded" in args.parts:
+        embedded_speedup(args.baseline, args.data, args.split, args.embedded_questions)
+    if "load" in args.parts:
+        decode_under_load()
+
+
+def stub_speedup(args: argparse.Namespace) -> None:
     data = questions(args.questions)
     server = stub_server(args.delay)
     thread = threading.Thread(target=server.serve_forever, name="stub-endpoint", daemon=True)

@@ -131,9 +131,17 @@ def test_open_endpoint_uses_configured_base_url_without_starting() -> None:
 
 def test_child_command_carries_the_settings(tmp_path: Path) -> None:
     model = tmp_path / "m.gguf"
-    server = EmbeddedServer(EmbeddedLLMConfig(n_ctx=2048, n_threads=3, n_parallel=2), "alias-x", model)
+    settings = EmbeddedLLMConfig(n_ctx=2048, n_threads=3, n_parallel=2, speculative="ngram-simple")
+    server = EmbeddedServer(settings, "alias-x", model)
     argv = server._default_command(4321)
     joined = " ".join(argv)
     for fragment in ("-m vadar.llm.embedded", "--serve", f"--model {model}", "--alias alias-x",
-                     "--port 4321", "--n-ctx 2048", "--threads 3", "--parallel 2", "--parent-pid"):
+                     "--port 4321", "--n-ctx 2048", "--threads 3", "--parallel 2",
+                     "--speculative ngram-simple", "--parent-pid"):
         assert fragment in joined
+
+
+def test_an_unknown_speculative_setting_names_the_accepted_ones(tmp_path: Path) -> None:
+    server = EmbeddedServer(EmbeddedLLMConfig(speculative="medusa"), "alias-x", tmp_path / "m.gguf")
+    with pytest.raises(EmbeddedServerError, match="'medusa' is not one of none, ngram-simple"):
+        server._default_command(4321)

@@ -65,6 +65,9 @@ class EmbeddedLLMConfig:
     n_threads: int | None = None  # None: all cores
     n_parallel: int = 1
     startup_timeout_s: float = 180.0
+    # Speculative decoding from the prompt itself (llama.cpp n-gram drafts): "none", "ngram-simple",
+    # "ngram-map-k", "ngram-mod". Lossless; worth it only where programs copy long spans of the prompt.
+    speculative: str = "none"
 
 
 @dataclass

@@ -40,6 +40,17 @@ _STOP_GRACE_S = 5.0
 CommandFactory = Callable[[int], Sequence[str]]
 
 
+SPECULATIVE_TYPES = ("none", "ngram-simple", "ngram-map-k", "ngram-mod")
+
+
+def speculative_type(name: str) -> str:
+    """Check an `embedded.speculative` setting early, in the parent, with the accepted names."""
+    if name not in SPECULATIVE_TYPES:
+        raise EmbeddedServerError(
+            f"embedded.speculative = {name!r} is not one of {', '.join(SPECULATIVE_TYPES)}")
+    return name
+
+
 class EmbeddedServerError(RuntimeError):
     """The embedded server could not start or stopped unexpectedly; the message says why."""
 
@@ -163,6 +174,7 @@ class EmbeddedServer:
             "--n-ctx", str(cfg.n_ctx),
             "--threads", str(self.threads),
             "--parallel", str(cfg.n_parallel),
+            "--speculative", speculative_type(cfg.speculative),
             "--parent-pid", str(os.getpid()),
         ]
 
@@ -316,6 +328,9 @@ def _serve(args: argparse.Namespace) -> int:
     params.cache_prompt = True  # reuse the KV of a repeated prompt prefix
     params.n_cache_reuse = CACHE_REUSE_MIN_TOKENS
     params.cache_ram_mib = PROMPT_CACHE_RAM_MIB
+    if args.speculative != "none":
+        kind = f"COMMON_SPECULATIVE_TYPE_{args.speculative.upper().replace('-', '_')}"
+        params.speculative.types = [getattr(xllamacpp.common_speculative_type, kind)]
     params.ui = False
     params.offline = True
     params.endpoint_metrics = True
@@ -351,6 +366,7 @@ def _parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--n-ctx", type=int, default=8192)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--parallel", type=int, default=1)
+    parser.add_argument("--speculative", choices=SPECULATIVE_TYPES, default="none")
     parser.add_argument("--parent-pid", type=int, default=0)
     return parser.parse_args(argv)
 
