@@ -370,3 +370,18 @@ def test_augmented_item_assignment_evaluates_once(sandbox):
     assert result.ok, result.error
     assert result.value == ({"a": 3}, [[1, 2], [0, 4]], {"x": 10}) and seen == ["a"]
     assert "cannot modify an object of type tuple" in run(sandbox, "t = (1, 2)\nt[0] += 1").error
+
+
+def test_math_is_there_without_an_import_in_programs_and_helpers(sandbox):
+    hypot = LibraryFunction("_hypot", "def _hypot(a, b):\n    return math.sqrt(a * a + b * b)\n")
+    result = run(sandbox, "final_result = [_hypot(3, 4), math.floor(2.5)]", {**NAMESPACE, "_hypot": hypot})
+    assert result.ok, result.error
+    assert result.value == [5.0, 2]
+
+
+def test_a_module_name_shadowed_inside_a_helper_gets_a_hint(sandbox):
+    shadow = LibraryFunction("_nearest", "def _nearest(image):\n    loc = loc(image, 'cube')\n    return loc[0]\n")
+    result = run(sandbox, "final_result = _nearest(image)", {**NAMESPACE, "_nearest": shadow})
+    assert result.error is not None and "UnboundLocalError" in result.error
+    assert "Hint: `loc` is assigned somewhere in this function" in result.error
+    assert "`loc_value`" in result.error

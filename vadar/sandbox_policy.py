@@ -333,4 +333,7 @@ def build_globals(stdout: PrintCollector) -> dict[str, Any]:
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence,
         "_print_": lambda _getattr_=None: stdout,
+        # Bound without an import: the prompts offer `math`, and small models use it unimported in
+        # helpers, then repeat the same NameError on every retry.
+        "math": modules["math"],
     }

@@ -151,7 +151,25 @@ def _message(exc: BaseException) -> str:
 def _exception_line(exc: BaseException) -> str:
     message = clip(_message(exc), MAX_MESSAGE_CHARS)
     name = type(exc).__name__
-    return f"{name}: {message}" if message else name
+    line = f"{name}: {message}" if message else name
+    return line + _hint(exc)
+
+
+def _hint(exc: BaseException) -> str:
+    """How to fix a mistake small models repeat on every retry when only told its name."""
+    if isinstance(exc, UnboundLocalError):
+        local = getattr(exc, "name", None) or _quoted_name(str(exc))
+        if local:
+            return (f"\nHint: `{local}` is assigned somewhere in this function, so every use of it there "
+                    f"is the local variable; if `{local}` is an API function (e.g. `{local} = {local}(...)`), "
+                    f"name the variable differently, e.g. `{local}_value`.")
+    return ""
+
+
+def _quoted_name(message: str) -> str | None:
+    start = message.find("'")
+    end = message.find("'", start + 1)
+    return message[start + 1:end] if 0 <= start < end else None
 
 
 def format_error(exc: BaseException, sources: dict[str, tuple[str, list[str]]]) -> str:

@@ -1,7 +1,7 @@
 """Add hand-written helpers to a library: a Python file of `def _name(...)` with docstrings.
 
 Used to seed a library, and to measure the headroom a correct library gives the Program agent
-(`benchmarks/hand_library_clevr.py`). Each function is parsed, proposed, implemented and
+(`benchmarks/hand_library/clevr.py`). Each function is parsed, proposed, implemented and
 recorded as admitted by hand, so it shows in prompts like a learned one.
 """
 
