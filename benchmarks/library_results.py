@@ -52,11 +52,15 @@ def main() -> None:
     print(f"{args.dataset}: {len(shared)} questions answered by every run")
     for name, value in accuracy.items():
         print(f"  {name}: {value:.3f}")
-    print(f"  vadar programs calling a library function: {using:.3f}")
-    static, vadar = runs["static_api"], runs["vadar"]
-    wins = sum(vadar[q].correct and not static[q].correct for q in shared)
-    losses = sum(static[q].correct and not vadar[q].correct for q in shared)
-    print(f"  paired: vadar right where static-api is wrong {wins}, the reverse {losses}")
+    static = runs["static_api"]
+    for name, run in runs.items():
+        if name == "static_api":
+            continue
+        share = sum(uses_library(run[q]) for q in shared) / len(shared)
+        wins = sum(run[q].correct and not static[q].correct for q in shared)
+        losses = sum(static[q].correct and not run[q].correct for q in shared)
+        print(f"  {name}: programs calling a library function {share:.3f}; "
+              f"right where static-api is wrong {wins}, the reverse {losses}")
     if args.data:
         lookup = DataLookup.open(args.data, args.split)
         families: dict[str, list[str]] = defaultdict(list)

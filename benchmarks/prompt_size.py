@@ -1,7 +1,7 @@
 """Program-agent prompt size as the library grows, with and without retrieval.
 
 Usage: python benchmarks/prompt_size.py [--k 8] [--sizes 10 50 200]
-Builds synthetic libraries (names and docstrings of spatial helpers) in an in-memory store and
+Builds synthetic libraries (distinct names and docstrings of spatial helpers) in an in-memory store and
 prints the mean size of the Program agent's prompt over the built-in sample's questions, in
 characters and in estimated tokens (characters / 3.6, the ratio of the embedded model's tokenizer
 on our prompts), for `retrieve_k = k` and for showing the whole library.
@@ -25,14 +25,25 @@ TOPICS = ["left of", "right of", "in front of", "behind", "same color as", "same
 CHARS_PER_TOKEN = 3.6
 
 
+SUBJECTS = ["objects", "cubes", "spheres", "cylinders", "red objects", "blue objects", "metal objects",
+            "rubber objects", "large objects", "small objects"]
+
+
 def synthetic_library(size: int) -> ApiStore:
+    """`size` distinct helpers, topic by subject (20 x 10 at most), as a growing library has them.
+
+    Distinct in content words on purpose: the Signature agent rejects a proposal whose name has the
+    same content words as an existing function, so a real library holds no copies to retrieve.
+    """
+    if size > len(TOPICS) * len(SUBJECTS):
+        raise SystemExit(f"at most {len(TOPICS) * len(SUBJECTS)} distinct synthetic helpers")
     store = ApiStore.memory()
     for i in range(size):
-        topic = TOPICS[i % len(TOPICS)]
-        name = "_" + topic.replace(" ", "_") + f"_{i}"
+        topic, subject = TOPICS[i % len(TOPICS)], SUBJECTS[i // len(TOPICS)]
+        name = "_" + "_".join((subject + " " + topic).split())
         store.propose(name, "(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]",
-                      f"Return the boxes of `candidates` whose objects are {topic} the object in "
-                      f"`reference` (variant {i}).\nThe reference box itself is never returned.")
+                      f"Return the boxes of `candidates` that are {subject} {topic} the object in "
+                      f"`reference`.\nThe reference box itself is never returned.")
     return store
 
 
