@@ -179,8 +179,8 @@ class Admission:
             return None
         cases = [{"question": e.question.question, "expected": e.reference,
                   "got": e.with_.error or e.with_.answer} for e in judged if e.score(e.with_) < 1.0]
-        reason = (f"programs using it were right {right_with:g} of {len(judged)} times, "
-                  f"{right_without:g} without it") if judged else "no reference answer to check it against"
+        reason = _compared(right_with, right_without, len(judged)) if judged else \
+            "no reference answer to check it against"
         return {"reason": reason, "cases": cases}
 
     def _repair(self, name: str, verdict: dict[str, Any], evidence: Sequence[QuestionEvidence], dataset: Dataset,
@@ -260,3 +260,11 @@ def retire_harmful(store: ApiStore, *, min_uses: int, below: float) -> dict[str,
         store.mark_failed(name, f"retired: {reason}")
         retired[name] = reason
     return retired
+
+
+def _compared(with_: float, without: float, questions: int) -> str:
+    """Counts of right answers; a score sum when numeric answers earned partial credit."""
+    if float(with_).is_integer() and float(without).is_integer():
+        return f"programs using it were right {with_:g} of {questions} times, {without:g} without it"
+    return (f"programs using it scored {with_:.2f} on {questions} questions, {without:.2f} without it "
+            "(1 per right answer, partial credit for numbers)")
