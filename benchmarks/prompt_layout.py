@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from vadar import prompts
-from vadar.agents.program import system_prompt
+from vadar.agents.program import opening_messages, system_prompt
 from vadar.api_text import render_api
 from vadar.config import load_config
 from vadar.llm.client import LLMClient
@@ -34,10 +34,7 @@ def layouts(question: str, api_text: str) -> dict[str, list[dict[str, str]]]:
             {"role": "system", "content": asked + "\n" + stable},
             {"role": "user", "content": "Write the program."},
         ],
-        "stable-first": [
-            {"role": "system", "content": stable},
-            {"role": "user", "content": asked},
-        ],
+        "stable-first": opening_messages(question, api_text),
     }
 
 

@@ -21,21 +21,12 @@ from pathlib import Path
 
 import openai
 
-from vadar import prompts
-from vadar.agents.program import system_prompt
+from vadar.agents.program import opening_messages
 from vadar.agents.sampling import PROGRAM
 from vadar.api_text import render_api
 from vadar.config import load_config
 from vadar.llm.embedded import SPECULATIVE_TYPES, open_endpoint
 from vadar.prepare import DataSelection
-
-
-def program_messages(question: str, api_text: str) -> list[dict[str, str]]:
-    """The Program agent's first request for `question` (stable part first, question last)."""
-    return [
-        {"role": "system", "content": system_prompt(api_text)},
-        {"role": "user", "content": prompts.render("program_question", question=question)},
-    ]
 
 
 def measure(setting: str, questions: list[str], api_text: str) -> tuple[dict[str, float], list[str]]:
@@ -45,11 +36,11 @@ def measure(setting: str, questions: list[str], api_text: str) -> tuple[dict[str
     with open_endpoint(config) as base_url:
         client = openai.OpenAI(base_url=base_url, api_key="none")
         client.chat.completions.create(  # fills the prompt cache with the shared system prompt
-            model=config.llm.model, messages=program_messages(questions[0], api_text), max_tokens=1)
+            model=config.llm.model, messages=opening_messages(questions[0], api_text), max_tokens=1)
         for question in questions:
             started = time.perf_counter()
             response = client.chat.completions.create(
-                model=config.llm.model, messages=program_messages(question, api_text),
+                model=config.llm.model, messages=opening_messages(question, api_text),
                 max_tokens=PROGRAM.max_tokens, temperature=0.0)
             seconds.append(time.perf_counter() - started)
             timings = (response.model_extra or {}).get("timings") or {}

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store import ApiStore, AttemptRecord, FunctionRecord, FunctionStatus
 from api_store.names import prompt_hash
 from vadar import prompts
 from vadar.agents.outcome import Executor, check_infrastructure
@@ -221,12 +221,17 @@ def _attempts_made(store: ApiStore, record: FunctionRecord) -> int:
     return max((a.attempt for a in store.attempts(record.name) if a.version == record.version), default=0)
 
 
+def _failed_attempts(store: ApiStore, record: FunctionRecord) -> list[AttemptRecord]:
+    """Recorded attempts at this version of the function that ended in an error, oldest first."""
+    return [a for a in store.attempts(record.name) if a.version == record.version and a.error]
+
+
 def _resumed_turns(store: ApiStore, record: FunctionRecord) -> list[dict[str, str]]:
     """After an interruption, the last recorded attempt and its error, so the next one can fix it."""
-    tried = [a for a in store.attempts(record.name) if a.version == record.version and a.error]
-    if not tried:
+    failed = _failed_attempts(store, record)
+    if not failed:
         return []
-    last = tried[-1]
+    last = failed[-1]
     reply = f"```python\n{last.code}\n```" if last.code else "(no code)"
     return [{"role": "assistant", "content": reply},
             {"role": "user", "content": prompts.render(
@@ -234,8 +239,8 @@ def _resumed_turns(store: ApiStore, record: FunctionRecord) -> list[dict[str, st
 
 
 def _last_error(store: ApiStore, record: FunctionRecord) -> str | None:
-    errors = [a.error for a in store.attempts(record.name) if a.version == record.version and a.error]
-    return errors[-1] if errors else None
+    failed = _failed_attempts(store, record)
+    return failed[-1].error if failed else None
 
 
 def _prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:

@@ -26,6 +26,14 @@ def system_prompt(api_text: str, examples: str | None = None) -> str:
                           examples=(examples or prompts.render("program_example")).strip())
 
 
+def opening_messages(question: str, api_text: str, examples: str | None = None) -> list[dict[str, Any]]:
+    """The first request for `question`: the shared prefix as system message, the question last."""
+    return [
+        {"role": "system", "content": system_prompt(api_text, examples)},
+        {"role": "user", "content": prompts.render("program_question", question=question)},
+    ]
+
+
 class ProgramAgent:
     """Writes, runs and repairs one program per question."""
 
@@ -37,10 +45,7 @@ class ProgramAgent:
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any],
               examples: str | None = None) -> ProgramOutcome:
         started = time.perf_counter()
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system_prompt(api_text, examples)},
-            {"role": "user", "content": prompts.render("program_question", question=question)},
-        ]
+        messages = opening_messages(question, api_text, examples)
         outcome = ProgramOutcome()
 
         def judge(reply: Reply) -> Verdict:
