@@ -73,3 +73,24 @@ def test_cut_off_reply_is_not_run_and_retries_sample_warmer():
     assert outcome.calls == []  # the cut-off program never ran
     assert [r["temperature"] for r in llm.requests] == [None, 0.3]
     assert {r["max_tokens"] for r in llm.requests} == {400}
+
+
+def test_an_index_error_after_an_empty_loc_names_the_phrase_that_found_nothing():
+    def loc(image, prompt):
+        return [[0.0, 0.0, 5.0, 5.0]] if prompt == "cylinder" else []
+
+    llm = ScriptedLLM([
+        "```python\ncylinder = loc(image, 'small matte cylinder')[0]\nfinal_result = 1\n```",
+        "```python\ncylinder = loc(image, 'cylinder')[0]\nfinal_result = 1\n```",
+    ])
+    outcome = ProgramAgent(llm, run).solve("Is there a small cylinder?", render_api(), {"image": "img", "loc": loc})
+    assert outcome.answer == 1 and outcome.attempts == 2
+    feedback = llm.calls[1][-1]["content"]
+    assert "IndexError" in feedback
+    assert "Hint: loc(image, 'small matte cylinder') returned an empty list" in feedback
+
+
+def test_an_index_error_without_an_empty_call_gets_no_hint():
+    llm = ScriptedLLM(["```python\nfinal_result = loc(image, 'cube')[5]\n```", "final_result = 1"])
+    ProgramAgent(llm, run).solve("q", render_api(), NAMESPACE)
+    assert "IndexError" in llm.calls[1][-1]["content"] and "Hint" not in llm.calls[1][-1]["content"]

@@ -385,3 +385,17 @@ def test_a_module_name_shadowed_inside_a_helper_gets_a_hint(sandbox):
     assert result.error is not None and "UnboundLocalError" in result.error
     assert "Hint: `loc` is assigned somewhere in this function" in result.error
     assert "`loc_value`" in result.error
+
+
+def test_an_undefined_name_gets_a_hint_to_assign_it_first(sandbox):
+    result = run(sandbox, "boxes = loc(image, 'sphere')\nfinal_result = depth(image, sphere)")
+    assert result.error is not None and "NameError: name 'sphere' is not defined" in result.error
+    assert "Hint: nothing is assigned to `sphere` before this line runs" in result.error
+
+
+def test_a_misspelled_name_gets_the_close_match(sandbox):
+    result = run(sandbox, "red_cubes = loc(image, 'red cube')\nfinal_result = len(red_cube)")
+    assert result.error is not None and "did you mean `red_cubes`?" in result.error
+    helper = LibraryFunction("_count", "def _count(image, noun):\n    found = loc(image, noun)\n    return len(fund)\n")
+    result = run(sandbox, "final_result = _count(image, 'cube')", {**NAMESPACE, "_count": helper})
+    assert result.error is not None and "did you mean `found`?" in result.error

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import difflib
 import dis
 import faulthandler
 import gc
@@ -163,7 +164,32 @@ def _hint(exc: BaseException) -> str:
             return (f"\nHint: `{local}` is assigned somewhere in this function, so every use of it there "
                     f"is the local variable; if `{local}` is an API function (e.g. `{local} = {local}(...)`), "
                     f"name the variable differently, e.g. `{local}_value`.")
+    elif isinstance(exc, NameError):
+        missing = getattr(exc, "name", None) or _quoted_name(str(exc))
+        if missing:
+            return _undefined_name_hint(missing, _visible_names(exc))
     return ""
+
+
+def _visible_names(exc: BaseException) -> list[str]:
+    """The names the failing frame could see: its locals and its module's globals."""
+    tb = exc.__traceback__
+    if tb is None:
+        return []
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    frame = tb.tb_frame
+    names = {*frame.f_globals, *frame.f_locals}
+    return sorted(name for name in names if not name.startswith("__"))
+
+
+def _undefined_name_hint(missing: str, visible: list[str]) -> str:
+    """A retry that is told only "name 'sphere' is not defined" usually repeats the line."""
+    close = difflib.get_close_matches(missing, visible, n=1, cutoff=0.8)
+    if close:
+        return f"\nHint: `{missing}` does not exist here; did you mean `{close[0]}`?"
+    return (f"\nHint: nothing is assigned to `{missing}` before this line runs: assign it on an earlier "
+            "line, or use an API function or a variable defined above.")
 
 
 def _quoted_name(message: str) -> str | None:
