@@ -94,3 +94,19 @@ def test_an_index_error_without_an_empty_call_gets_no_hint():
     llm = ScriptedLLM(["```python\nfinal_result = loc(image, 'cube')[5]\n```", "final_result = 1"])
     ProgramAgent(llm, run).solve("q", render_api(), NAMESPACE)
     assert "IndexError" in llm.calls[1][-1]["content"] and "Hint" not in llm.calls[1][-1]["content"]
+
+
+def test_the_same_error_twice_in_a_row_gives_the_question_up():
+    same = ["```python\nx = 1\nfinal_result = sphere\n```", "```python\nfinal_result = sphere\n```"]
+    llm = ScriptedLLM([*same, "final_result = 1"])
+    outcome = ProgramAgent(llm, run, same_error_limit=2).solve("q", render_api(), NAMESPACE)
+    assert outcome.answer == ERROR_ANSWER and outcome.attempts == 2  # line 2, then line 1: one mistake
+    assert "NameError" in outcome.error and len(outcome.errors) == 2
+
+
+def test_different_errors_keep_retrying_and_no_limit_uses_every_attempt():
+    varied = ["final_result = a", "final_result = b", "final_result = 1"]
+    assert ProgramAgent(ScriptedLLM(varied), run, same_error_limit=2).solve("q", render_api(), NAMESPACE).answer == 1
+    repeated = ["final_result = a", "final_result = a", "final_result = 1"]
+    outcome = ProgramAgent(ScriptedLLM(repeated), run).solve("q", render_api(), NAMESPACE)
+    assert outcome.answer == 1 and outcome.attempts == 3

@@ -67,7 +67,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
     library = snapshot.functions
 
     if method in ("vadar", "static-api"):
-        program_agent = ProgramAgent(llm, executor, max_attempts=limits.program_attempts, max_reply_tokens=cap)
+        program_agent = ProgramAgent(llm, executor, max_attempts=limits.program_attempts, max_reply_tokens=cap,
+                                     same_error_limit=limits.program_same_error_limit)
         settings = config.library
         retriever = LibraryRetriever(library, settings.retrieve_k)
         examples = ExampleRetriever(snapshot.examples, settings.examples_k,

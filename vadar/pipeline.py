@@ -256,9 +256,10 @@ def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], cont
         return
     cap = session.config.llm.max_tokens
     program_agent = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
-                                 max_reply_tokens=cap)
+                                 max_reply_tokens=cap, same_error_limit=limits.program_same_error_limit)
     sampler = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
-                           sampling=PROGRAM_SAMPLE, max_reply_tokens=cap)
+                           sampling=PROGRAM_SAMPLE, max_reply_tokens=cap,
+                           same_error_limit=limits.program_same_error_limit)
     checks = BehaviourChecks(session.llm, session.executor, max_reply_tokens=cap)
     admission = Admission(session.store, program_agent, session.executor, mode=settings.admission,
                           sampler=sampler, repair=agent.repair if settings.repair else None,

@@ -7,6 +7,7 @@ across questions. A failing program is sent back with its error, up to `max_atte
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -38,9 +39,11 @@ class ProgramAgent:
     """Writes, runs and repairs one program per question."""
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5,
-                 sampling: Sampling = PROGRAM, max_reply_tokens: int | None = None) -> None:
+                 sampling: Sampling = PROGRAM, max_reply_tokens: int | None = None,
+                 same_error_limit: int | None = None) -> None:
         self.loop = StepLoop(llm, sampling, max_attempts, max_reply_tokens)
         self.executor = executor
+        self.same_error_limit = same_error_limit  # None: always use every attempt
 
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any],
               examples: str | None = None) -> ProgramOutcome:
@@ -66,6 +69,8 @@ class ProgramAgent:
                     return Verdict.accept()
             outcome.errors.append(error)
             outcome.error = error
+            if self._stuck(outcome.errors):
+                return Verdict.give_up()
             return Verdict.retry(prompts.render("program_retry", error=error, stdout=stdout[-1500:]))
 
         self.loop.run(messages, judge, outcome.cost)
@@ -73,6 +78,26 @@ class ProgramAgent:
         if outcome.error is not None:
             outcome.answer = ERROR_ANSWER
         return outcome
+
+    def _stuck(self, errors: list[str]) -> bool:
+        """The last `same_error_limit` attempts failed alike: more retries rarely change that.
+
+        On 130 CLEVR questions, 52 of 231 replies followed two identical errors in a row, and one
+        of those questions was answered right in the end.
+        """
+        limit = self.same_error_limit
+        if limit is None or len(errors) < limit:
+            return False
+        recent = {_without_line_numbers(error) for error in errors[-limit:]}
+        return len(recent) == 1
+
+
+def _without_line_numbers(error: str) -> str:
+    """The same failing statement moved up or down a line is the same mistake."""
+    return _LINE_NUMBER.sub("line", error)
+
+
+_LINE_NUMBER = re.compile(r"\bline \d+")
 
 
 def program_error(result: ExecutionResult) -> str | None:
