@@ -110,3 +110,13 @@ def test_different_errors_keep_retrying_and_no_limit_uses_every_attempt():
     repeated = ["final_result = a", "final_result = a", "final_result = 1"]
     outcome = ProgramAgent(ScriptedLLM(repeated), run).solve("q", render_api(), NAMESPACE)
     assert outcome.answer == 1 and outcome.attempts == 3
+
+
+def test_a_variable_borrowed_from_the_example_program_is_called_out():
+    llm = ScriptedLLM(["```python\nfinal_result = loc(image, sphere)\n```", "final_result = 1"])
+    ProgramAgent(llm, run).solve("How far is the ball?", render_api(), NAMESPACE)
+    feedback = llm.calls[1][-1]["content"]
+    assert "`sphere` is a variable of the example program, not of this one" in feedback
+    llm = ScriptedLLM(["```python\nfinal_result = loc(image, ball)\n```", "final_result = 1"])
+    ProgramAgent(llm, run).solve("How far is the ball?", render_api(), NAMESPACE)
+    assert "example program" not in llm.calls[1][-1]["content"]

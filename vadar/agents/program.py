@@ -64,6 +64,8 @@ class ProgramAgent:
                 result = check_infrastructure(self.executor(code, namespace))
                 outcome.stdout, outcome.calls = result.stdout, list(result.calls)
                 error, stdout = program_error(result), result.stdout
+                if error is not None:
+                    error += _example_variable_hint(error, messages[0]["content"])
                 if error is None:
                     outcome.answer, outcome.error = normalize_answer(result.value), None
                     return Verdict.accept()
@@ -109,6 +111,21 @@ def program_error(result: ExecutionResult) -> str | None:
     if result.value is None:
         return "`final_result` is None; it must hold the answer"
     return None
+
+
+_UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
+
+
+def _example_variable_hint(error: str, system_prompt: str) -> str:
+    """Small models reuse the worked example's variables (`sphere`) as if they existed already."""
+    match = _UNDEFINED_NAME.search(error)
+    if match is None:
+        return ""
+    name = match.group(1)
+    if not re.search(rf"^\s*(?:{name}\s*=|for\s+{name}\s+in\b)", system_prompt, re.MULTILINE):
+        return ""
+    return (f"\nNote: `{name}` is a variable of the example program, not of this one; this program must "
+            "set its own variables (find objects with loc) before using them.")
 
 
 def _empty_results_hint(result: ExecutionResult) -> str:
