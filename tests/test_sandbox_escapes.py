@@ -102,7 +102,7 @@ def test_private_names_are_hidden_from_getattr_and_hasattr(sandbox):
 def test_state_does_not_leak_between_programs(sandbox):
     sandbox.execute("import math\nleak = 1\nd = {}\nd['x'] = 1", {})
     result = sandbox.execute("final_result = leak", {})
-    assert result.error.endswith("NameError: name 'leak' is not defined")
+    assert "NameError: name 'leak' is not defined\n" in result.error
 
 
 @pytest.mark.parametrize(
