@@ -87,7 +87,7 @@ class AgentsConfig:
     max_new_functions: int = 5
     implementation_attempts: int = 5
     program_attempts: int = 5
-    program_same_error_limit: int = 2  # give a question up after the same error this many times in a row
+    program_same_error_limit: int = 3  # give a question up after the same error this many times in a row
     tool_budget: int = 8
 
     def __post_init__(self) -> None:

@@ -84,8 +84,8 @@ class ProgramAgent:
     def _stuck(self, errors: list[str]) -> bool:
         """The last `same_error_limit` attempts failed alike: more retries rarely change that.
 
-        On 130 CLEVR questions, 52 of 231 replies followed two identical errors in a row, and one
-        of those questions was answered right in the end.
+        On 3 x 130 CLEVR runs (docs/results/throughput.md), stopping after 3 identical errors saved
+        79 of 629 replies and lost no right answer; after 2, 129 replies and 2 right answers.
         """
         limit = self.same_error_limit
         if limit is None or len(errors) < limit:
