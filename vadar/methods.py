@@ -19,6 +19,7 @@ from omni3d_bench.types import Dataset, Question
 from vadar.agents.direct import DirectAnswerer
 from vadar.agents.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
+from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
 from vadar.api_text import render_api
 from vadar.config import VadarConfig
@@ -57,6 +58,15 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
     return answer, library.functions
 
 
+def program_agent_for(config: VadarConfig, llm: ChatModel, executor: Executor,
+                      sampling: Sampling = PROGRAM) -> ProgramAgent:
+    """A Program agent with the configured attempt limits and reply-token cap."""
+    limits = config.agents
+    return ProgramAgent(llm, executor, max_attempts=limits.program_attempts, sampling=sampling,
+                        max_reply_tokens=config.llm.max_tokens,
+                        same_error_limit=limits.program_same_error_limit)
+
+
 def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, executor: Executor,
                    config: VadarConfig, dataset: Dataset, modules: ModuleSet,
                    backends: Mapping[str, str]) -> Answerer:
@@ -67,8 +77,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
     library = snapshot.functions
 
     if method in ("vadar", "static-api"):
-        program_agent = ProgramAgent(llm, executor, max_attempts=limits.program_attempts, max_reply_tokens=cap,
-                                     same_error_limit=limits.program_same_error_limit)
+        program_agent = program_agent_for(config, llm, executor)
         settings = config.library
         retriever = LibraryRetriever(library, settings.retrieve_k)
         examples = ExampleRetriever(snapshot.examples, settings.examples_k,

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from api_store import ApiStore, DuplicateFunctionError, FunctionStatus, RunRecord, RunStatus, StoreError
 from omni3d_bench.types import Question
 from vadar.agents.api import ApiAgent, TestContext
-from vadar.agents.program import ProgramAgent
 from vadar.agents.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
 from vadar.library.admission import Admission, retire_harmful
@@ -31,7 +30,7 @@ from vadar.api_text import render_api
 from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
 from vadar.executors import QuestionExecutor
 from vadar.executors.job import QuestionJob
-from vadar.methods import Answerer, make_answerer, read_library
+from vadar.methods import Answerer, make_answerer, program_agent_for, read_library
 from vadar.namespace import program_namespace
 from vadar.prepare import PreparedData
 from vadar.results import ResultsFile
@@ -250,16 +249,13 @@ def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question]
 def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], contexts: Sequence[TestContext],
            agent: ApiAgent, batch_id: int, report: BatchReport, on_event: Callable[[str], None] | None) -> None:
     """Outcome-verified admission of the batch's new helpers (and any left unverified by a crash)."""
-    settings, limits = session.config.library, session.config.agents
+    settings = session.config.library
     candidates = session.store.unverified()
     if settings.admission == "off" or not candidates:
         return
     cap = session.config.llm.max_tokens
-    program_agent = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
-                                 max_reply_tokens=cap, same_error_limit=limits.program_same_error_limit)
-    sampler = ProgramAgent(session.llm, session.executor, max_attempts=limits.program_attempts,
-                           sampling=PROGRAM_SAMPLE, max_reply_tokens=cap,
-                           same_error_limit=limits.program_same_error_limit)
+    program_agent = program_agent_for(session.config, session.llm, session.executor)
+    sampler = program_agent_for(session.config, session.llm, session.executor, sampling=PROGRAM_SAMPLE)
     checks = BehaviourChecks(session.llm, session.executor, max_reply_tokens=cap)
     admission = Admission(session.store, program_agent, session.executor, mode=settings.admission,
                           sampler=sampler, repair=agent.repair if settings.repair else None,

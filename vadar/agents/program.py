@@ -64,11 +64,10 @@ class ProgramAgent:
                 result = check_infrastructure(self.executor(code, namespace))
                 outcome.stdout, outcome.calls = result.stdout, list(result.calls)
                 error, stdout = program_error(result), result.stdout
-                if error is not None:
-                    error += _example_variable_hint(error, messages[0]["content"])
                 if error is None:
                     outcome.answer, outcome.error = normalize_answer(result.value), None
                     return Verdict.accept()
+                error += _example_variable_hint(error, messages[0]["content"])
             outcome.errors.append(error)
             outcome.error = error
             if self._stuck(outcome.errors):
