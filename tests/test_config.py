@@ -79,6 +79,13 @@ def test_agent_limit_below_one_is_refused():
         load_config(env={"VADAR_AGENTS_TOOL_BUDGET": "0"})
 
 
+@pytest.mark.parametrize("value", ["1", "-2"])
+def test_a_repetition_stop_of_one_or_less_is_refused_and_zero_turns_it_off(value: str):
+    with pytest.raises(ConfigError, match="llm.stop_repeats must be 0 \\(off\\) or at least 2"):
+        load_config(env={"VADAR_LLM_STOP_REPEATS": value})
+    assert load_config(env={"VADAR_LLM_STOP_REPEATS": "0"}).llm.stop_repeats == 0
+
+
 def test_missing_config_file_is_reported():
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(Path("/nonexistent/vadar.toml"), env={})

@@ -465,3 +465,31 @@ def test_a_session_shows_streamed_tokens_on_its_progress(server: FakeServer, tmp
     with open_session(config, progress=progress) as session:
         assert session.llm.complete(MESSAGES).text == "three point five meters"
     assert progress.tokens == 4
+
+
+LOOPING = "".join(f"x = depth(image, objects[{i}])\n" for i in range(200))
+
+
+def test_a_looping_reply_is_stopped_early_and_counted_by_the_tokens_that_came():
+    fake = FakeServer()
+    fake.thread.start()
+    try:
+        fake.script = [{"content": LOOPING}]
+        reply = make_client(fake.base_url).complete(MESSAGES, max_tokens=400)
+        assert reply.finish_reason == "repetition"
+        assert reply.text == "".join(f"x = depth(image, objects[{i}])\n" for i in range(3))
+        # the stream was left before its usage chunk: the pieces that came are the count
+        assert reply.completion_tokens == len(reply.text.split(" "))
+        fake.script = [{"content": LOOPING}]
+        whole = make_client(fake.base_url, config=make_config(stop_repeats=0, cache=False)).complete(MESSAGES)
+        assert whole.finish_reason == "stop" and whole.text == LOOPING and whole.completion_tokens == 5
+    finally:
+        fake.release.set()
+        fake.httpd.shutdown()
+        fake.httpd.server_close()
+
+
+def test_a_plain_completion_that_loops_is_marked_the_same_way(server: FakeServer) -> None:
+    server.script = [{"content": LOOPING}]
+    reply = make_client(server.base_url, config=make_config(stream=False)).complete(MESSAGES)
+    assert reply.finish_reason == "repetition" and reply.text.count("\n") == 3

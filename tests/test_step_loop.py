@@ -79,3 +79,12 @@ def test_on_step_announces_each_attempt_before_the_request():
 def test_at_least_one_step():
     with pytest.raises(ValueError, match="at least 1"):
         StepLoop(ScriptedLLM([]), Sampling(max_tokens=5), max_steps=0)
+
+
+def test_a_reply_stopped_for_repeating_itself_is_cut_off_and_the_llm_told_which_line():
+    text = "x = objects[0]\nx = objects[1]\nx = objects[2]\n"
+    llm = ScriptedLLM([reply(text, finish="repetition")])
+    seen: list[Reply] = []
+    StepLoop(llm, Sampling(max_tokens=20), max_steps=1).run([], lambda r: seen.append(r) or Verdict.accept())
+    assert seen[0].cut_off
+    assert "kept repeating the same lines (such as `x = objects[2]`)" in seen[0].cut_off_error

@@ -52,6 +52,13 @@ class LLMConfig:
     max_retries: int = 4
     cache: bool = True
     stream: bool = True
+    # Stop a reply once a block of lines has come this many times in a row (0: never); see
+    # vadar/llm/repetition.py. Such a reply is handed back with finish_reason "repetition".
+    stop_repeats: int = 3
+
+    def validate(self) -> None:
+        if self.stop_repeats == 1 or self.stop_repeats < 0:
+            raise ConfigError(f"llm.stop_repeats must be 0 (off) or at least 2, got {self.stop_repeats}")
 
 
 @dataclass
@@ -233,6 +240,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     if toml_path is not None:
         _apply_toml(config, toml_path)
     _apply_env(config, env)
+    config.llm.validate()
     config.agents.validate()
     config.library.__post_init__()
     config.eval.validate()

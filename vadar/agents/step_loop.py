@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 from vadar.agents.sampling import Sampling
 from vadar.llm.chat import ChatModel, ChatResponse, Message
+from vadar.llm.repetition import REPETITION
+from vadar.sandbox_text import clip
+
+_UNFINISHED = frozenset({"length", REPETITION})
 
 
 @dataclass
@@ -91,7 +95,13 @@ class StepLoop:
         cap = self.max_reply_tokens
         return self.sampling.max_tokens if cap is None else min(cap, self.sampling.max_tokens)
 
-    def cut_off_error(self) -> str:
+    def cut_off_error(self, response: ChatResponse | None = None) -> str:
+        """What to tell the LLM about a reply that did not end on its own."""
+        if response is not None and response.finish_reason == REPETITION:
+            lines = [line.strip() for line in response.text.splitlines() if line.strip()]
+            repeated = clip(lines[-1], 120) if lines else ""
+            return (f"the reply was stopped because it kept repeating the same lines (such as "
+                    f"`{repeated}`). Write it once, shorter, without repeating lines.")
         return (f"the reply was cut off at {self.token_limit} tokens: it is too long or repeats "
                 "itself. Write a shorter reply without repeating lines.")
 
@@ -110,8 +120,8 @@ class StepLoop:
             if cost is not None:
                 cost.add(response)
             messages.append({"role": "assistant", "content": response.text})
-            verdict = judge(Reply(response.text, attempt, response.finish_reason == "length",
-                                  self.cut_off_error()))
+            verdict = judge(Reply(response.text, attempt, response.finish_reason in _UNFINISHED,
+                                  self.cut_off_error(response)))
             if verdict.done or verdict.stop:
                 return LoopEnd(done=verdict.done, steps=attempt)
             if attempt < self.max_steps and verdict.feedback is not None:

@@ -41,6 +41,7 @@ from vadar.llm.errors import (
     LLMTimeoutError,
     LLMUnavailableError,
 )
+from vadar.llm.repetition import RepetitionGuard, find_loop
 from vadar.llm.reply import StreamedReply
 from vadar.llm.usage import UsageTracker
 
@@ -222,11 +223,17 @@ class LLMClient:
             raise self._total_timeout(None)
         client = self._openai.with_options(timeout=self._timeout(left))
         limit = _reply_char_limit(kwargs.get("max_tokens"))
+        repeats = self.config.stop_repeats
         try:
             if not self.config.stream:
-                return StreamedReply.from_completion(client.chat.completions.create(**kwargs), self._where())
+                reply = StreamedReply.from_completion(client.chat.completions.create(**kwargs), self._where())
+                loop = find_loop(reply.text, repeats) if repeats else None
+                if loop is not None:
+                    reply.stop_repeating(loop)
+                return reply
             stream = client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
             reply = StreamedReply(self._where())
+            guard = RepetitionGuard(repeats=repeats) if repeats else None
             with stream:
                 for chunk in stream:
                     piece = reply.add(chunk)
@@ -234,8 +241,12 @@ class LLMClient:
                         self.on_token(piece)
                     if time.monotonic() > deadline:
                         raise self._total_timeout(reply)
-                    if len(reply.text) > limit:
+                    if reply.length > limit:
                         reply.cut_off()
+                        break
+                    loop = guard.feed(piece) if guard is not None and piece else None
+                    if loop is not None:
+                        reply.stop_repeating(loop)
                         break
             return reply.finished()
         except (httpx.TimeoutException, openai.APITimeoutError) as exc:

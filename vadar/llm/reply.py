@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from vadar.llm.chat import ChatResponse
 from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError
+from vadar.llm.repetition import REPETITION, Loop
 from vadar.sandbox_text import clip, utf8_safe
 
 
@@ -33,6 +34,7 @@ class StreamedReply:
         self.where = where
         self.parts: list[str] = []
         self.length = 0
+        self.pieces = 0  # content deltas: one token each from llama.cpp, vLLM and OpenAI
         self.chunks = 0
         self.choices_seen = False
         self.finish_reason: str | None = None
@@ -63,11 +65,18 @@ class StreamedReply:
         if piece:
             self.parts.append(piece)
             self.length += len(piece)
+            self.pieces += 1
         return piece
 
     def cut_off(self) -> None:
         """The reply ran past any sensible length: stop reading and treat it as cut off."""
         self.finish_reason = "length"
+
+    def stop_repeating(self, loop: Loop) -> None:
+        """The reply repeats itself: keep it up to the line that showed the loop, mark it so."""
+        self.parts = [self.text[: loop.end]]
+        self.length = loop.end
+        self.finish_reason = REPETITION
 
     def finished(self) -> StreamedReply:
         """Check the stream held a completion; raise the precise error if not."""
@@ -120,10 +129,12 @@ class StreamedReply:
         usage = self.usage
         details = getattr(usage, "prompt_tokens_details", None)
         cached = getattr(details, "cached_tokens", None)
+        # A stream we stopped reading never got its usage chunk: count what arrived instead.
+        completion = getattr(usage, "completion_tokens", None) if usage is not None else self.pieces
         return ChatResponse(
             text=utf8_safe(text),
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            completion_tokens=int(completion or 0),
             cached_prompt_tokens=int(cached) if cached is not None else None,
             latency_s=latency_s,
             from_cache=False,

@@ -1,0 +1,87 @@
+"""Noticing a reply that has started to repeat itself, while it streams.
+
+A small model that falls into a loop writes the same line (or the same few lines) until the token
+limit: `x = objects[9]`, `x = objects[10]`, ... or a three-statement block over and over. Each such
+reply costs the whole token limit and, fed back into the conversation, is usually copied again by
+the next attempt. The guard watches complete lines as they arrive and reports a loop as soon as the
+last block of 1 to `max_period` non-blank lines has occurred `repeats` times in a row. Digits are
+masked first, so counters and indices (`objects[9]`, `objects[10]`) count as the same line.
+
+Calibrated on 1,125 recorded replies of CLEVR runs (Program, API and Signature agents): with
+`repeats=3` it stopped 20 of the 37 replies that ran to the token limit, at 54% of their length
+on average, and none of the 1,088 replies that ended on their own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_DIGITS = re.compile(r"\d+")
+
+REPETITION = "repetition"
+"""The `finish_reason` of a reply the client stopped reading because it repeated itself."""
+
+
+@dataclass
+class Loop:
+    """Where a reply was found looping: `end` is the offset just after the line that showed it."""
+
+    end: int
+    line: str  # the first line of the first of the repeated blocks, as written
+    period: int  # lines in the repeated block
+
+
+@dataclass
+class RepetitionGuard:
+    """Feed it the streamed text piece by piece; `loop` is set once the reply repeats itself."""
+
+    repeats: int = 3
+    max_period: int = 8
+    min_chars: int = 20  # a block shorter than this (`else:`, `pass`) may repeat legitimately
+    loop: Loop | None = None
+    _lines: list[str] = field(default_factory=list)  # non-blank lines, digits masked
+    _raw: list[str] = field(default_factory=list)
+    _partial: str = ""
+    _offset: int = 0  # characters of the reply consumed into complete lines
+
+    def __post_init__(self) -> None:
+        if self.repeats < 2:
+            raise ValueError("repeats must be at least 2 (0 turns the guard off at the caller)")
+
+    def feed(self, piece: str) -> Loop | None:
+        """Take the next piece of the reply; return the loop once one is seen (and from then on)."""
+        if self.loop is not None:
+            return self.loop
+        text = self._partial + piece
+        *complete, self._partial = text.split("\n")
+        for line in complete:
+            self._offset += len(line) + 1
+            if self._take(line):
+                break
+        return self.loop
+
+    def _take(self, line: str) -> bool:
+        stripped = line.strip()
+        if not stripped:
+            return False
+        self._lines.append(_DIGITS.sub("0", stripped))
+        self._raw.append(stripped)
+        lines, count = self._lines, len(self._lines)
+        for period in range(1, self.max_period + 1):
+            if count < period * self.repeats:
+                return False
+            block = lines[count - period:]
+            if sum(len(item) for item in block) < self.min_chars:
+                continue
+            if all(lines[count - period * (k + 1): count - period * k] == block for k in range(1, self.repeats)):
+                self.loop = Loop(end=self._offset, line=self._raw[count - period * self.repeats], period=period)
+                return True
+        return False
+
+
+def find_loop(text: str, repeats: int = 3) -> Loop | None:
+    """The guard run over a finished reply (plain, non-streamed completions)."""
+    guard = RepetitionGuard(repeats=repeats)
+    guard.feed(text if text.endswith("\n") else text + "\n")
+    return guard.loop
