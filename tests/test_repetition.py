@@ -21,6 +21,7 @@ def test_a_line_that_differs_only_in_a_counter_is_caught_at_its_third_time():
     loop = find_loop(COUNTER_LOOP)
     assert loop is not None and loop.period == 1
     assert COUNTER_LOOP[: loop.end].count("\n") == 3  # stopped after 3 of the 29 lines
+    assert COUNTER_LOOP[: loop.first_end].count("\n") == 1
     assert loop.line.endswith("objects[1])]")
 
 
@@ -29,6 +30,7 @@ def test_a_repeated_block_of_several_lines_is_caught():
     loop = find_loop(text)
     assert loop is not None and loop.period == 4
     assert text[: loop.end].count("# Calculate the depth of the small rubber ball") == 3
+    assert text[: loop.first_end] == "boxes = loc(image, 'ball')\n" + BLOCK.rstrip("\n") + "\n"
 
 
 def test_streaming_in_any_pieces_finds_the_same_place():

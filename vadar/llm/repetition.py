@@ -25,10 +25,11 @@ REPETITION = "repetition"
 
 @dataclass
 class Loop:
-    """Where a reply was found looping: `end` is the offset just after the line that showed it."""
+    """Where a reply was found looping (offsets into the reply, each just after a newline)."""
 
-    end: int
-    line: str  # the first line of the first of the repeated blocks, as written
+    end: int  # after the line that completed the last repeat: where reading stopped
+    first_end: int  # after the first copy of the repeated block: what the reply meant to say
+    line: str  # the first line of the repeated block, as written
     period: int  # lines in the repeated block
 
 
@@ -42,6 +43,7 @@ class RepetitionGuard:
     loop: Loop | None = None
     _lines: list[str] = field(default_factory=list)  # non-blank lines, digits masked
     _raw: list[str] = field(default_factory=list)
+    _ends: list[int] = field(default_factory=list)  # offset after each non-blank line
     _partial: str = ""
     _offset: int = 0  # characters of the reply consumed into complete lines
 
@@ -67,6 +69,7 @@ class RepetitionGuard:
             return False
         self._lines.append(_DIGITS.sub("0", stripped))
         self._raw.append(stripped)
+        self._ends.append(self._offset)
         lines, count = self._lines, len(self._lines)
         for period in range(1, self.max_period + 1):
             if count < period * self.repeats:
@@ -75,7 +78,9 @@ class RepetitionGuard:
             if sum(len(item) for item in block) < self.min_chars:
                 continue
             if all(lines[count - period * (k + 1): count - period * k] == block for k in range(1, self.repeats)):
-                self.loop = Loop(end=self._offset, line=self._raw[count - period * self.repeats], period=period)
+                first = count - period * self.repeats
+                self.loop = Loop(end=self._offset, first_end=self._ends[first + period - 1],
+                                 line=self._raw[first], period=period)
                 return True
         return False
 

@@ -73,9 +73,12 @@ class StreamedReply:
         self.finish_reason = "length"
 
     def stop_repeating(self, loop: Loop) -> None:
-        """The reply repeats itself: keep it up to the line that showed the loop, mark it so."""
-        self.parts = [self.text[: loop.end]]
-        self.length = loop.end
+        """The reply repeats itself: keep it up to the first copy of what repeats, mark it so.
+
+        The copies are dropped so that a retry does not see (and copy) the loop.
+        """
+        self.parts = [self.text[: loop.first_end]]
+        self.length = loop.first_end
         self.finish_reason = REPETITION
 
     def finished(self) -> StreamedReply:
