@@ -45,6 +45,10 @@ def test_streaming_in_any_pieces_finds_the_same_place():
 SOUND_PROGRAMS = [
     # unrolled code: two near-identical lines are fine
     "a = depth(image, boxes[0])\nb = depth(image, boxes[1])\nfinal_result = 'yes' if a < b else 'no'\n",
+    # nested branches end alike at different depths
+    "a = loc(image, 'ball')\nif a:\n    b = loc(image, 'cube')\n    if b:\n        if a == b:\n"
+    "            final_result = 'yes'\n        else:\n            final_result = 'no'\n"
+    "    else:\n        final_result = 'no'\nelse:\n    final_result = 'no'\n",
     # short lines repeat in any program
     "if a:\n    x = 1\nelse:\n    x = 2\nif b:\n    y = 1\nelse:\n    y = 2\nif c:\n    z = 1\nelse:\n    z = 2\n",
     # stubs share docstring lines but not whole blocks
