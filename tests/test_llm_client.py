@@ -494,3 +494,13 @@ def test_a_plain_completion_that_loops_is_marked_the_same_way(server: FakeServer
     server.script = [{"content": LOOPING}]
     reply = make_client(server.base_url, config=make_config(stream=False)).complete(MESSAGES)
     assert reply.finish_reason == "repetition" and reply.text.count("\n") == 1
+
+
+def test_a_looping_reply_replayed_from_the_cache_is_cut_the_same_way(server: FakeServer, tmp_path: Path) -> None:
+    server.script = [{"content": LOOPING, "finish_reason": "length"}]
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    with make_client(server.base_url, cache=cache, config=make_config(stop_repeats=0)) as old:
+        assert old.complete(MESSAGES).finish_reason == "length"  # recorded whole, as before the guard
+    replayed = make_client(server.base_url, cache=cache).complete(MESSAGES)
+    assert replayed.from_cache and server.hits == 1
+    assert replayed.finish_reason == "repetition" and replayed.text == "x = depth(image, objects[0])\n"

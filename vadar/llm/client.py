@@ -41,7 +41,7 @@ from vadar.llm.errors import (
     LLMTimeoutError,
     LLMUnavailableError,
 )
-from vadar.llm.repetition import RepetitionGuard, find_loop
+from vadar.llm.repetition import REPETITION, RepetitionGuard, find_loop
 from vadar.llm.reply import StreamedReply
 from vadar.llm.usage import UsageTracker
 
@@ -149,6 +149,7 @@ class LLMClient:
                 self.cache.put(key, request, response, pending=True)
                 with self._pending_lock:
                     self._pending.append(key)
+        response = _without_loop(response, self.config.stop_repeats)
         if self.usage is not None:
             self.usage.record(response, tag=self.tag)
         return response
@@ -226,11 +227,7 @@ class LLMClient:
         repeats = self.config.stop_repeats
         try:
             if not self.config.stream:
-                reply = StreamedReply.from_completion(client.chat.completions.create(**kwargs), self._where())
-                loop = find_loop(reply.text, repeats) if repeats else None
-                if loop is not None:
-                    reply.stop_repeating(loop)
-                return reply
+                return StreamedReply.from_completion(client.chat.completions.create(**kwargs), self._where())
             stream = client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
             reply = StreamedReply(self._where())
             guard = RepetitionGuard(repeats=repeats) if repeats else None
@@ -304,6 +301,17 @@ class LLMClient:
             }.get(exc.status_code, "")
             return LLMError(f"LLM endpoint {where} rejected the request with HTTP {exc.status_code}: {detail}.{hint}")
         return LLMError(f"LLM endpoint {where} returned an unusable answer: {_describe(exc)}")
+
+def _without_loop(response: ChatResponse, repeats: int) -> ChatResponse:
+    """A reply that was not stopped while streaming (plain, or replayed from the cache) gets the
+    same treatment afterwards: cut to the first copy of what it repeats, marked as repetition."""
+    if not repeats or response.finish_reason == REPETITION:
+        return response
+    loop = find_loop(response.text, repeats)
+    if loop is None:
+        return response
+    return dataclasses.replace(response, text=response.text[: loop.first_end], finish_reason=REPETITION)
+
 
 def _describe(exc: BaseException | None) -> str:
     """A one-line account of an SDK error: its message, plus the server's own error text when present."""

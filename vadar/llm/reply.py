@@ -34,7 +34,7 @@ class StreamedReply:
         self.where = where
         self.parts: list[str] = []
         self.length = 0
-        self.pieces = 0  # content deltas: one token each from llama.cpp, vLLM and OpenAI
+        self.pieces = 0  # content deltas: about one token each (llama.cpp and vLLM send one)
         self.chunks = 0
         self.choices_seen = False
         self.finish_reason: str | None = None
