@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import subprocess
 from collections import defaultdict
@@ -60,7 +61,8 @@ def main() -> None:
         wins = sum(run[q].correct and not static[q].correct for q in shared)
         losses = sum(static[q].correct and not run[q].correct for q in shared)
         print(f"  {name}: programs calling a library function {share:.3f}; "
-              f"right where static-api is wrong {wins}, the reverse {losses}")
+              f"right where static-api is wrong {wins}, the reverse {losses} "
+              f"(two-sided sign test p = {sign_test(wins, losses):.2f})")
     if args.data:
         lookup = DataLookup.open(args.data, args.split)
         families: dict[str, list[str]] = defaultdict(list)
@@ -80,6 +82,15 @@ def main() -> None:
                         "hand_library": round(accuracy["hand_library"], 4) if "hand_library" in accuracy else None,
                         "programs_using_library": round(using, 4), "commit": commit})
         args.json.write_text(json.dumps(entries, indent=2) + "\n")
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Exact two-sided sign test on the questions where exactly one of two methods is right."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(max(wins, losses), n + 1)) / 2**n
+    return min(1.0, 2 * tail)
 
 
 if __name__ == "__main__":
