@@ -504,3 +504,9 @@ def test_a_looping_reply_replayed_from_the_cache_is_cut_the_same_way(server: Fak
     replayed = make_client(server.base_url, cache=cache).complete(MESSAGES)
     assert replayed.from_cache and server.hits == 1
     assert replayed.finish_reason == "repetition" and replayed.text == "x = depth(image, objects[0])\n"
+
+
+def test_a_stream_whose_last_unended_line_completes_a_loop_is_cut_too(server: FakeServer) -> None:
+    server.script = [{"content": "".join(f"x = depth(image, objects[{i}])\n" for i in range(3)).rstrip("\n")}]
+    reply = make_client(server.base_url).complete(MESSAGES)
+    assert reply.finish_reason == "repetition" and reply.text == "x = depth(image, objects[0])\n"

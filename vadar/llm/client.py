@@ -149,7 +149,8 @@ class LLMClient:
                 self.cache.put(key, request, response, pending=True)
                 with self._pending_lock:
                     self._pending.append(key)
-        response = _without_loop(response, self.config.stop_repeats)
+        if response.from_cache or not self.config.stream:  # the guard watched only fresh streams
+            response = _without_loop(response, self.config.stop_repeats)
         if self.usage is not None:
             self.usage.record(response, tag=self.tag)
         return response
@@ -238,13 +239,14 @@ class LLMClient:
                         self.on_token(piece)
                     if time.monotonic() > deadline:
                         raise self._total_timeout(reply)
+                    if guard is not None and piece and guard.feed(piece) is not None:
+                        break
                     if reply.length > limit:
                         reply.cut_off()
                         break
-                    loop = guard.feed(piece) if guard is not None and piece else None
-                    if loop is not None:
-                        reply.stop_repeating(loop)
-                        break
+            loop = guard.feed("\n") if guard is not None else None  # also judges an unended last line
+            if loop is not None:
+                reply.stop_repeating(loop)
             return reply.finished()
         except (httpx.TimeoutException, openai.APITimeoutError) as exc:
             if time.monotonic() >= deadline - 0.01:
@@ -303,8 +305,8 @@ class LLMClient:
         return LLMError(f"LLM endpoint {where} returned an unusable answer: {_describe(exc)}")
 
 def _without_loop(response: ChatResponse, repeats: int) -> ChatResponse:
-    """A reply that was not stopped while streaming (plain, or replayed from the cache) gets the
-    same treatment afterwards: cut to the first copy of what it repeats, marked as repetition."""
+    """A reply the streaming guard did not watch (plain, or replayed from the cache) gets the same
+    treatment afterwards: cut to the first copy of what it repeats, marked as repetition."""
     if not repeats or response.finish_reason == REPETITION:
         return response
     loop = find_loop(response.text, repeats)
