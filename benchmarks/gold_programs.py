@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from omni3d_bench.datasets.clevr import ClevrDataset
-from vadar.gold_eval import evaluate_gold
+from vadar.runs.gold_eval import evaluate_gold
 
 
 def main() -> None:

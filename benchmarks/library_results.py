@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from vadar.report.data_lookup import DataLookup
-from vadar.results import QuestionResult, ResultsFile
+from vadar.runs.results import QuestionResult, ResultsFile
 
 LIBRARY_CALL = re.compile(r"\b(_[A-Za-z]\w*)\s*\(")
 

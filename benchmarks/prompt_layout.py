@@ -19,11 +19,11 @@ from pathlib import Path
 
 from vadar import prompts
 from vadar.agents.program import opening_messages, system_prompt
-from vadar.api_text import render_api
+from vadar.agents.api_text import render_api
 from vadar.config import load_config
 from vadar.llm.client import LLMClient
 from vadar.llm.embedded import open_endpoint
-from vadar.prepare import DataSelection
+from vadar.runs.prepare import DataSelection
 
 
 def layouts(question: str, api_text: str) -> dict[str, list[dict[str, str]]]:

@@ -14,9 +14,9 @@ import statistics
 
 from api_store import ApiStore
 from vadar.agents.program import system_prompt
-from vadar.api_text import render_api
+from vadar.agents.api_text import render_api
 from vadar.library.retrieval import LibraryRetriever
-from vadar.prepare import DataSelection
+from vadar.runs.prepare import DataSelection
 
 TOPICS = ["left of", "right of", "in front of", "behind", "same color as", "same shape as",
           "larger than", "closest to the camera", "farthest from", "between", "taller than",

@@ -23,10 +23,10 @@ import ray
 
 from throughput import questions, stub_server, stub_settings
 from vadar.config import VadarConfig
-from vadar.executors.ray_cluster import RayCluster
-from vadar.pipeline import evaluate
-from vadar.prepare import PreparedData
-from vadar.session import open_session
+from vadar.runs.executors.ray_cluster import RayCluster
+from vadar.runs.pipeline import evaluate
+from vadar.runs.prepare import PreparedData
+from vadar.runs.session import open_session
 
 ROOT = Path(__file__).resolve().parents[1]
 

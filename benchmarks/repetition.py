@@ -33,7 +33,7 @@ from typing import Any
 from vadar import prompts
 from vadar.agents.sampling import PROGRAM
 from vadar.agents.step_loop import StepLoop
-from vadar.code_extract import NoCodeError, extract_code
+from vadar.agents.code_extract import NoCodeError, extract_code
 from vadar.config import load_config
 from vadar.llm.chat import ChatResponse
 from vadar.llm.client import LLMClient

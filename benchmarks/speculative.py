@@ -23,10 +23,10 @@ import openai
 
 from vadar.agents.program import opening_messages
 from vadar.agents.sampling import PROGRAM
-from vadar.api_text import render_api
+from vadar.agents.api_text import render_api
 from vadar.config import load_config
 from vadar.llm.embedded import SPECULATIVE_TYPES, open_endpoint
-from vadar.prepare import DataSelection
+from vadar.runs.prepare import DataSelection
 
 
 def measure(setting: str, questions: list[str], api_text: str) -> tuple[dict[str, float], list[str]]:

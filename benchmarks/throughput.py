@@ -36,9 +36,9 @@ from pathlib import Path
 
 from embedded_runs import decode_under_load, embedded_speedup
 from vadar.config import VadarConfig
-from vadar.pipeline import evaluate
-from vadar.prepare import DataSelection, PreparedData
-from vadar.session import open_session
+from vadar.runs.pipeline import evaluate
+from vadar.runs.prepare import DataSelection, PreparedData
+from vadar.runs.session import open_session
 
 PROGRAM = "```python\nfinal_result = len(loc(image, 'objects'))\n```"
 

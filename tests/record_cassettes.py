@@ -15,9 +15,9 @@ from vadar.config import load_config
 from vadar.llm.client import build_chat_model
 from vadar.llm.doubles import RecordingLLM
 from vadar.llm.embedded import open_endpoint
-from vadar.pipeline import build_api, evaluate
-from vadar.prepare import DataSelection
-from vadar.session import open_session
+from vadar.runs.pipeline import build_api, evaluate
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import open_session
 
 CASSETTE = Path(__file__).parent / "cassettes" / "sample_run.jsonl"
 QUESTIONS = 3

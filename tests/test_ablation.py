@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from vadar.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
+from vadar.runs.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM
-from vadar.prepare import DataSelection
-from vadar.session import open_session
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import open_session
 
 
 def test_default_grid():

@@ -149,9 +149,9 @@ def test_adapter_loads_the_benchmark_and_the_oracle_reads_it(bench):
 def test_vadar_eval_runs_on_a_generated_benchmark(bench, tmp_path):
     from vadar.config import VadarConfig
     from vadar.llm.doubles import ScriptedLLM
-    from vadar.pipeline import evaluate
-    from vadar.prepare import DataSelection, PreparedData
-    from vadar.session import open_session
+    from vadar.runs.pipeline import evaluate
+    from vadar.runs.prepare import DataSelection, PreparedData
+    from vadar.runs.session import open_session
 
     config = VadarConfig()
     config.paths.home = tmp_path / "home"

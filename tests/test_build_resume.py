@@ -5,9 +5,9 @@ import pytest
 from api_store import FunctionStatus, RunStatus
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM
-from vadar.pipeline import build_api
-from vadar.prepare import DataSelection
-from vadar.session import open_session
+from vadar.runs.pipeline import build_api
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import open_session
 
 STUBS = '''```python
 def _count(image: Image, object_prompt: str) -> int:

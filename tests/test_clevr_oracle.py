@@ -176,7 +176,7 @@ def test_intrinsics_scale_with_image_size():
 
 def test_module_errors_say_how_to_fix_the_call():
     from base_modules.module import ModuleError
-    from vadar.prepare import DataSelection
+    from vadar.runs.prepare import DataSelection
 
     data = DataSelection(limit=1).prepare()
     m, image = data.modules, data.dataset.image(data.questions[0])

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 import vadar.cli.jobs as jobs
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
-from vadar.session import open_session as real_open_session
+from vadar.runs.session import open_session as real_open_session
 
 STUB = '```python\ndef _count(image: Image, object_prompt: str) -> int:\n    """Count matches."""\n```'
 IMPLEMENTATION = "```python\ndef _count(image, object_prompt):\n    return len(loc(image, object_prompt))\n```"

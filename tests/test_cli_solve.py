@@ -17,7 +17,7 @@ runner = CliRunner()
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
     import vadar.cli.solve as solve_module
-    from vadar.session import open_session as real_open_session
+    from vadar.runs.session import open_session as real_open_session
 
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"])
     monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))

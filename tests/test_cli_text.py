@@ -1,17 +1,17 @@
 """One-line error text and display rounding, and the one-line hint for a missing optional extra."""
 
 from vadar.cli.errors import missing_extra
-from vadar.text import clip, rounded
+from vadar.text import one_line, rounded
 
 
 def test_clip_never_cuts_a_token():
     text = "no working implementation after 5 attempts; last error: loc(image, 'red cube') failed"
-    short = clip(text, 60)
+    short = one_line(text, 60)
     assert len(short) <= 60 and short.endswith(" …")
     kept = short.removesuffix(" …")
     assert text.startswith(kept) and text[len(kept)] == " "  # cut at a space, not inside a word
-    assert clip("x" * 90 + " tail", 20) == "x" * 90 + " …"  # one long token stays whole
-    assert clip("short\n  text", 60) == "short text"
+    assert one_line("x" * 90 + " tail", 20) == "x" * 90 + " …"  # one long token stays whole
+    assert one_line("short\n  text", 60) == "short text"
 
 
 def test_rounded_walks_containers_and_leaves_the_rest():

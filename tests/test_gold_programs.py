@@ -158,7 +158,7 @@ def test_only_the_five_modules_are_called():
 @needs_data
 def test_dev_split_reproduces_gold_answers():
     from omni3d_bench.datasets.clevr import ClevrDataset
-    from vadar.gold_eval import evaluate_gold
+    from vadar.runs.gold_eval import evaluate_gold
 
     dataset = ClevrDataset(DATA)
     questions = dataset.questions("dev")

@@ -8,9 +8,9 @@ from api_store import ApiStore, FunctionStatus
 from vadar.config import VadarConfig
 from vadar.library.retrieval import LibraryRetriever
 from vadar.llm.doubles import ScriptedLLM
-from vadar.pipeline import build_api, evaluate
-from vadar.prepare import DataSelection
-from vadar.session import open_session
+from vadar.runs.pipeline import build_api, evaluate
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import open_session
 
 STUB = '```python\ndef _objects_left_of(image: Image, reference: BBox) -> list[BBox]:\n    """Objects left of the reference object."""\n```'
 RIGHT = ("def _objects_left_of(image, reference):\n"
@@ -133,7 +133,7 @@ def test_evaluation_never_scores_a_build_question(config, tmp_path):
 
 
 def _results(run_dir):
-    from vadar.results import ResultsFile
+    from vadar.runs.results import ResultsFile
     return ResultsFile(run_dir / "results.jsonl").read()
 
 
@@ -196,7 +196,7 @@ def test_a_build_program_with_an_unencodable_answer_is_stored_escaped():
 
 def test_retirement_removes_a_function_from_the_prompt_but_keeps_its_history(config):
     from vadar.library.admission import retire_harmful
-    from vadar.methods import make_answerer
+    from vadar.runs.methods import make_answerer
 
     with open_session(config, llm=ScriptedLLM(["```python\nfinal_result = 1\n```"] * 2)) as session:
         store = session.store

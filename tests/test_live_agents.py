@@ -3,9 +3,9 @@
 import pytest
 
 from vadar.config import load_config
-from vadar.pipeline import evaluate
-from vadar.prepare import DataSelection
-from vadar.session import open_session
+from vadar.runs.pipeline import evaluate
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import open_session
 
 pytestmark = pytest.mark.live
 

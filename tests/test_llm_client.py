@@ -447,8 +447,8 @@ def test_build_chat_model_wires_cache_from_paths(server: FakeServer, tmp_path: P
 
 def test_a_session_shows_streamed_tokens_on_its_progress(server: FakeServer, tmp_path: Path) -> None:
     from vadar.config import VadarConfig
-    from vadar.progress import Progress
-    from vadar.session import open_session
+    from vadar.runs.progress import Progress
+    from vadar.runs.session import open_session
 
     class Counting(Progress):
         def __init__(self) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from base_modules.registry import SLOTS, BackendError, parse_assignment, resolve
-from vadar.ablation import GridError, parse_grid_entry
+from vadar.runs.ablation import GridError, parse_grid_entry
 from vadar.config import ConfigError, load_config
-from vadar.methods import make_answerer
-from vadar.prepare import DataSelection
-from vadar.session import open_session
+from vadar.runs.methods import make_answerer
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import open_session
 from vadar.llm.doubles import ScriptedLLM
 
 

@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 from vadar.config import VadarConfig
-from vadar.evaluation import run_questions
+from vadar.runs.evaluation import run_questions
 from vadar.llm.doubles import ScriptedLLM
-from vadar.pipeline import evaluate
-from vadar.prepare import DataSelection
-from vadar.results import ResultsFile
-from vadar.session import open_session
+from vadar.runs.pipeline import evaluate
+from vadar.runs.prepare import DataSelection
+from vadar.runs.results import ResultsFile
+from vadar.runs.session import open_session
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = "```python\nfinal_result = len(loc(image, 'objects'))\n```"
@@ -101,9 +101,9 @@ CHILD = textwrap.dedent("""
     sys.path.insert(0, {tests!r})
     from test_parallel_eval import SlowProgram, config_for
     from vadar.llm.doubles import ScriptedLLM
-    from vadar.pipeline import evaluate
-    from vadar.prepare import DataSelection
-    from vadar.session import open_session
+    from vadar.runs.pipeline import evaluate
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
 
     with open_session(config_for(Path({home!r}), jobs=3), llm=ScriptedLLM([SlowProgram(0.4)] * 100)) as session:
         evaluate(session, DataSelection().prepare(), Path({out!r}), method="static-api", show_progress=False)

@@ -8,9 +8,9 @@ import pytest
 from api_store import FunctionStatus
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM
-from vadar.pipeline import build_api, evaluate
-from vadar.prepare import DataSelection
-from vadar.session import open_session
+from vadar.runs.pipeline import build_api, evaluate
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import open_session
 
 STUB = '''```python
 def _count(image: Image, object_prompt: str) -> int:
@@ -122,7 +122,7 @@ def test_configured_limits_reach_the_agents(config, tmp_path):
 
 
 def test_direct_reads_annotations_only_with_oracle_perception(config):
-    from vadar.methods import make_answerer
+    from vadar.runs.methods import make_answerer
 
     data = DataSelection(limit=1).prepare()
     real = dataclasses.replace(data, backends={**data.backends, "depth": "real"})
@@ -138,7 +138,7 @@ def test_direct_reads_annotations_only_with_oracle_perception(config):
 
 
 def test_resuming_a_run_with_other_settings_is_refused(config, tmp_path):
-    from vadar.run_manifest import RunMismatchError
+    from vadar.runs.manifest import RunMismatchError
 
     data = DataSelection(limit=1).prepare()
     llm = ScriptedLLM(["<answer>2</answer>"])

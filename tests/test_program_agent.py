@@ -2,8 +2,8 @@ import pytest
 
 from vadar.agents.outcome import InfrastructureFailure
 from vadar.agents.program import ProgramAgent
-from vadar.answers import ERROR_ANSWER
-from vadar.api_text import render_api
+from vadar.agents.answers import ERROR_ANSWER
+from vadar.agents.api_text import render_api
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import ExecutionResult, execute
 

@@ -19,15 +19,15 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from ray_doubles import HELPER, scripted_llm, write_plugin_metadata  # noqa: E402
-from vadar.ablation import parse_grid_entry, run_ablation  # noqa: E402
+from vadar.runs.ablation import parse_grid_entry, run_ablation  # noqa: E402
 from vadar.config import VadarConfig  # noqa: E402
-from vadar.executors.ray_cluster import RayCluster  # noqa: E402
-from vadar.executors.ray_executor import QuestionsLostError  # noqa: E402
+from vadar.runs.executors.ray_cluster import RayCluster  # noqa: E402
+from vadar.runs.executors.ray_executor import QuestionsLostError  # noqa: E402
 from vadar.llm.doubles import ScriptedLLM  # noqa: E402
-from vadar.pipeline import evaluate  # noqa: E402
-from vadar.prepare import DataSelection  # noqa: E402
-from vadar.results import ResultsFile  # noqa: E402
-from vadar.session import open_session  # noqa: E402
+from vadar.runs.pipeline import evaluate  # noqa: E402
+from vadar.runs.prepare import DataSelection  # noqa: E402
+from vadar.runs.results import ResultsFile  # noqa: E402
+from vadar.runs.session import open_session  # noqa: E402
 from ray_doubles import program_for  # noqa: E402
 
 pytestmark = pytest.mark.ray
@@ -141,11 +141,11 @@ DRIVER = textwrap.dedent("""
     sys.path[:0] = [{root!r}, {tests!r}]
     from test_ray_executor import config_for
     from ray_doubles import scripted_llm
-    from vadar.executors.ray_cluster import RayCluster
+    from vadar.runs.executors.ray_cluster import RayCluster
     from vadar.llm.doubles import ScriptedLLM
-    from vadar.pipeline import evaluate
-    from vadar.prepare import DataSelection
-    from vadar.session import open_session
+    from vadar.runs.pipeline import evaluate
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
 
     config = config_for(Path({home!r}))
     config.ray.address = {address!r}

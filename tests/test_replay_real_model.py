@@ -11,9 +11,9 @@ import pytest
 from api_store import FunctionStatus
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ReplayLLM
-from vadar.pipeline import build_api, evaluate
-from vadar.prepare import DataSelection
-from vadar.session import open_session
+from vadar.runs.pipeline import build_api, evaluate
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import open_session
 
 CASSETTE = Path(__file__).parent / "cassettes" / "sample_run.jsonl"
 

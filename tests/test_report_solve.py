@@ -17,7 +17,7 @@ runner = CliRunner()
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
     import vadar.cli.solve as solve_module
-    from vadar.session import open_session as real_open_session
+    from vadar.runs.session import open_session as real_open_session
 
     llm = ScriptedLLM(["```python\nboxes = loc(image, 'cylinder')\n"
                        "final_result = len(boxes) if depth(image, boxes[0]) > 0 else 0\n```"])

@@ -16,11 +16,11 @@ from api_store import ApiStore, StoreError
 from api_store.connection import unusable_reason
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM
-from vadar.pipeline import evaluate
-from vadar.prepare import DataSelection
-from vadar.session import open_session
-from vadar.results import MAX_LINE_BYTES, QuestionResult, ResultsFile
-from vadar.run_manifest import RunLockedError, lock_run_dir, release_run_dir
+from vadar.runs.pipeline import evaluate
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import open_session
+from vadar.runs.results import MAX_LINE_BYTES, QuestionResult, ResultsFile
+from vadar.runs.manifest import RunLockedError, lock_run_dir, release_run_dir
 
 BAD_PROGRAMS = [
     "final_result = 'cube' + chr(0xD800)",  # unencodable answer
@@ -81,7 +81,7 @@ def test_a_results_line_is_bounded_and_always_utf8(tmp_path: Path) -> None:
 
 
 HOLD = "import sys, time; sys.path.insert(0, {root!r}); from pathlib import Path; " \
-       "from vadar.run_manifest import lock_run_dir; lock_run_dir(Path({out!r})); print('held', flush=True); time.sleep(30)"
+       "from vadar.runs.manifest import lock_run_dir; lock_run_dir(Path({out!r})); print('held', flush=True); time.sleep(30)"
 
 
 def test_a_second_run_on_the_same_directory_gets_one_line(tmp_path: Path) -> None:

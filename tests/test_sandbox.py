@@ -8,7 +8,7 @@ import signal
 import numpy as np
 import pytest
 
-import vadar.sandbox as sandbox_module
+import vadar.sandbox.executor as sandbox_module
 from base_modules.module import ModuleError
 from base_modules.types import Image
 from vadar.sandbox import ExecutionResult, LibraryFunction, Sandbox, execute

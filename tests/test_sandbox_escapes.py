@@ -6,7 +6,7 @@ import pytest
 
 from base_modules.types import Image
 from vadar.sandbox import Sandbox
-from vadar.sandbox_codec import CodecError, decode
+from vadar.sandbox.codec import CodecError, decode
 
 def host_echo(x):
     return x

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from vadar import sandbox as sandbox_module
+from vadar.sandbox import executor as sandbox_module
 from vadar.sandbox import ExecutionResult, Sandbox
 
 MEMORY_MB = 256
@@ -213,8 +213,8 @@ def test_cleanup_errors_in_a_loop_write_nothing_to_disk(peaks: Peaks, tmp_path: 
 
 
 def test_worker_stderr_is_bounded_on_both_sides() -> None:
-    from vadar.sandbox_stderr import StderrBuffer
-    from vadar.sandbox_worker import BoundedStream
+    from vadar.sandbox.stderr import StderrBuffer
+    from vadar.sandbox.worker import BoundedStream
 
     read_fd, write_fd = os.pipe()
     buffer = StderrBuffer(read_fd, keep=1000, recycle_after=50_000)

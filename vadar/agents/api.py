@@ -20,12 +20,12 @@ from vadar.agents.outcome import Executor, check_infrastructure
 from vadar.agents.sampling import IMPLEMENTATION
 from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.agents.stubs import StubFormatError, called_names, parse_implementation
-from vadar.agents.test_calls import build_test_call
-from vadar.api_text import function_stub, render_api
+from vadar.agents.helper_calls import build_test_call
+from vadar.agents.api_text import function_stub, render_api
 from vadar.llm.chat import ChatModel
-from vadar.namespace import library_functions
+from vadar.library.namespace import library_functions
 from vadar.sandbox import LibraryFunction
-from vadar.text import clip
+from vadar.text import one_line
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ class ApiAgent:
     def _fail(self, name: str, reason: str, report: ImplementationReport) -> None:
         self.store.mark_failed(name, reason)
         report.failed[name] = reason
-        self.on_event(f"failed {name}: {clip(reason, 120)}")
+        self.on_event(f"failed {name}: {one_line(reason, 120)}")
 
     def _api_text(self, *, exclude: str) -> str:
         """Predefined modules, implemented functions, and proposed signatures still to come."""

@@ -18,7 +18,7 @@ from vadar import prompts
 from vadar.agents.outcome import ProgramOutcome
 from vadar.agents.sampling import DIRECT
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.answers import ERROR_ANSWER
+from vadar.agents.answers import ERROR_ANSWER
 from vadar.llm.chat import ChatModel
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)

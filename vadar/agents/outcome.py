@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vadar.agents.step_loop import LLMCost
-from vadar.answers import ERROR_ANSWER
+from vadar.agents.answers import ERROR_ANSWER
 from vadar.sandbox import ExecutionResult
 
 Executor = Callable[[str, Mapping[str, Any]], ExecutionResult]

@@ -16,8 +16,8 @@ from vadar import prompts
 from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
 from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.answers import ERROR_ANSWER, normalize_answer
-from vadar.code_extract import NoCodeError, extract_code
+from vadar.agents.answers import ERROR_ANSWER, normalize_answer
+from vadar.agents.code_extract import NoCodeError, extract_code
 from vadar.llm.chat import ChatModel
 from vadar.sandbox import ExecutionResult
 

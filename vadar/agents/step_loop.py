@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from vadar.agents.sampling import Sampling
 from vadar.llm.chat import ChatModel, ChatResponse, Message
 from vadar.llm.repetition import REPETITION
-from vadar.sandbox_text import clip
+from vadar.text import clip
 
 _UNFINISHED = frozenset({"length", REPETITION})
 

@@ -21,7 +21,7 @@ from vadar import prompts
 from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
 from vadar.agents.sampling import TOOL_STEP
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.answers import ERROR_ANSWER
+from vadar.agents.answers import ERROR_ANSWER
 from vadar.llm.chat import ChatModel
 
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|\Z)", re.DOTALL)

@@ -15,7 +15,7 @@ from base_modules.registry import BackendError
 from omni3d_bench.types import DatasetError
 from vadar.agents.outcome import InfrastructureFailure
 from vadar.config import ConfigError
-from vadar.executors.base import QuestionsLostError
+from vadar.runs.executors.base import QuestionsLostError
 from vadar.llm.embedded import EmbeddedServerError
 from vadar.llm.errors import LLMError
 from vadar.llm.model_files import ModelFilesError

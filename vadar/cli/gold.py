@@ -31,7 +31,7 @@ def eval_gold(
     """Check modules, data and metric: gold programs on oracle modules must reproduce answers."""
     from omni3d_bench.datasets.clevr import ClevrDataset
     from omni3d_bench.sample import SAMPLE_SPLIT, sample_path
-    from vadar.gold_eval import evaluate_gold
+    from vadar.runs.gold_eval import evaluate_gold
 
     err = Console(stderr=True)
     root = data if data is not None else sample_path()

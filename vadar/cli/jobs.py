@@ -1,4 +1,4 @@
-"""`vadar run`, `vadar eval`, `vadar build-api`: the main jobs, thin over `vadar.pipeline`."""
+"""`vadar run`, `vadar eval`, `vadar build-api`: the main jobs, thin over `vadar.runs.pipeline`."""
 
 from __future__ import annotations
 
@@ -31,14 +31,14 @@ from vadar.cli.options import (
     modules_label,
 )
 from vadar.config import VadarConfig, load_config
-from vadar.evaluation import EvalSummary
-from vadar.executors.cluster import open_cluster
-from vadar.methods import METHODS
-from vadar.pipeline import SCOPES, BatchReport, build_api, evaluate
-from vadar.prepare import DataSelection, PreparedData
-from vadar.progress import LiveProgress
-from vadar.session import Session, open_session
-from vadar.text import clip
+from vadar.runs.evaluation import EvalSummary
+from vadar.runs.executors.cluster import open_cluster
+from vadar.runs.methods import METHODS
+from vadar.runs.pipeline import SCOPES, BatchReport, build_api, evaluate
+from vadar.runs.prepare import DataSelection, PreparedData
+from vadar.runs.progress import LiveProgress
+from vadar.runs.session import Session, open_session
+from vadar.text import one_line
 
 console = Console()
 
@@ -70,11 +70,11 @@ def _print_batch(report: BatchReport) -> None:
     for name, reason in report.not_admitted.items():
         console.print(f"  - not admitted {name}: {reason}", highlight=False)
     for name, reason in report.failed.items():
-        console.print(f"  x {name}: {clip(reason, 200)}", highlight=False, markup=False)
+        console.print(f"  x {name}: {one_line(reason, 200)}", highlight=False, markup=False)
     if report.failed:
         console.print(f"  [dim]full errors: vadar library show NAME[/dim]", highlight=False)
     for line in dict.fromkeys(report.rejected):  # small models repeat themselves
-        console.print(f"  - rejected {clip(line, 200)}", highlight=False, markup=False)
+        console.print(f"  - rejected {one_line(line, 200)}", highlight=False, markup=False)
 
 
 def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
@@ -187,7 +187,7 @@ def compare_command(
     output: Annotated[Path | None, typer.Option("--output", help="Also write the table to this file.")] = None,
 ) -> None:
     """Print the summaries of several runs side by side (markdown)."""
-    from vadar.compare import CompareError, comparison_table, load_summary
+    from vadar.runs.compare import CompareError, comparison_table, load_summary
 
     try:
         table = comparison_table([load_summary(path) for path in runs])
@@ -211,7 +211,7 @@ def ablate_command(
     """Run the same questions under several module configurations; table, CSV and bar chart.
 
     With --executor ray the configurations run at once on the cluster."""
-    from vadar.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
+    from vadar.runs.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
 
     with user_errors():
         try:

@@ -13,10 +13,10 @@ from rich.syntax import Syntax
 from vadar.cli.errors import user_errors
 from vadar.cli.options import ModuleOption, ModulesOption, apply_module_choice
 from vadar.config import load_config
-from vadar.methods import make_answerer
-from vadar.prepare import prepare_single
-from vadar.progress import LiveProgress
-from vadar.session import open_session
+from vadar.runs.methods import make_answerer
+from vadar.runs.prepare import prepare_single
+from vadar.runs.progress import LiveProgress
+from vadar.runs.session import open_session
 from vadar.text import rounded
 
 console = Console()

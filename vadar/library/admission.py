@@ -27,10 +27,10 @@ from vadar.agents.api import TestContext
 from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
 from vadar.agents.program import ProgramAgent, program_error
 from vadar.agents.stubs import called_names
-from vadar.answers import normalize_answer
-from vadar.api_text import render_api
+from vadar.agents.answers import normalize_answer
+from vadar.agents.api_text import render_api
 from vadar.library.checks import BehaviourChecks, CheckResult
-from vadar.namespace import library_functions, program_namespace
+from vadar.library.namespace import library_functions, program_namespace
 
 MODES = ("labelled", "unlabelled", "off")
 

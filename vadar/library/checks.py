@@ -18,10 +18,10 @@ from vadar import prompts
 from vadar.agents.outcome import Executor, check_infrastructure
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.api_text import function_stub, render_api
-from vadar.code_extract import NoCodeError, extract_code
+from vadar.agents.api_text import function_stub, render_api
+from vadar.agents.code_extract import NoCodeError, extract_code
 from vadar.llm.chat import ChatModel
-from vadar.namespace import library_functions
+from vadar.library.namespace import library_functions
 
 CHECK = Sampling(max_tokens=300)
 

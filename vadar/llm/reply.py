@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from vadar.llm.chat import ChatResponse
 from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError
 from vadar.llm.repetition import REPETITION, Loop
-from vadar.sandbox_text import clip, utf8_safe
+from vadar.text import clip, utf8_safe
 
 
 class _Named(Protocol):

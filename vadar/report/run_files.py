@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vadar.results import ResultsFile
-from vadar.run_manifest import MANIFEST_NAME
+from vadar.runs.results import ResultsFile
+from vadar.runs.manifest import MANIFEST_NAME
 
 RESULTS_NAME = "results.jsonl"
 SUMMARY_NAME = "summary.json"

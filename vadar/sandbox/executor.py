@@ -22,19 +22,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vadar.sandbox_calls import CallLog, HostCall
-from vadar.sandbox_crash import crash_line, signal_name
-from vadar.sandbox_codec import CodecError, FrameReader, ProtocolError, decode, dumps, encode, write_all
-from vadar.sandbox_policy import RESERVED_NAME as _RESERVED
-from vadar.sandbox_stderr import StderrBuffer
-from vadar.sandbox_text import clip, utf8_safe
+from vadar.sandbox.calls import CallLog, HostCall
+from vadar.sandbox.crash import crash_line, signal_name
+from vadar.sandbox.codec import CodecError, FrameReader, ProtocolError, decode, dumps, encode, write_all
+from vadar.sandbox.policy import RESERVED_NAME as _RESERVED
+from vadar.sandbox.stderr import StderrBuffer
+from vadar.text import clip, utf8_safe
 
 __all__ = ["ExecutionResult", "HostCall", "LibraryFunction", "Sandbox", "execute"]
 
 STARTUP_TIMEOUT_S = 20.0
 DEFAULT_STDOUT_CHARS = 10_000
-_ROOT = str(Path(__file__).resolve().parent.parent)
-_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from vadar.sandbox_worker import main; main()"
+_ROOT = str(Path(__file__).resolve().parents[2])
+_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from vadar.sandbox.worker import main; main()"
 
 
 @dataclass(frozen=True)

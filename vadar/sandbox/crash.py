@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import signal
 
-from vadar.sandbox_text import clip
+from vadar.text import clip
 
 _FAULT_FRAME = re.compile(r'File "<(program|library (\w+))>", line (\d+)')
 

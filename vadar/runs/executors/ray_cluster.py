@@ -18,9 +18,9 @@ import ray
 
 from base_modules.registry import SLOTS
 from vadar.config import RayConfig
-from vadar.executors.job import LLMFactory, QuestionJob, endpoint_llm
-from vadar.executors.module_server import ModuleServer
-from vadar.executors.ray_executor import RayExecutor
+from vadar.runs.executors.job import LLMFactory, QuestionJob, endpoint_llm
+from vadar.runs.executors.module_server import ModuleServer
+from vadar.runs.executors.ray_executor import RayExecutor
 from vadar.llm.usage import UsageTracker
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}

@@ -22,13 +22,13 @@ import ray
 from base_modules.module import ModuleSet
 from omni3d_bench.types import Question
 from vadar.agents.outcome import ProgramOutcome
-from vadar.executor_pool import SandboxPool
-from vadar.executors.job import QuestionJob
-from vadar.executors.module_server import served_module
+from vadar.sandbox.pool import SandboxPool
+from vadar.runs.executors.job import QuestionJob
+from vadar.runs.executors.module_server import served_module
 from vadar.llm.chat import ChatModel, ChatResponse, Message
 from vadar.llm.usage import CallRecord, UsageTracker
-from vadar.methods import Answerer, build_answerer
-from vadar.prepare import oracle_modules
+from vadar.runs.methods import Answerer, build_answerer
+from vadar.runs.prepare import oracle_modules
 
 KEPT_JOBS = 8
 """Jobs whose runtime a worker process keeps (concurrent ablation configurations share workers)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vadar.sandbox_text import bounded_repr, clip
+from vadar.text import bounded_repr, clip
 
 MAX_RECORDED_CALLS = 200
 """Calls recorded per execution; later ones are only counted (`ExecutionResult.calls_dropped`)."""

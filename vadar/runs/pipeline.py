@@ -26,19 +26,19 @@ from vadar.agents.signature import SignatureAgent
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
 from vadar.agents.stubs import Stub
-from vadar.api_text import render_api
-from vadar.evaluation import EvalSummary, run_questions, summarize_results, write_summary
-from vadar.executors import QuestionExecutor
-from vadar.executors.job import QuestionJob
-from vadar.methods import Answerer, make_answerer, program_agent_for, read_library
-from vadar.namespace import program_namespace
-from vadar.prepare import PreparedData
-from vadar.results import ResultsFile
-from vadar.run_manifest import claim_run_dir, lock_run_dir
-from vadar.session import Session
+from vadar.agents.api_text import render_api
+from vadar.runs.evaluation import EvalSummary, run_questions, summarize_results, write_summary
+from vadar.runs.executors import QuestionExecutor
+from vadar.runs.executors.job import QuestionJob
+from vadar.runs.methods import Answerer, make_answerer, program_agent_for, read_library
+from vadar.library.namespace import program_namespace
+from vadar.runs.prepare import PreparedData
+from vadar.runs.results import ResultsFile
+from vadar.runs.manifest import claim_run_dir, lock_run_dir
+from vadar.runs.session import Session
 
 if TYPE_CHECKING:
-    from vadar.executors.ray_cluster import RayCluster
+    from vadar.runs.executors.ray_cluster import RayCluster
 
 
 # ---------------------------------------------------------------- answering questions

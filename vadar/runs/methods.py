@@ -21,13 +21,13 @@ from vadar.agents.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
 from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
-from vadar.api_text import render_api
+from vadar.agents.api_text import render_api
 from vadar.config import VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever
 from vadar.llm.chat import ChatModel
-from vadar.namespace import program_namespace
-from vadar.prepare import PreparedData
-from vadar.session import Session
+from vadar.library.namespace import program_namespace
+from vadar.runs.prepare import PreparedData
+from vadar.runs.session import Session
 
 METHODS: tuple[str, ...] = ("vadar", "static-api", "tool-agent", "direct")
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from vadar.config import ConfigError, VadarConfig
 
 if TYPE_CHECKING:
-    from vadar.executors.ray_cluster import RayCluster
+    from vadar.runs.executors.ray_cluster import RayCluster
 
 
 @contextmanager
@@ -19,7 +19,7 @@ def open_cluster(config: VadarConfig, *, announce: Callable[[str], None] | None 
         yield None
         return
     try:
-        from vadar.executors.ray_cluster import RayCluster
+        from vadar.runs.executors.ray_cluster import RayCluster
     except ImportError as exc:
         raise ConfigError(f"--executor ray needs Ray: pip install 'vadar[ray]' ({exc})") from None
     with RayCluster(config.ray, announce=announce) as cluster:

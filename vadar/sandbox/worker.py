@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from vadar.sandbox_codec import (
+from vadar.sandbox.codec import (
     MAX_CALL_BYTES,
     MAX_VALUE_BYTES,
     CodecError,
@@ -34,8 +34,8 @@ from vadar.sandbox_codec import (
     write_all,
     write_frame,
 )
-from vadar.sandbox_policy import PolicyError, PrintCollector, build_globals, compile_program
-from vadar.sandbox_text import bounded_repr, clip, utf8_safe
+from vadar.sandbox.policy import PolicyError, PrintCollector, build_globals, compile_program
+from vadar.text import bounded_repr, clip, utf8_safe
 
 try:
     import resource

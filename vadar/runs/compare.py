@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vadar.evaluation import summarize_results
-from vadar.results import ResultsFile
-from vadar.run_manifest import MANIFEST_NAME
+from vadar.runs.evaluation import summarize_results
+from vadar.runs.results import ResultsFile
+from vadar.runs.manifest import MANIFEST_NAME
 
 
 class CompareError(ValueError):

@@ -1,12 +1,12 @@
 """Question executors: where the questions of an evaluation are answered.
 
 `local` answers them in this process (one at a time, or `jobs` threads); `ray` turns each into a
-task on a Ray cluster (the `ray` extra). Either way the caller, `vadar.evaluation.run_questions`,
+task on a Ray cluster (the `ray` extra). Either way the caller, `vadar.runs.evaluation.run_questions`,
 is the only writer of results. Not to be confused with the sandbox executor that runs one
 program (`vadar.agents.outcome.Executor`).
 """
 
-from vadar.executors.base import QuestionExecutor
-from vadar.executors.local import LocalExecutor
+from vadar.runs.executors.base import QuestionExecutor
+from vadar.runs.executors.local import LocalExecutor
 
 __all__ = ["LocalExecutor", "QuestionExecutor"]

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 
 from omni3d_bench.types import Question
 from vadar.agents.outcome import ProgramOutcome
-from vadar.executors.base import Solver
+from vadar.runs.executors.base import Solver
 
 
 class LocalExecutor:

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vadar.sandbox_text import bounded_repr, clip
+from vadar.text import bounded_repr, clip
 
 MAX_LINE_BYTES = 1024 * 1024
 """Largest `results.jsonl` line; a bigger record has its long fields cut (and says so)."""

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
-from vadar.sandbox import ExecutionResult, Sandbox
+from vadar.sandbox.executor import ExecutionResult, Sandbox
 
 
 class SandboxPool:

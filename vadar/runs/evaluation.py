@@ -18,11 +18,11 @@ from typing import Any
 from omni3d_bench.metrics import Summary, score_answer, summarize
 from omni3d_bench.types import Question
 from vadar.agents.outcome import ProgramOutcome
-from vadar.answers import ERROR_ANSWER
-from vadar.executors import LocalExecutor, QuestionExecutor
-from vadar.executors.base import Solver
-from vadar.progress import Progress
-from vadar.results import QuestionResult, ResultsFile
+from vadar.agents.answers import ERROR_ANSWER
+from vadar.runs.executors import LocalExecutor, QuestionExecutor
+from vadar.runs.executors.base import Solver
+from vadar.runs.progress import Progress
+from vadar.runs.results import QuestionResult, ResultsFile
 
 __all__ = ["EvalSummary", "Solver", "in_question_order", "run_questions", "summarize_results", "to_result",
            "write_summary"]
@@ -142,7 +142,7 @@ def run_questions(
     """Answer every question not yet in `results`; return all results for these questions, in order.
 
     `executor` answers them (default: `solver` on this machine, `jobs` questions at once on
-    threads; or a Ray cluster, see `vadar.executors`). Only this thread writes `results`, one
+    threads; or a Ray cluster, see `vadar.runs.executors`). Only this thread writes `results`, one
     durable line per question as it completes, so the file holds each question once, in
     completion order; a kill loses at most the questions still in flight.
     """

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from api_store import ApiStore
 from vadar.agents.outcome import Executor
 from vadar.config import VadarConfig
-from vadar.executor_pool import SandboxPool
+from vadar.sandbox.pool import SandboxPool
 from vadar.llm.chat import ChatModel
 from vadar.llm.usage import UsageTracker
-from vadar.progress import MeteredChatModel, Progress
+from vadar.runs.progress import MeteredChatModel, Progress
 
 
 @dataclass

@@ -16,8 +16,8 @@ from ray.exceptions import RayError, RayTaskError
 from omni3d_bench.types import Question
 from vadar.agents.outcome import ProgramOutcome
 from vadar.config import RayConfig
-from vadar.executors.base import QuestionsLostError
-from vadar.executors.ray_worker import Answered, answer_question
+from vadar.runs.executors.base import QuestionsLostError
+from vadar.runs.executors.ray_worker import Answered, answer_question
 from vadar.llm.usage import UsageTracker
 
 _answer_task = ray.remote(answer_question)

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 
 from base_modules.registry import SLOTS, BackendError, backend_name, parse_assignment, resolve
 from vadar.config import VadarConfig
-from vadar.evaluation import EvalSummary
-from vadar.pipeline import evaluate
-from vadar.prepare import DataSelection
-from vadar.session import Session
+from vadar.runs.evaluation import EvalSummary
+from vadar.runs.pipeline import evaluate
+from vadar.runs.prepare import DataSelection
+from vadar.runs.session import Session
 
 if TYPE_CHECKING:
-    from vadar.executors.ray_cluster import RayCluster
+    from vadar.runs.executors.ray_cluster import RayCluster
 
 
 class GridError(ValueError):

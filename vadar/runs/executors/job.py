@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from omni3d_bench.types import Dataset
 from vadar.config import VadarConfig
 from vadar.llm.chat import ChatModel
-from vadar.methods import LibrarySnapshot
+from vadar.runs.methods import LibrarySnapshot
 
 LLMFactory = Callable[[VadarConfig, "str | None"], ChatModel]
 """Builds a worker's chat model from the configuration and the endpoint URL the driver uses."""

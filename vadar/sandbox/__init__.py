@@ -1,0 +1,28 @@
+"""The boundary every generated program crosses: `execute(code, namespace) -> ExecutionResult`.
+
+Programs and library functions are compiled with RestrictedPython under `policy` and run in a
+separate, resource-limited interpreter (`worker`); this process enforces the wall-clock limit and
+runs the host functions (perception modules) a program calls. `pool` keeps one sandbox per thread
+for parallel questions. Only the names below are for use outside this package; `codec`, `calls`,
+`crash`, `stderr` and `worker` are its internals. See docs/sandbox.md.
+"""
+
+from vadar.sandbox.executor import (
+    ExecutionResult,
+    HostCall,
+    LibraryFunction,
+    Sandbox,
+    default_sandbox,
+    execute,
+)
+from vadar.sandbox.policy import RESERVED_NAME
+
+__all__ = [
+    "RESERVED_NAME",
+    "ExecutionResult",
+    "HostCall",
+    "LibraryFunction",
+    "Sandbox",
+    "default_sandbox",
+    "execute",
+]
