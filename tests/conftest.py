@@ -34,3 +34,14 @@ def fake_real_modules(monkeypatch):
     monkeypatch.setattr(base_modules.real, "real_modules", fake)
 
 
+@pytest.fixture
+def server():
+    """A scripted fake OpenAI-compatible server on 127.0.0.1, shut down after the test."""
+    from llm_fake_server import FakeServer
+
+    fake = FakeServer()
+    fake.thread.start()
+    yield fake
+    fake.release.set()
+    fake.httpd.shutdown()
+    fake.httpd.server_close()

@@ -73,3 +73,56 @@ def test_the_five_module_names_are_spelled_out_in_one_file():
                if '"get_2D_object_size"' in path.read_text(encoding="utf-8")
                or "get_2D_object_size:" in path.read_text(encoding="utf-8")}
     assert spelled == {"base_modules/module.py"}
+
+
+SANDBOX_PUBLIC = "vadar.sandbox"
+
+
+def test_nothing_outside_the_sandbox_imports_its_internals():
+    for package in PACKAGES:
+        for path in sources(package):
+            name = module_name(path)
+            if name == SANDBOX_PUBLIC or name.startswith(SANDBOX_PUBLIC + "."):
+                continue
+            inner = {t for t in imports(path) if t.startswith(SANDBOX_PUBLIC + ".")
+                     and t.split(".")[2] in {p.stem for p in (ROOT / "vadar/sandbox").glob("*.py")}}
+            assert not inner, f"{path.relative_to(ROOT)} reaches into the sandbox: {sorted(inner)}"
+
+
+def test_the_sandbox_worker_imports_only_the_sandbox_and_the_text_helpers():
+    # The worker runs untrusted code; what it imports is all that a program could ever reach.
+    allowed = ("vadar.sandbox", "vadar.text")
+    for stem in ("worker", "policy", "codec", "errors"):
+        for target in imports(ROOT / "vadar/sandbox" / f"{stem}.py"):
+            assert target.startswith(allowed), f"vadar/sandbox/{stem}.py imports {target}"
+
+
+def test_the_top_of_vadar_holds_few_flat_modules():
+    flat = sorted(p.name for p in (ROOT / "vadar").glob("*.py"))
+    assert len(flat) <= 8, flat
+    assert not [n for n in flat if n.startswith("sandbox")], flat
+
+
+def test_no_source_file_is_over_400_lines():
+    long = [f"{p.relative_to(ROOT)}: {n}" for top in (*PACKAGES, "tests", "benchmarks")
+            for p in sorted((ROOT / top).rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400]
+    assert not long, long
+
+
+def test_no_import_circle_across_our_packages():
+    modules = {module_name(p): p for package in PACKAGES for p in sources(package)}
+    graph = {name: {t for t in imports(path) if t in modules and t != name} for name, path in modules.items()}
+    state: dict[str, int] = {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        if state.get(name) == 2:
+            return
+        assert state.get(name) != 1, "import circle: " + " -> ".join([*trail[trail.index(name):], name])
+        state[name] = 1
+        for target in sorted(graph[name]):
+            visit(target, [*trail, name])
+        state[name] = 2
+
+    for name in sorted(graph):
+        visit(name, [])

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import socket
 import threading
 import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from vadar.config import LLMConfig, PathsConfig, VadarConfig
+from vadar.config import PathsConfig, VadarConfig
 from vadar.llm.cache import ResponseCache
 from vadar.llm.chat import ChatModel
 from vadar.llm.client import LLMClient, build_chat_model
-from vadar.llm.chat import request_key
 from vadar.llm.errors import (
     LLMBadResponseError,
     LLMEmptyResponseError,
@@ -29,131 +23,7 @@ from vadar.llm.errors import (
 from vadar.llm.usage import UsageTracker
 
 
-class FakeServer:
-    """Answers POST .../chat/completions from a script of actions, then with a default success.
-
-    Actions: {"status": 503} (error), {"hang": True} (never answers until teardown),
-    {"content": "...", "usage": {...}} (success; content may be None), {"raw": "..."} (that body
-    with HTTP 200), {"no_choices": True}, {"pause_after": N, "pause_s": S} (stream N pieces, then
-    go silent for S seconds), {"piece_delay_s": S} (a pause before every piece).
-    Requests with `stream: true` are answered with server-sent events, one piece per word.
-    """
-
-    def __init__(self) -> None:
-        self.script: list[dict[str, Any]] = []
-        self.requests: list[dict[str, Any]] = []
-        self.release = threading.Event()
-        self._lock = threading.Lock()
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 (http.server API)
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                with fake._lock:
-                    fake.requests.append({"path": self.path, "body": body})
-                    action = fake.script.pop(0) if fake.script else {}
-                if action.get("hang"):
-                    fake.release.wait(10)
-                    return
-                if "raw" in action:
-                    self._send(200, action["raw"].encode(), "text/html")
-                    return
-                status = action.get("status", 200)
-                if status == 200 and body.get("stream"):
-                    self._stream(action, body)
-                    return
-                if status != 200:
-                    payload: dict[str, Any] = {"error": {"message": f"scripted {status}", "type": "fake", "code": status}}
-                else:
-                    content = action.get("content", f"echo: {body['messages'][-1]['content']}")
-                    payload = {
-                        "id": "chatcmpl-1",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": body.get("model", "fake"),
-                        "choices": [
-                            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": action.get("finish_reason", "stop")}
-                        ],
-                        "usage": action.get("usage", {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16}),
-                    }
-                self._send(status, json.dumps(payload).encode(), "application/json")
-
-            def _send(self, status: int, data: bytes, kind: str) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, action: dict[str, Any], body: dict[str, Any]) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                content = action.get("content", f"echo: {body['messages'][-1]['content']}")
-                words = [] if content is None else [w + " " for w in content.split(" ")]
-                if words:
-                    words[-1] = words[-1][:-1]
-                base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0,
-                        "model": body.get("model", "fake")}
-                events = [] if action.get("no_choices") else [
-                    {**base, "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}]}
-                    for w in words
-                ] + [{**base, "choices": [{"index": 0, "delta": {}, "finish_reason": action.get("finish_reason", "stop")}]}]
-                usage = action.get("usage", {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16})
-                events.append({**base, "choices": [], "usage": usage})
-                try:
-                    for index, event in enumerate(events):
-                        if index == action.get("pause_after"):
-                            fake.release.wait(action.get("pause_s", 10))
-                        time.sleep(action.get("piece_delay_s", 0))
-                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
-                        self.wfile.flush()
-                    self.wfile.write(b"data: [DONE]\n\n")
-                    self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-
-    @property
-    def hits(self) -> int:
-        return len(self.requests)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeServer]:
-    fake = FakeServer()
-    fake.thread.start()
-    yield fake
-    fake.release.set()
-    fake.httpd.shutdown()
-    fake.httpd.server_close()
-
-
-def make_config(**overrides: Any) -> LLMConfig:
-    values: dict[str, Any] = {"model": "test-model", "timeout_s": 5.0, "max_retries": 3, "cache": True, "seed": 7}
-    values.update(overrides)
-    return LLMConfig(**values)
-
-
-def make_client(base_url: str, **kwargs: Any) -> LLMClient:
-    config = kwargs.pop("config", None) or make_config()
-    return LLMClient(config, base_url=base_url, retry_wait_s=0.01, retry_wait_max_s=0.05, **kwargs)
-
-
-MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "how far?"}]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from llm_fake_server import FakeServer, MESSAGES, free_port, make_client, make_config
 
 
 def test_success_returns_text_tokens_and_sends_config(server: FakeServer) -> None:
@@ -299,93 +169,6 @@ def test_empty_content_is_a_clear_error(server: FakeServer, content: str | None)
 def test_no_base_url_is_a_clear_error() -> None:
     with pytest.raises(LLMUnavailableError, match="VADAR_LLM_BASE_URL"):
         LLMClient(make_config(base_url=None))
-
-
-# -- caching through the client ----------------------------------------------------------------------
-
-
-def test_identical_call_is_served_from_cache(server: FakeServer, tmp_path: Path) -> None:
-    usage = UsageTracker()
-    client = make_client(server.base_url, cache=ResponseCache(tmp_path / "c.sqlite"), usage=usage)
-    first = client.complete(MESSAGES)
-    second = client.complete([dict(m) for m in MESSAGES])
-    assert server.hits == 1
-    assert second.text == first.text and second.from_cache and not first.from_cache
-    assert second.latency_s == 0.0 and second.prompt_tokens == first.prompt_tokens == 11
-    totals = usage.totals()
-    assert (totals.calls, totals.cache_hits, totals.prompt_tokens, totals.fresh_prompt_tokens) == (2, 1, 22, 11)
-
-
-def test_cache_persists_across_clients(server: FakeServer, tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite"
-    with make_client(server.base_url, cache=ResponseCache(path)) as client:
-        client.complete(MESSAGES)
-    again = make_client(server.base_url, cache=ResponseCache(path)).complete(MESSAGES)
-    assert again.from_cache and server.hits == 1
-
-
-def test_reply_before_an_abort_is_asked_again_not_replayed(server: FakeServer, tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite"
-    other = [{"role": "user", "content": "and then?"}]
-    server.script = [{"content": "first"}, {"content": "crashes the caller"}]
-    with pytest.raises(RuntimeError):
-        with make_client(server.base_url, cache=ResponseCache(path)) as client:
-            client.complete(MESSAGES)
-            client.complete(other)  # the caller went on after the first reply: it is accepted
-            raise RuntimeError("the run aborted after the second reply")
-    cache = ResponseCache(path)
-    assert cache.state(request_key(**client.request_for(MESSAGES))) == "accepted"
-    assert cache.state(request_key(**client.request_for(other))) is None
-    server.script = [{"content": "asked again"}]
-    rerun = make_client(server.base_url, cache=cache)
-    assert rerun.complete(MESSAGES).from_cache
-    assert rerun.complete(other).text == "asked again" and server.hits == 3
-
-
-def test_reply_of_a_killed_process_stays_pending(server: FakeServer, tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite"
-    client = make_client(server.base_url, cache=ResponseCache(path))
-    client.complete(MESSAGES)  # no next call, no clean exit: as if killed here
-    assert ResponseCache(path).state(request_key(**client.request_for(MESSAGES))) == "pending"
-    assert not make_client(server.base_url, cache=ResponseCache(path)).complete(MESSAGES).from_cache
-
-
-def test_cache_disabled_by_config_or_absent(server: FakeServer, tmp_path: Path) -> None:
-    off = make_client(server.base_url, config=make_config(cache=False), cache=ResponseCache(tmp_path / "c.sqlite"))
-    off.complete(MESSAGES)
-    off.complete(MESSAGES)
-    none = make_client(server.base_url, cache=None)
-    none.complete(MESSAGES)
-    none.complete(MESSAGES)
-    assert server.hits == 4
-
-
-@pytest.mark.parametrize(
-    "kwargs", [{"temperature": 0.5}, {"max_tokens": 10}, {"stop": ["\n"]}]
-)
-def test_different_sampling_params_miss_the_cache(server: FakeServer, tmp_path: Path, kwargs: dict[str, Any]) -> None:
-    client = make_client(server.base_url, cache=ResponseCache(tmp_path / "c.sqlite"))
-    client.complete(MESSAGES)
-    assert not client.complete(MESSAGES, **kwargs).from_cache
-    assert server.hits == 2
-
-
-def test_different_seed_or_model_misses_the_cache(server: FakeServer, tmp_path: Path) -> None:
-    cache = ResponseCache(tmp_path / "c.sqlite")
-    make_client(server.base_url, cache=cache).complete(MESSAGES)
-    make_client(server.base_url, cache=cache, config=make_config(seed=8)).complete(MESSAGES)
-    make_client(server.base_url, cache=cache, config=make_config(model="other")).complete(MESSAGES)
-    assert server.hits == 3 and len(cache) == 3
-
-
-def test_failed_calls_are_not_cached(server: FakeServer, tmp_path: Path) -> None:
-    cache = ResponseCache(tmp_path / "c.sqlite")
-    server.script = [{"status": 400}]
-    client = make_client(server.base_url, cache=cache)
-    with pytest.raises(LLMError):
-        client.complete(MESSAGES)
-    assert len(cache) == 0
-    assert client.complete(MESSAGES).text.startswith("echo")
 
 
 # -- accounting ----------------------------------------------------------------------------------------

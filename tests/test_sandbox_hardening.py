@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from vadar.sandbox import executor as sandbox_module
+from vadar.sandbox.process import WorkerProcess
 from vadar.sandbox import ExecutionResult, Sandbox
 
 MEMORY_MB = 256
@@ -46,13 +46,13 @@ class Peaks:
 @pytest.fixture
 def peaks(monkeypatch: pytest.MonkeyPatch) -> Peaks:
     seen = Peaks()
-    kill = sandbox_module._Worker.kill
+    kill = WorkerProcess.kill
 
-    def kill_and_read(worker: sandbox_module._Worker) -> None:
+    def kill_and_read(worker: WorkerProcess) -> None:
         seen.read(worker.process.pid)
         kill(worker)
 
-    monkeypatch.setattr(sandbox_module._Worker, "kill", kill_and_read)
+    monkeypatch.setattr(WorkerProcess, "kill", kill_and_read)
     return seen
 
 

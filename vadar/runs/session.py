@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from api_store import ApiStore
 from vadar.agents.outcome import Executor
 from vadar.config import VadarConfig
-from vadar.sandbox.pool import SandboxPool
+from vadar.sandbox import SandboxPool
 from vadar.llm.chat import ChatModel
 from vadar.llm.usage import UsageTracker
 from vadar.runs.progress import MeteredChatModel, Progress

@@ -15,14 +15,14 @@ from vadar.sandbox.executor import (
     default_sandbox,
     execute,
 )
-from vadar.sandbox.policy import RESERVED_NAME
+from vadar.sandbox.pool import SandboxPool
 
 __all__ = [
-    "RESERVED_NAME",
     "ExecutionResult",
     "HostCall",
     "LibraryFunction",
     "Sandbox",
+    "SandboxPool",
     "default_sandbox",
     "execute",
 ]

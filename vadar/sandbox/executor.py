@@ -1,7 +1,7 @@
 """Run generated programs in a restricted, resource-limited worker process.
 
 `execute(code, namespace)` is the one entry point the rest of vadar uses. Programs are compiled
-with RestrictedPython under `sandbox_policy` and run in a separate interpreter (`sandbox_worker`)
+with RestrictedPython under `policy` and run in a separate interpreter (`worker`)
 with an address-space limit, while this process enforces the wall-clock limit and runs the host
 functions (perception modules) the program calls. See docs/sandbox.md for the design.
 """
@@ -10,31 +10,23 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
-import os
-import signal
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from vadar.sandbox.calls import CallLog, HostCall
 from vadar.sandbox.crash import crash_line, signal_name
-from vadar.sandbox.codec import CodecError, FrameReader, ProtocolError, decode, dumps, encode, write_all
+from vadar.sandbox.codec import CodecError, ProtocolError, decode, dumps, encode
 from vadar.sandbox.policy import RESERVED_NAME as _RESERVED
-from vadar.sandbox.stderr import StderrBuffer
+from vadar.sandbox.process import WorkerProcess
 from vadar.text import clip, utf8_safe
 
 __all__ = ["ExecutionResult", "HostCall", "LibraryFunction", "Sandbox", "execute"]
 
-STARTUP_TIMEOUT_S = 20.0
 DEFAULT_STDOUT_CHARS = 10_000
-_ROOT = str(Path(__file__).resolve().parents[2])
-_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from vadar.sandbox.worker import main; main()"
 
 
 @dataclass(frozen=True)
@@ -98,88 +90,12 @@ class _Registry:
         return cls(**values)
 
 
-def _worker_environment() -> dict[str, str]:
-    """A minimal environment: no API keys or other secrets of the host reach the worker.
-
-    One malloc arena keeps the reserved (not used) address space small, so that `memory_mb`
-    measures what programs allocate.
-    """
-    env = {"MALLOC_ARENA_MAX": "1", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8"}
-    if "PATH" in os.environ:
-        env["PATH"] = os.environ["PATH"]
-    return env
-
-
-class _Worker:
-    """One live worker process and the pipes to it."""
-
-    def __init__(self) -> None:
-        read_fd, write_fd = os.pipe()
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-c", _BOOT],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=write_fd,
-                cwd=tempfile.gettempdir(),
-                env=_worker_environment(),
-                start_new_session=True,
-            )
-        except BaseException:
-            os.close(read_fd)
-            raise
-        finally:
-            os.close(write_fd)
-        self.stderr = StderrBuffer(read_fd)
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.in_fd = self.process.stdin.fileno()
-        self.reader = FrameReader(self.process.stdout.fileno())
-        try:
-            ready = self.reader.read(time.monotonic() + STARTUP_TIMEOUT_S)
-        except ProtocolError:
-            ready = None
-        if ready is None or ready.get("op") != "ready":
-            self.kill()
-            tail = self.stderr.tail(wait_s=1.0) or "no output"
-            raise ProtocolError(f"worker did not start: {tail}")
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def send(self, frame: bytes) -> None:
-        try:
-            write_all(self.in_fd, frame)
-        except (BrokenPipeError, OSError) as exc:
-            raise ProtocolError(f"worker pipe closed: {exc}") from None
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                self.process.kill()
-        self.process.wait()
-        for pipe in (self.process.stdin, self.process.stdout):
-            if pipe is not None:
-                pipe.close()
-
-    def close(self) -> None:
-        """Ask politely, then kill."""
-        if self.process.poll() is None:
-            try:
-                self.send(dumps({"op": "exit"}))
-                self.process.wait(timeout=2)
-            except (ProtocolError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
-
-
 class Sandbox:
     """Runs programs one at a time in a reusable worker, respawned after kills and crashes."""
 
     def __init__(self, *, max_stdout_chars: int = DEFAULT_STDOUT_CHARS) -> None:
         self.max_stdout_chars = max_stdout_chars
-        self._worker: _Worker | None = None
+        self._worker: WorkerProcess | None = None
         self._lock = threading.Lock()
 
     def __enter__(self) -> Sandbox:
@@ -222,10 +138,10 @@ class Sandbox:
         result.duration_s = time.monotonic() - started
         return result
 
-    def _start(self) -> _Worker:
+    def _start(self) -> WorkerProcess:
         if self._worker is None or not self._worker.alive():
             self._discard_worker()
-            self._worker = _Worker()
+            self._worker = WorkerProcess()
         return self._worker
 
     def _run(
