@@ -24,7 +24,7 @@ from base_modules.oracle.annotations3d_vocab import (
     object_attributes,
     parse_question,
 )
-from base_modules.oracle.clevr_scene import SceneView, as_box
+from base_modules.oracle.clevr_scene import SceneView, annotation_position, as_box
 from base_modules.types import BBox, Image
 
 SceneLookup = Callable[[str], "dict[str, Any] | None"]
@@ -57,6 +57,10 @@ class Scenes:
             self._views[image.image_id] = self._build(image.image_id)
         return self._views[image.image_id]
 
+    def annotation_index(self, image: Image, bbox: BBox) -> int:
+        """Position in the annotation's `objects` of the object `bbox` shows (views sort them)."""
+        return annotation_position(self._lookup(image.image_id), self.view(image), bbox)
+
     def _build(self, image_id: str) -> View:
         scene = self._lookup(image_id)
         if scene is None:
@@ -79,6 +83,10 @@ class _Oracle:
     def __init__(self, scenes: Scenes) -> None:
         super().__init__(device="cpu")  # type: ignore[call-arg]
         self.scenes = scenes
+
+    def annotation_index(self, image: Image, bbox: BBox) -> int:
+        """Ground truth for checks: the annotation's index of the object `bbox` shows."""
+        return self.scenes.annotation_index(image, bbox)
 
 
 class Loc3D(_Oracle, Loc):

@@ -20,6 +20,10 @@ class _ClevrOracle:
         super().__init__(device="cpu")  # type: ignore[call-arg]
         self.scenes = scenes
 
+    def annotation_index(self, image: Image, bbox: BBox) -> int:
+        """Ground truth for checks: the scene file's index of the object `bbox` shows."""
+        return self.scenes.annotation_index(image, bbox)
+
 
 class ClevrLoc(_ClevrOracle, Loc):
     def forward(self, image: Image, object_prompt: str) -> list[BBox]:

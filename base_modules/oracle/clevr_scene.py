@@ -100,6 +100,10 @@ class ClevrScenes:
             self._views[key] = self._build(image)
         return self._views[key]
 
+    def annotation_index(self, image: Image, bbox: BBox) -> int:
+        """Position in the scene file's `objects` of the object `bbox` shows (views sort them)."""
+        return annotation_position(self._lookup(image.image_id), self.view(image), bbox)
+
     def _build(self, image: Image) -> ClevrView:
         scene = self._lookup(image.image_id)
         if scene is None:
@@ -117,3 +121,14 @@ class ClevrScenes:
             boxes=tuple(boxes[i] for i in order),  # type: ignore[misc]
             camera=camera,
         )
+
+
+def annotation_position(scene: dict[str, Any] | None, view: SceneView, bbox: BBox) -> int:
+    """Where the object `bbox` shows sits in the scene file's `objects` (a view sorts them by box)."""
+    shown = view.objects[view.resolve(bbox)]
+    objects = list((scene or {}).get("objects") or [])
+    for same in (lambda o: o is shown, lambda o: o == shown):
+        found = next((k for k, o in enumerate(objects) if same(o)), None)
+        if found is not None:
+            return found
+    raise ModuleError(f"the object of box {list(as_box(bbox))} is not in the scene file of {view.image_id}")
