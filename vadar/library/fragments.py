@@ -106,7 +106,24 @@ def find_patterns(programs: Sequence[str], api_names: set[str], *, min_programs:
                     shape, instance = _normalise(tree, block, start, length, api_names, index)
                     if shape is not None and instance is not None:
                         by_shape.setdefault(shape, Pattern(shape)).instances.append(instance)
-    return [p for p in by_shape.values() if len(p.programs) >= min_programs and p.usable()]
+    patterns = [_consistent_part(p) for p in by_shape.values()]
+    return [p for p in patterns if len(p.programs) >= min_programs and p.usable()]
+
+
+def _consistent_part(pattern: Pattern) -> Pattern:
+    """The instances that agree on inputs and on the one variable read afterwards (the most programs).
+
+    `x = loc(...)[0]; d = depth(image, x)` reads as "the depth of the first match" where only `d`
+    is used later, and as something else where `x` is used too; those instances are left out.
+    """
+    groups: dict[tuple[Any, ...], list[Instance]] = {}
+    for instance in pattern.instances:
+        if len(instance.outputs) <= 1:
+            groups.setdefault((tuple(instance.inputs), tuple(sorted(instance.outputs))), []).append(instance)
+    if not groups:
+        return Pattern(pattern.shape)
+    best = max(groups.values(), key=lambda group: len({i.program for i in group}))
+    return Pattern(pattern.shape, best)
 
 
 def _blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:

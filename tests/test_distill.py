@@ -1,0 +1,128 @@
+"""Distillation: helpers found in right programs, named by a scripted LLM, admitted by reproduction."""
+
+from __future__ import annotations
+
+import pytest
+
+from api_store import ApiStore
+from omni3d_bench import sample_path
+from omni3d_bench.datasets import load_dataset
+from omni3d_bench.metrics import score_answer
+from vadar.agents.answers import normalize_answer
+from vadar.library import distill as distill_module
+from vadar.library.distill import REWRITTEN, Distiller
+from vadar.library.fragments import HelperDraft
+from vadar.library.namespace import program_namespace
+from vadar.library.retrieval import ExampleRetriever
+from vadar.library.truth_checks import TruthChecks
+from vadar.llm.doubles import ScriptedLLM
+from vadar.runs.prepare import oracle_modules
+from vadar.sandbox import execute
+
+# Right programs for questions of the built-in sample; three of them find an object and its depth.
+PROGRAMS = {
+    "How many things are in front of the cyan sphere?":
+        'sphere = loc(image, "cyan sphere")[0]\nd = depth(image, sphere)\n'
+        'final_result = len([b for b in loc(image, "objects") if depth(image, b) < d])\n',
+    "What color is the cylinder that is behind the red cylinder?":
+        'ref = loc(image, "red cylinder")[0]\nref_depth = depth(image, ref)\n'
+        'behind = [b for b in loc(image, "cylinder") if depth(image, b) > ref_depth]\n'
+        'final_result = vqa(image, "What color is this object?", behind[0])\n',
+    "What material is the yellow cylinder?":
+        'cylinder = loc(image, "yellow cylinder")[0]\ncylinder_depth = depth(image, cylinder)\n'
+        'at_depth = [b for b in loc(image, "cylinder") if depth(image, b) == cylinder_depth]\n'
+        'final_result = vqa(image, "What material is this object made of?", at_depth[0])\n',
+    "What shape is the cyan object?":
+        'obj = loc(image, "cyan object")[0]\nfinal_result = vqa(image, "What shape is this object?", obj)\n',
+}
+NAMED = '```python\ndef _first_object_depth(image: Image, object_prompt: str) -> float:\n' \
+        '    """The camera depth of the first object matching object_prompt."""\n```'
+
+
+def run(code, namespace):
+    return execute(code, namespace, timeout_s=10)
+
+
+@pytest.fixture
+def sample(tmp_path):
+    dataset = load_dataset(sample_path())
+    modules = oracle_modules(dataset)
+    questions = {q.question: q for q in dataset.questions("sample")}
+    store = ApiStore(tmp_path / "lib.sqlite")
+    for text, code in PROGRAMS.items():
+        question = questions[text]
+        result = run(code, program_namespace(dataset.image(question), modules))
+        assert result.error is None and score_answer(normalize_answer(result.value), question.answer,
+                                                     question.answer_type) == 1.0, (text, result)
+        store.record_verified_program(batch_id=None, question_id=question.question_id, question=text,
+                                      variant="without", code=code, answer=normalize_answer(result.value),
+                                      gold=question.answer, error=None, correct=True, uses=[])
+    yield store, dataset, modules, list(questions.values())
+    store.close()
+
+
+def distiller(store, llm, **kwargs):
+    return Distiller(store, llm, run, truth=TruthChecks(run), **kwargs)
+
+
+def test_a_repeated_pattern_becomes_a_helper_and_every_source_program_is_rewritten(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM([NAMED])
+    report = distiller(store, llm).distill(dataset, modules, questions)
+    assert report.admitted == ["_first_object_depth"]
+    helper = store.current("_first_object_depth")
+    assert helper.signature == "(image: Image, object_prompt: str) -> float"
+    assert "return" in helper.code and "depth(image" in helper.code
+    decision = [d for d in store.decisions("_first_object_depth")][-1]
+    assert decision.mode == "distilled" and decision.evidence["reproduced"] == decision.evidence["programs"] == 3
+    assert decision.evidence["tokens_saved"] > 0 and len(decision.evidence["questions"]) == 3
+    rewritten = [p for p in store.verified_programs() if p.variant == REWRITTEN]
+    assert len(rewritten) == 3 and all(p.uses == ("_first_object_depth",) for p in rewritten)
+    assert all("_first_object_depth(image, " in p.code for p in rewritten)
+    assert report.tokens_after < report.tokens_before
+    # the LLM only named it: it saw the body and two uses, never wrote code
+    prompt = llm.calls[0][1]["content"]
+    assert "def _helper(image: Image, object_prompt: str) -> float:" in prompt and prompt.count("Use ") == 2
+
+
+def test_retrieved_examples_show_the_rewritten_programs(sample):
+    store, dataset, modules, questions = sample
+    distiller(store, ScriptedLLM([NAMED])).distill(dataset, modules, questions)
+    examples = ExampleRetriever(store.verified_programs(correct_only=True), 2, {"_first_object_depth"})
+    shown = examples.render("How many things are in front of the cyan sphere?")
+    assert "_first_object_depth(image, 'cyan sphere')" in shown
+    assert 'sphere = loc(image, "cyan sphere")[0]' not in shown
+
+
+def test_a_candidate_that_changes_one_answer_is_rejected(sample, monkeypatch):
+    store, dataset, modules, questions = sample
+    real = distill_module.draft_helper
+
+    def a_metre_off(*args, **kwargs) -> HelperDraft:  # a body that no longer computes what the programs did
+        draft = real(*args, **kwargs)
+        lines = draft.body.splitlines()
+        return HelperDraft(draft.parameters, draft.annotations, draft.returns,
+                           "\n".join([*lines[:-1], lines[-1] + " + 1.0"]), draft.has_output)
+
+    monkeypatch.setattr(distill_module, "draft_helper", a_metre_off)
+    report = distiller(store, ScriptedLLM([NAMED])).distill(dataset, modules, questions)
+    assert report.admitted == []
+    assert "rewritten programs changed" in report.rejected["_first_object_depth"]
+    assert "_first_object_depth" not in store
+    assert not [p for p in store.verified_programs() if p.variant == REWRITTEN]
+
+
+def test_a_pattern_used_by_fewer_questions_than_the_minimum_is_not_proposed(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM([])
+    report = distiller(store, llm, min_uses=4).distill(dataset, modules, questions)
+    assert report.admitted == [] and not llm.calls
+
+
+def test_a_bad_name_is_refused_and_a_second_bad_one_falls_back_to_a_plain_name(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM(['```python\ndef loc(image, object_prompt):\n    """x"""\n```', "no code at all"])
+    report = distiller(store, llm).distill(dataset, modules, questions)
+    assert report.admitted == ["_loc_then_depth"]
+    assert "not a valid name" in llm.calls[1][-1]["content"]
+    assert "Returns the result of" in store.current("_loc_then_depth").docstring

@@ -1,0 +1,297 @@
+"""Distil helpers from programs that were right: bottom-up, admitted by reproduction.
+
+Top-down proposals by a small model give helpers that are wrong or unused. Here the library grows
+from what already worked: the right programs written on build questions (one per question, in its
+latest rewritten form) are searched for statement runs that recur across at least `min_uses`
+questions up to names and literals (`vadar.library.fragments`). The best pattern (most tokens
+saved) becomes a candidate helper; the LLM only names it and writes its docstring from its body
+and two of its uses (AutoDoc). It is admitted only if every program it came from, rewritten to
+call it, still gives its right answer in the sandbox, it shortens them, and it passes the
+ground-truth property checks its name invites. The rewritten programs are stored as verified
+programs, so retrieved worked examples show the helper in use, and the next pattern is searched
+in them: helpers can build on helpers.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store.evidence import VerifiedProgram
+from base_modules.module import ModuleSet
+from omni3d_bench.metrics import score_answer
+from omni3d_bench.types import Dataset, Question
+from vadar import prompts
+from vadar.agents.answers import normalize_answer
+from vadar.agents.api_text import render_api
+from vadar.agents.code_extract import NoCodeError, extract_code
+from vadar.agents.outcome import Executor, check_infrastructure
+from vadar.agents.program import program_error
+from vadar.agents.sampling import Sampling
+from vadar.agents.step_loop import Reply, StepLoop, Verdict
+from vadar.library.fragments import HelperDraft, Pattern, code_tokens, draft_helper, find_patterns, rewrite
+from vadar.library.namespace import program_namespace
+from vadar.library.truth_checks import TruthChecks
+from vadar.llm.chat import ChatModel
+
+NAMING = Sampling(max_tokens=120)
+REWRITTEN = "rewritten"  # variant of a verified program that is a rewritten source program
+_NAME = re.compile(r"^_[a-z][a-z0-9_]{2,40}$")
+
+
+@dataclass
+class Candidate:
+    """A pattern drafted as a helper, with the outcome of its checks."""
+
+    name: str
+    docstring: str
+    draft: HelperDraft
+    pattern: Pattern
+    questions: list[str]
+    tokens_saved: int
+    rewritten: dict[int, str] = field(default_factory=dict)
+    reason: str | None = None  # why it was not admitted
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        return self.draft.source(self.name, self.docstring)
+
+
+@dataclass
+class DistillReport:
+    admitted: list[str] = field(default_factory=list)
+    rejected: dict[str, str] = field(default_factory=dict)
+    programs: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+
+def api_signatures(library: Sequence[FunctionRecord]) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str]]:
+    """Parameter (name, annotation) lists and return annotations of every API function, from the API text."""
+    params: dict[str, list[tuple[str, str]]] = {}
+    returns: dict[str, str] = {}
+    for node in ast.parse(render_api(library)).body:
+        if isinstance(node, ast.FunctionDef):
+            params[node.name] = [(a.arg, ast.unparse(a.annotation) if a.annotation else "") for a in node.args.args]
+            if node.returns is not None:
+                returns[node.name] = ast.unparse(node.returns)
+    return params, returns
+
+
+class Distiller:
+    """Finds, names, checks and admits helpers distilled from the store's right programs."""
+
+    def __init__(self, store: ApiStore, llm: ChatModel, executor: Executor, *, min_uses: int = 3,
+                 max_helpers: int = 3, truth: TruthChecks | None = None, max_reply_tokens: int | None = None,
+                 on_event: Callable[[str], None] | None = None) -> None:
+        self.store, self.executor = store, executor
+        self.loop = StepLoop(llm, NAMING, 2, max_reply_tokens)
+        self.min_uses, self.max_helpers = min_uses, max_helpers
+        self.truth = truth
+        self.on_event = on_event or (lambda message: None)
+
+    def distill(self, dataset: Dataset, modules: ModuleSet, questions: Sequence[Question],
+                batch_id: int | None = None) -> DistillReport:
+        by_id = {q.question_id: q for q in questions}
+        sources = current_programs(self.store.verified_programs(correct_only=True), set(by_id))
+        report = DistillReport(programs=len(sources))
+        codes = [p.code or "" for p in sources]
+        report.tokens_before = sum(code_tokens(c) for c in codes)
+        tried: set[str] = set()
+        while len(report.admitted) < self.max_helpers:
+            library = self.store.functions(FunctionStatus.IMPLEMENTED)
+            candidate = self._best_candidate(codes, sources, library, tried)
+            if candidate is None:
+                break
+            tried.add(candidate.pattern.shape)
+            self._name(candidate, codes, library)
+            self._verify(candidate, [sources[i] for i in candidate.rewritten], by_id, dataset, modules, library)
+            if candidate.reason is not None:
+                report.rejected[candidate.name] = candidate.reason
+                self.on_event(f"distilled candidate {candidate.name} not admitted: {candidate.reason}")
+                continue
+            self._admit(candidate, sources, library, batch_id)
+            for index, code in candidate.rewritten.items():
+                codes[index] = code
+            report.admitted.append(candidate.name)
+            self.on_event(f"admitted distilled helper {candidate.name} (used by {len(candidate.questions)} "
+                          f"questions, {candidate.tokens_saved} tokens saved)")
+        report.tokens_after = sum(code_tokens(c) for c in codes)
+        return report
+
+    # ----------------------------------------------------------------- finding
+
+    def _best_candidate(self, codes: list[str], sources: list[VerifiedProgram], library: list[FunctionRecord],
+                        tried: set[str]) -> Candidate | None:
+        params, returns = api_signatures(library)
+        ranked = []
+        for pattern in find_patterns(codes, set(params), min_programs=self.min_uses):
+            if pattern.shape in tried or len({sources[i].question_id for i in pattern.programs}) < self.min_uses:
+                continue
+            draft = draft_helper(pattern, params, returns)
+            rewritten = rewrite(codes, pattern, "_h", draft)
+            saved = sum(code_tokens(codes[i]) - code_tokens(rewritten[i]) for i in rewritten)
+            if saved > 0:
+                ranked.append((saved, -len(pattern.shape), pattern, draft))
+        if not ranked:
+            return None
+        saved, _, pattern, draft = max(ranked, key=lambda r: (r[0], r[1]))
+        questions = sorted({sources[i].question_id for i in pattern.programs})
+        return Candidate("_h", "", draft, pattern, questions, saved)
+
+    # ----------------------------------------------------------------- naming (AutoDoc)
+
+    def _name(self, candidate: Candidate, codes: list[str], library: list[FunctionRecord]) -> None:
+        placeholder = "_helper"
+        uses = [(instance.source, rewrite([codes[instance.program]], _single(candidate.pattern, instance),
+                                          placeholder, candidate.draft)[0])
+                for instance in _distinct_programs(candidate.pattern)[:2]]
+        messages = [{"role": "system", "content": prompts.render("distill_system")},
+                    {"role": "user", "content": prompts.render(
+                        "distill_request", helper=candidate.draft.source(placeholder, "..."), uses=uses)}]
+        taken = {f.name for f in self.store.functions(include_failed=True)} | set(api_signatures(library)[0])
+        named: list[tuple[str, str]] = []
+
+        def judge(reply: Reply) -> Verdict:
+            try:
+                name, docstring = _parse_stub(extract_code(reply.text))
+            except (NoCodeError, ValueError) as exc:
+                return Verdict.retry(prompts.render("distill_retry", error=str(exc)))
+            problem = self._name_problem(name, taken) or (None if docstring else "write a one-sentence docstring")
+            if problem:
+                return Verdict.retry(prompts.render("distill_retry", error=problem))
+            named.append((name, docstring))
+            return Verdict.accept()
+
+        self.loop.run(messages, judge)
+        name, docstring = named[0] if named else (_fallback_name(candidate.draft, taken), _fallback_doc(candidate.draft))
+        candidate.name, candidate.docstring = name, docstring
+        candidate.rewritten = rewrite(codes, candidate.pattern, name, candidate.draft)
+
+    def _name_problem(self, name: str, taken: set[str]) -> str | None:
+        if not _NAME.match(name):
+            return f"`{name}` is not a valid name: use one leading underscore, lower case words and underscores"
+        if name in taken or self.store.find_by_normalized_name(name) is not None:
+            return f"`{name}` is already taken; choose another name"
+        return None
+
+    # ----------------------------------------------------------------- checking
+
+    def _verify(self, candidate: Candidate, sources: list[VerifiedProgram], by_id: dict[str, Question],
+                dataset: Dataset, modules: ModuleSet, library: list[FunctionRecord]) -> None:
+        """Every rewritten program must still be right; the helper must pass its ground-truth checks."""
+        record = _as_record(candidate)
+        functions = [*library, record]
+        failures = []
+        for (index, code), source in zip(candidate.rewritten.items(), sources, strict=True):
+            question = by_id[source.question_id]
+            namespace = program_namespace(dataset.image(question), modules, functions)
+            result = check_infrastructure(self.executor(code, namespace))
+            error = program_error(result)
+            if error is not None:
+                failures.append(f"question {question.question_id}: {error.splitlines()[-1]}")
+            elif score_answer(normalize_answer(result.value), source.gold, question.answer_type) < 1.0:
+                failures.append(f"question {question.question_id}: answered {result.value!r}, was {source.answer!r}")
+        candidate.evidence = {"reproduced": len(sources) - len(failures), "programs": len(sources)}
+        if failures:
+            candidate.reason = f"{len(failures)} of {len(sources)} rewritten programs changed: {failures[0]}"
+            return
+        if self.truth is not None:
+            checked = self.truth.check(record, functions, dataset, modules, list(by_id.values()))
+            candidate.evidence["truth_check"] = checked.to_dict()
+            if checked.passed is False:
+                candidate.reason = f"its ground-truth check failed: {checked.failures[0]}"
+
+    # ----------------------------------------------------------------- storing
+
+    def _admit(self, candidate: Candidate, sources: list[VerifiedProgram], library: list[FunctionRecord],
+               batch_id: int | None) -> None:
+        names = {f.name for f in library}
+        called = {n.func.id for n in ast.walk(ast.parse(candidate.source))
+                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        with self.store.transaction():
+            self.store.propose(candidate.name, candidate.draft.signature(), candidate.docstring, batch_id=batch_id)
+            self.store.implement(candidate.name, candidate.source, dependencies=sorted(called & names))
+            self.store.record_decision(candidate.name, "admitted", mode="distilled", evidence={
+                "origin": "distilled", "questions": candidate.questions, "uses": len(candidate.pattern.instances),
+                "tokens_saved": candidate.tokens_saved, "pattern": candidate.pattern.instances[0].source,
+                **candidate.evidence})
+            for index, code in candidate.rewritten.items():
+                source = sources[index]
+                uses = _called(code) & (names | {candidate.name})
+                self.store.record_verified_program(
+                    batch_id=batch_id, question_id=source.question_id, question=source.question, variant=REWRITTEN,
+                    code=code, answer=source.answer, gold=source.gold, error=None, correct=True, uses=uses)
+
+
+def current_programs(programs: Sequence[VerifiedProgram], question_ids: set[str]) -> list[VerifiedProgram]:
+    """One right program per question of `question_ids`: its latest rewritten form, else the first written."""
+    chosen: dict[str, VerifiedProgram] = {}
+    for program in programs:
+        if program.question_id not in question_ids or not program.code or not program.correct:
+            continue
+        if program.question_id not in chosen or program.variant == REWRITTEN:
+            chosen[program.question_id] = program
+    return list(chosen.values())
+
+
+def _called(code: str) -> set[str]:
+    return {n.func.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def _distinct_programs(pattern: Pattern) -> list[Any]:
+    seen: set[int] = set()
+    kept = []
+    for instance in pattern.instances:
+        if instance.program not in seen:
+            seen.add(instance.program)
+            kept.append(instance)
+    return kept
+
+
+def _single(pattern: Pattern, instance: Any) -> Pattern:
+    """`pattern` holding one instance, renumbered as program 0 (to rewrite one program alone)."""
+    return Pattern(pattern.shape, [dataclasses.replace(i, program=0) for i in pattern.instances
+                                   if i.program == instance.program])
+
+
+def _parse_stub(code: str) -> tuple[str, str]:
+    """The name and docstring of the first `def` in `code` (a body is not needed)."""
+    text = code if re.search(r"^\s+\S", code, re.MULTILINE) else code + "\n    pass\n"
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise ValueError(f"the reply is not a Python def with a docstring: {exc.msg}") from None
+    node = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    if node is None:
+        raise ValueError("the reply holds no `def` line")
+    return node.name, " ".join((ast.get_docstring(node) or "").split())
+
+
+def _fallback_name(draft: HelperDraft, taken: set[str]) -> str:
+    calls = [n for n in ast.walk(ast.parse(draft.body)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    called = [c.func.id for c in sorted(calls, key=lambda c: (c.lineno, c.col_offset))]  # type: ignore[union-attr]
+    words = list(dict.fromkeys(w for c in called for w in c.lower().split("_") if w))[:4] or ["step"]
+    base = "_" + "_then_".join(words)
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
+
+
+def _fallback_doc(draft: HelperDraft) -> str:
+    returned = "Returns the result of" if draft.has_output else "Runs"
+    return f"{returned}: " + "; ".join(line.strip() for line in draft.body.splitlines() if not line.startswith("return"))
+
+
+def _as_record(candidate: Candidate) -> Any:
+    """What the namespace and the checks need of a function record, before the store holds it."""
+    return SimpleNamespace(name=candidate.name, signature=candidate.draft.signature(), docstring=candidate.docstring,
+                           code=candidate.source, dependencies=())
