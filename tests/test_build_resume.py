@@ -46,6 +46,8 @@ class Router:
 @pytest.fixture
 def config(tmp_path):
     config = VadarConfig()
+    config.library.distill = False  # these tests follow the top-down proposals alone
+    config.library.admit_min_uses = 1  # their batches have one question that uses the helper
     config.paths.home = tmp_path / "home"
     config.library.admission = "off"  # these tests count the build agents' replies; admission has its own
     config.sandbox.timeout_s = 10

@@ -13,9 +13,11 @@ from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
 
 STUB = '```python\ndef _objects_left_of(image: Image, reference: BBox) -> list[BBox]:\n    """Objects left of the reference object."""\n```'
+# Left as CLEVR defines it (camera-frame x, not the box centre), so its ground-truth check passes.
 RIGHT = ("def _objects_left_of(image, reference):\n"
-         "    cx = (reference[0] + reference[2]) / 2\n"
-         "    return [b for b in loc(image, 'objects') if (b[0] + b[2]) / 2 < cx and not same_object(image, b, reference)]\n")
+         "    x = ((reference[0] + reference[2]) / 2 - image.width / 2) * depth(image, reference)\n"
+         "    return [b for b in loc(image, 'objects') if ((b[0] + b[2]) / 2 - image.width / 2) * depth(image, b) < x\n"
+         "            and not same_object(image, b, reference)]\n")
 # Runs, passes its test call, and is wrong: it compares depth, not x.
 WRONG = ("def _objects_left_of(image, reference):\n"
          "    d = depth(image, reference)\n"
@@ -54,6 +56,8 @@ def scripted(implementations: list[str], *, baseline: str = BY_HAND, sample: str
 @pytest.fixture
 def config(tmp_path):
     config = VadarConfig()
+    config.library.distill = False  # these tests follow the top-down proposals alone
+    config.library.admit_min_uses = 1  # their batches have one question that uses the helper
     config.paths.home = tmp_path / "home"
     config.sandbox.timeout_s = 10
     return config
@@ -70,13 +74,13 @@ def build(config, llm, tmp_path, *, mode="labelled"):
 def test_a_helper_that_runs_but_answers_wrong_is_rejected_after_one_repair(config, tmp_path):
     report, library, store = build(config, scripted([WRONG]), tmp_path)
     assert report.implemented == ["_objects_left_of"] and report.admitted == []
-    assert "right 0 of 1 times, 1 without it" in report.not_admitted["_objects_left_of"]
+    assert "ground-truth check failed" in report.not_admitted["_objects_left_of"]  # caught before outcomes
     store = ApiStore(config.paths.database)
     assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == []
     kinds = [d.decision for d in store.decisions("_objects_left_of")]
     assert kinds == ["repair", "rejected"]
     repair = store.decisions("_objects_left_of")[0].evidence
-    assert repair["cases"][0]["expected"] == "5" and repair["cases"][0]["got"] != 5
+    assert repair["cases"][0]["expected"] == "the true objects" and "missing" in repair["cases"][0]["got"]
     history = store.history("_objects_left_of")
     assert history[-1].status == FunctionStatus.FAILED and history[-1].code == WRONG  # kept, never shown
 
@@ -108,7 +112,10 @@ def test_unlabelled_mode_rejects_a_helper_whose_behaviour_check_fails(config, tm
 def test_unlabelled_mode_rejects_a_helper_that_disagrees_with_helper_free_programs(config, tmp_path, monkeypatch):
     from vadar.library import checks
 
+    from vadar.library import truth_checks
+
     monkeypatch.setattr(checks.BehaviourChecks, "run", lambda self, *a: checks.CheckResult(None))  # no check
+    monkeypatch.setattr(truth_checks.TruthChecks, "check", lambda self, *a: truth_checks.TruthResult(None))
     report, _, _ = build(config, scripted([WRONG]), tmp_path, mode="unlabelled")
     assert report.admitted == [] and "right 0 of 1 times, 1 without it" in report.not_admitted["_objects_left_of"]
 
@@ -224,3 +231,21 @@ def test_a_rejection_with_partial_credit_reads_as_scores_not_counts():
 
     assert _compared(1, 2, 2) == "programs using it were right 1 of 2 times, 2 without it"
     assert _compared(0, 0.2, 2).startswith("programs using it scored 0.00 on 2 questions, 0.20 without it")
+
+
+def test_an_equal_score_on_too_few_uses_is_not_evidence(config, tmp_path, monkeypatch):
+    from vadar.library import truth_checks
+
+    monkeypatch.setattr(truth_checks.TruthChecks, "check", lambda self, *a: truth_checks.TruthResult(None))
+    config.library.admit_min_uses = 3
+    report, library, _ = build(config, scripted([RIGHT]), tmp_path)
+    assert report.admitted == [] and library == []
+    assert "used by 1 programs, fewer than the 3 needed" in report.not_admitted["_objects_left_of"]
+
+
+def test_without_a_ground_truth_check_an_equal_score_is_not_enough(config, tmp_path, monkeypatch):
+    from vadar.library import truth_checks
+
+    monkeypatch.setattr(truth_checks.TruthChecks, "check", lambda self, *a: truth_checks.TruthResult(None))
+    report, _, _ = build(config, scripted([RIGHT]), tmp_path)  # right with and without: 1 and 1
+    assert report.admitted == [] and "right 1 of 1 times, 1 without it" in report.not_admitted["_objects_left_of"]

@@ -21,6 +21,8 @@ CASSETTE = Path(__file__).parent / "cassettes" / "sample_run.jsonl"
 @pytest.fixture
 def config(tmp_path):
     config = VadarConfig()
+    config.library.distill = False  # these tests follow the top-down proposals alone
+    config.library.admit_min_uses = 1  # their batches have one question that uses the helper
     config.paths.home = tmp_path / "home"
     config.library.admission = "off"  # the cassette records the paper's admission (the test call runs)
     return config

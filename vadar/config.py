@@ -117,10 +117,18 @@ class LibraryConfig:
     examples_k: int = 2  # verified worked examples shown per question; 0: the fixed example
     retire_min_uses: int = 4  # judged programs on build questions before a function can be retired
     retire_below: float = 0.25  # retire when fewer than this share of those programs were right
+    propose: bool = True  # top-down: the Signature and API agents propose and implement helpers
+    admit_min_uses: int = 3  # a proposed helper needs this many programs using it on its batch
+    distill: bool = True  # bottom-up: helpers distilled from the right build programs (labelled mode)
+    distill_min_uses: int = 3  # questions whose programs share a pattern before it can become a helper
+    distill_max_helpers: int = 3  # helpers distilled per batch at most
 
     def __post_init__(self) -> None:
         if self.admission not in ("labelled", "unlabelled", "off"):
             raise ConfigError(f"library.admission must be labelled, unlabelled or off, got {self.admission!r}")
+        for name in ("admit_min_uses", "distill_min_uses", "distill_max_helpers"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"library.{name} must be at least 1, got {getattr(self, name)}")
 
 
 EXECUTORS: tuple[str, ...] = ("local", "ray")

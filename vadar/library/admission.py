@@ -31,6 +31,7 @@ from vadar.agents.answers import normalize_answer
 from vadar.agents.api_text import render_api
 from vadar.library.checks import BehaviourChecks, CheckResult
 from vadar.library.namespace import library_functions, program_namespace
+from vadar.library.truth_checks import TruthChecks, TruthResult
 
 MODES = ("labelled", "unlabelled", "off")
 
@@ -67,6 +68,7 @@ class Admission:
     def __init__(self, store: ApiStore, agent: ProgramAgent, executor: Executor, *, mode: str = "labelled",
                  sampler: ProgramAgent | None = None, repair: Repairer | None = None,
                  checks: BehaviourChecks | None = None, batch_id: int | None = None,
+                 truth: TruthChecks | None = None, min_uses: int = 1,
                  on_event: Callable[[str], None] | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"admission mode must be one of {MODES}, got {mode!r}")
@@ -74,6 +76,8 @@ class Admission:
         self.sampler = sampler or agent
         self.repair = repair
         self.checks = checks if mode == "unlabelled" else None  # gold answers need no proxy
+        self.truth, self.min_uses = truth, min_uses
+        self._truth_results: dict[str, TruthResult] = {}
         self.batch_id = batch_id
         self.on_event = on_event or (lambda message: None)
 
@@ -86,12 +90,14 @@ class Admission:
         before = [f for f in self.store.functions("implemented") if f.name not in names]
         evidence = [self._question(q, dataset, modules, before, candidates, report) for q in questions]
         image_namespace = program_namespace(dataset.image(questions[0]), modules) if questions else {}
+        self._truth_results = {}
         for candidate in candidates:
             check = self._check(candidate, [*before, *candidates], image_namespace)
-            verdict = self._judge(candidate.name, evidence, check)
+            truth = self._truth(candidate.name, [*before, *candidates], dataset, modules, questions)
+            verdict = self._judge(candidate.name, evidence, check, truth)
             if verdict is not None and self.repair is not None and verdict["cases"]:
                 verdict = self._repair(candidate.name, verdict, evidence, dataset, modules, before,
-                                       contexts, report, check, image_namespace)
+                                       contexts, report, check, image_namespace, questions)
             if verdict is None:
                 report.admitted.append(candidate.name)
             else:
@@ -162,31 +168,55 @@ class Admission:
         self.on_event(f"writing a behaviour check for {candidate.name}")
         return self.checks.run(self.store.current(candidate.name), library, namespace)
 
+    def _truth(self, name: str, library: list[FunctionRecord], dataset: Dataset, modules: ModuleSet,
+               questions: Sequence[Question]) -> TruthResult | None:
+        if self.truth is None:
+            return None
+        result = self.truth.check(self.store.current(name), library, dataset, modules, questions)
+        self._truth_results[name] = result
+        return result
+
     def _judge(self, name: str, evidence: Sequence[QuestionEvidence],
-               check: CheckResult | None = None) -> dict[str, Any] | None:
-        """None to admit, else the reason and the wrong cases (for a repair)."""
+               check: CheckResult | None = None, truth: TruthResult | None = None) -> dict[str, Any] | None:
+        """None to admit, else the reason and the wrong cases (for a repair).
+
+        Programs using the helper must be right more often than without it; an equal score is
+        enough only for a helper whose ground-truth check passed (a few yes/no questions answered
+        alike by chance are no evidence). At least `min_uses` programs must have used it.
+        """
         if check is not None and check.passed is False:
             return {"reason": f"its behaviour check failed: {check.error}",
                     "cases": [{"question": f"behaviour check:\n{check.code}", "expected": "every assertion holds",
                                "got": check.error}]}
+        if truth is not None and truth.passed is False:
+            return {"reason": f"its ground-truth check failed: {truth.failures[0]}",
+                    "cases": [{"question": f"ground-truth check ({truth.claim})", "expected": "the true objects",
+                               "got": failure} for failure in truth.failures[:3]]}
         used = [e for e in evidence if name in e.uses]
         if not used:
             return {"reason": "no program on its batch used it", "cases": []}
         judged = [e for e in used if e.reference is not None]
         right_with = sum(e.score(e.with_) for e in judged)
         right_without = sum(e.score(e.without) for e in judged)
-        if judged and right_with >= 1 and right_with >= right_without:
+        verified = truth is not None and truth.passed is True
+        better = right_with > right_without or (verified and right_with >= right_without)
+        if len(used) >= self.min_uses and judged and right_with >= 1 and better:
             return None
         cases = [{"question": e.question.question, "expected": e.reference,
                   "got": e.with_.error or e.with_.answer} for e in judged if e.score(e.with_) < 1.0]
-        reason = _compared(right_with, right_without, len(judged)) if judged else \
-            "no reference answer to check it against"
+        if not judged:
+            reason = "no reference answer to check it against"
+        elif len(used) < self.min_uses:
+            reason = f"used by {len(used)} programs, fewer than the {self.min_uses} needed as evidence"
+        else:
+            reason = _compared(right_with, right_without, len(judged))
         return {"reason": reason, "cases": cases}
 
     def _repair(self, name: str, verdict: dict[str, Any], evidence: Sequence[QuestionEvidence], dataset: Dataset,
                 modules: ModuleSet, before: list[FunctionRecord], contexts: Sequence[TestContext],
                 report: AdmissionReport, check: CheckResult | None = None,
-                image_namespace: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+                image_namespace: Mapping[str, Any] | None = None,
+                questions: Sequence[Question] = ()) -> dict[str, Any] | None:
         self.store.record_decision(name, "repair", mode=self.mode, evidence=verdict)
         self.on_event(f"repairing {name}: {verdict['reason']}")
         if not self.repair or not self.repair(name, verdict["cases"][:3], contexts[0]):
@@ -201,7 +231,8 @@ class Admission:
             result = check_infrastructure(self.executor(
                 check.code + "\nfinal_result = True\n", {**(image_namespace or {}), **library_functions(library)}))
             check = CheckResult(result.error is None, check.code, result.error)
-        return self._judge(name, evidence, check)
+        truth = self._truth(name, library, dataset, modules, questions)
+        return self._judge(name, evidence, check, truth)
 
     def _rerun(self, outcome: ProgramOutcome, question: Question, dataset: Dataset, modules: ModuleSet,
                library: list[FunctionRecord]) -> ProgramOutcome:
@@ -225,9 +256,11 @@ class Admission:
 
     def _summary(self, name: str, evidence: Sequence[QuestionEvidence]) -> dict[str, Any]:
         used = [e for e in evidence if name in e.uses]
-        return {"questions": len(evidence), "used_by": [e.question.question_id for e in used],
+        truth = self._truth_results.get(name)
+        return {"origin": "proposal", "questions": len(evidence), "used_by": [e.question.question_id for e in used],
                 "right_with": sum(e.score(e.with_) for e in used),
-                "right_without": sum(e.score(e.without) for e in used)}
+                "right_without": sum(e.score(e.without) for e in used),
+                **({"truth_check": truth.to_dict()} if truth is not None else {})}
 
 
 def majority(outcomes: Any) -> str | None:

@@ -25,6 +25,7 @@ from vadar.agents.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
+from vadar.library.truth_checks import TruthChecks
 from vadar.agents.stubs import Stub
 from vadar.agents.api_text import render_api
 from vadar.runs.evaluation import EvalSummary, run_questions, summarize_results, write_summary
@@ -32,6 +33,7 @@ from vadar.runs.executors import QuestionExecutor
 from vadar.runs.executors.job import QuestionJob
 from vadar.runs.methods import Answerer, make_answerer, program_agent_for, read_library
 from vadar.library.namespace import program_namespace
+from vadar.runs.distillation import distill_batch
 from vadar.runs.prepare import PreparedData
 from vadar.runs.results import ResultsFile
 from vadar.runs.manifest import claim_run_dir, lock_run_dir
@@ -128,6 +130,7 @@ class BatchReport:
     failed: dict[str, str] = field(default_factory=dict)
     admitted: list[str] = field(default_factory=list)
     not_admitted: dict[str, str] = field(default_factory=dict)
+    distilled: list[str] = field(default_factory=list)
     skipped: bool = False
 
 
@@ -178,7 +181,8 @@ def build_api(
             if state.done(ids):
                 report = BatchReport(index, ids, skipped=True)
             else:
-                report = _build_batch(session, data, chunk, index, run.id, event)
+                built_from = [q for done in chunks[:index + 1] for q in done]
+                report = _build_batch(session, data, chunk, index, run.id, event, built_from)
                 state.mark_done(ids)
             reports.append(report)
             if on_batch is not None:
@@ -205,12 +209,25 @@ def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) 
     return run if run.kind == "build-api" and run.status != RunStatus.FINISHED and same else None
 
 
-def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question],
-                 index: int, run_id: int, on_event: Callable[[str], None] | None) -> BatchReport:
+def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question], index: int, run_id: int,
+                 on_event: Callable[[str], None] | None, built_from: Sequence[Question]) -> BatchReport:
     store = session.store
     report = BatchReport(index, [q.question_id for q in chunk])
     batch = store.start_batch(run_id, report.question_ids, index=index)
-    provenance = {"run_id": run_id, "batch_id": batch.id, "model": session.model_name}
+    if session.config.library.propose:
+        _propose_and_implement(session, data, chunk, index, batch, report, on_event)
+    distilled = distill_batch(session, data, chunk, batch.id, built_from, on_event)
+    if distilled is not None:
+        report.distilled = distilled.admitted
+        report.not_admitted.update(distilled.rejected)
+    return report
+
+
+def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence[Question], index: int,
+                           batch: Any, report: BatchReport, on_event: Callable[[str], None] | None) -> None:
+    """Top-down: the Signature agent proposes, the API agent implements, admission decides."""
+    store = session.store
+    provenance = {"run_id": batch.run_id, "batch_id": batch.id, "model": session.model_name}
     api_text = render_api(store.functions(FunctionStatus.IMPLEMENTED))
     existing = [f.name for f in store.functions()]
     limits = session.config.agents
@@ -243,7 +260,6 @@ def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question]
     outcome = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed
     _admit(session, data, chunk, contexts, agent, batch.id, report, on_event)
-    return report
 
 
 def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], contexts: Sequence[TestContext],
@@ -259,7 +275,8 @@ def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], cont
     checks = BehaviourChecks(session.llm, session.executor, max_reply_tokens=cap)
     admission = Admission(session.store, program_agent, session.executor, mode=settings.admission,
                           sampler=sampler, repair=agent.repair if settings.repair else None,
-                          checks=checks, batch_id=batch_id, on_event=on_event)
+                          checks=checks, batch_id=batch_id, truth=TruthChecks(session.executor),
+                          min_uses=settings.admit_min_uses, on_event=on_event)
     decided = admission.decide(candidates, chunk, data.dataset, data.modules, contexts)
     report.admitted, report.not_admitted = decided.admitted, decided.rejected
     report.not_admitted.update(retire_harmful(session.store, min_uses=settings.retire_min_uses,

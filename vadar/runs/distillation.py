@@ -1,0 +1,57 @@
+"""The bottom-up step of a build batch: answer its questions, keep the right programs, distil helpers.
+
+Distillation learns from programs that were right (`vadar.library.distill`). A batch whose
+proposals all failed, or a build with proposals off, has written no program yet, so each batch
+question first gets one program from the same answerer an evaluation uses (library and worked
+examples included), recorded with its gold answer as evidence (variant `build`). Then the right
+programs of every build question so far are searched for patterns. Needs gold answers: with
+`library.admission = "unlabelled"` nothing is distilled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from omni3d_bench.metrics import score_answer
+from omni3d_bench.types import Question
+from vadar.agents.stubs import called_names
+from vadar.library.distill import DistillReport, Distiller
+from vadar.library.truth_checks import TruthChecks
+from vadar.runs.methods import make_answerer
+from vadar.runs.prepare import PreparedData
+from vadar.runs.session import Session
+
+BUILD = "build"  # variant of a verified program written for distillation
+
+
+def distill_batch(session: Session, data: PreparedData, chunk: Sequence[Question], batch_id: int,
+                  built_from: Sequence[Question], on_event: Callable[[str], None] | None = None) -> DistillReport | None:
+    """Write the missing programs of `chunk`, then distil from the right programs of `built_from`."""
+    settings = session.config.library
+    if not settings.distill or settings.admission == "unlabelled":
+        return None
+    store = session.store
+    answered = {p.question_id for p in store.verified_programs() if p.code}
+    todo = [q for q in chunk if q.question_id not in answered and q.answer is not None]
+    if todo:
+        answer, library = make_answerer("vadar", session, data)
+        names = {f.name for f in library}
+        for question in todo:
+            if on_event:
+                on_event(f"writing a program for build question {question.question_id}")
+            outcome = answer(question)
+            right = outcome.error is None and score_answer(outcome.answer, question.answer, question.answer_type) >= 1.0
+            try:
+                uses = set(called_names(outcome.program)) & names if outcome.program else set()
+            except SyntaxError:
+                uses = set()
+            store.record_verified_program(
+                batch_id=batch_id, question_id=question.question_id, question=question.question, variant=BUILD,
+                code=outcome.program, answer=outcome.answer, gold=question.answer, error=outcome.error,
+                correct=right, uses=uses)
+    distiller = Distiller(store, session.llm, session.executor, min_uses=settings.distill_min_uses,
+                          max_helpers=settings.distill_max_helpers, truth=TruthChecks(session.executor),
+                          max_reply_tokens=session.config.llm.max_tokens, on_event=on_event)
+    if on_event:
+        on_event("distilling helpers from the right build programs")
+    return distiller.distill(data.dataset, data.modules, built_from, batch_id=batch_id)
