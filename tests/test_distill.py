@@ -126,3 +126,19 @@ def test_a_bad_name_is_refused_and_a_second_bad_one_falls_back_to_a_plain_name(s
     assert report.admitted == ["_loc_then_depth"]
     assert "not a valid name" in llm.calls[1][-1]["content"]
     assert "Returns the result of" in store.current("_loc_then_depth").docstring
+
+
+def test_the_program_prompt_shows_the_helper_with_a_call_and_its_rewritten_examples(sample):
+    from vadar.config import VadarConfig
+    from vadar.runs.methods import build_answerer, read_library
+
+    store, dataset, modules, questions = sample
+    distiller(store, ScriptedLLM([NAMED])).distill(dataset, modules, questions)
+    llm = ScriptedLLM(["```python\nfinal_result = 1\n```"])
+    answer = build_answerer("vadar", read_library(store, "vadar"), llm=llm, executor=run, config=VadarConfig(),
+                            dataset=dataset, modules=modules, backends={})
+    answer(next(q for q in questions if q.question == "How many things are in front of the cyan sphere?"))
+    system = llm.calls[0][0]["content"]
+    assert "def _first_object_depth(image: Image, object_prompt: str) -> float:" in system
+    assert "Example: d = _first_object_depth(image, 'cyan sphere')" in system
+    assert "d = _first_object_depth(image, 'cyan sphere')\nfinal_result = len(" in system  # the worked example

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from base_modules.module import PREDEFINED_MODULES, Module, module_stub
@@ -18,8 +18,12 @@ class FunctionSpec(Protocol):
     docstring: str
 
 
-def function_stub(name: str, signature: str, docstring: str) -> str:
-    """`def name(signature):` plus an indented docstring; `signature` is '(params) -> ret'."""
+def function_stub(name: str, signature: str, docstring: str, example: str | None = None) -> str:
+    """`def name(signature):` plus an indented docstring; `signature` is '(params) -> ret'.
+
+    `example`, a line of a right program that calls the function, is shown under the docstring:
+    a small model copies a call it has seen more readily than it composes one from a signature.
+    """
     signature = signature.strip()
     if signature.startswith("def "):
         signature = signature[4:]
@@ -27,6 +31,8 @@ def function_stub(name: str, signature: str, docstring: str) -> str:
         signature = signature[len(name):]
     signature = signature.rstrip(":").strip()
     lines = [line.rstrip() for line in docstring.strip().splitlines()] or [""]
+    if example:
+        lines += ["", f"Example: {example.strip()}"]
     body = "\n".join(("    " + line) if line else "" for line in lines)
     return f'def {name}{signature}:\n    """\n{body}\n    """'
 
@@ -34,12 +40,17 @@ def function_stub(name: str, signature: str, docstring: str) -> str:
 def render_api(
     library: Iterable[FunctionSpec] = (),
     modules: Sequence[type[Module]] = PREDEFINED_MODULES,
+    examples: Mapping[str, str] | None = None,
 ) -> str:
-    """The whole API as Python stubs: types, predefined modules, then library functions."""
+    """The whole API as Python stubs: types, predefined modules, then library functions.
+
+    `examples` maps a library function's name to one call of it from a right program.
+    """
+    examples = examples or {}
     parts = [prompts.render("api_types").rstrip("\n"), "# Predefined modules"]
     parts += [module_stub(spec) for spec in modules]
     functions = list(library)
     if functions:
         parts.append("# Library functions (already implemented; call them directly)")
-        parts += [function_stub(f.name, f.signature, f.docstring) for f in functions]
+        parts += [function_stub(f.name, f.signature, f.docstring, examples.get(f.name)) for f in functions]
     return "\n\n".join(parts) + "\n"

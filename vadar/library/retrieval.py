@@ -105,3 +105,17 @@ def _unique_questions(programs: Sequence[VerifiedProgram]) -> list[VerifiedProgr
             seen.add(program.question)
             kept.append(program)
     return kept
+
+
+def example_calls(programs: Sequence[VerifiedProgram], names: Sequence[str]) -> dict[str, str]:
+    """For each of `names`, the first line of a right program that calls it (rewritten programs first)."""
+    found: dict[str, str] = {}
+    wanted = set(names)
+    for program in sorted(programs, key=lambda p: p.variant != "rewritten"):
+        if not program.correct or not program.code:
+            continue
+        for line in program.code.splitlines():
+            for name in wanted - set(found):
+                if re.search(rf"\b{re.escape(name)}\(", line) and len(line) <= 120:
+                    found[name] = line.strip()
+    return found

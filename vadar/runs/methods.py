@@ -23,7 +23,7 @@ from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
 from vadar.agents.api_text import render_api
 from vadar.config import VadarConfig
-from vadar.library.retrieval import ExampleRetriever, LibraryRetriever
+from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
 from vadar.llm.chat import ChatModel
 from vadar.library.namespace import program_namespace
 from vadar.runs.prepare import PreparedData
@@ -82,10 +82,11 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         retriever = LibraryRetriever(library, settings.retrieve_k)
         examples = ExampleRetriever(snapshot.examples, settings.examples_k,
                                     {f.name for f in library}) if method == "vadar" else None
+        calls = example_calls(snapshot.examples, [f.name for f in library])
 
         def solve_with_program(question: Question) -> ProgramOutcome:
             namespace = program_namespace(dataset.image(question), modules, library)  # all callable
-            shown = render_api(retriever.select(question.question))
+            shown = render_api(retriever.select(question.question), examples=calls)
             worked = examples.render(question.question) if examples is not None else None
             return program_agent.solve(question.question, shown, namespace, worked)
 
