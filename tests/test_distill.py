@@ -43,12 +43,9 @@ def run(code, namespace):
     return execute(code, namespace, timeout_s=10)
 
 
-@pytest.fixture
-def sample(tmp_path):
-    dataset = load_dataset(sample_path())
-    modules = oracle_modules(dataset)
+def record_programs(store, dataset, modules) -> list:
+    """PROGRAMS, run on the oracle and checked right, stored as verified build programs."""
     questions = {q.question: q for q in dataset.questions("sample")}
-    store = ApiStore(tmp_path / "lib.sqlite")
     for text, code in PROGRAMS.items():
         question = questions[text]
         result = run(code, program_namespace(dataset.image(question), modules))
@@ -57,7 +54,16 @@ def sample(tmp_path):
         store.record_verified_program(batch_id=None, question_id=question.question_id, question=text,
                                       variant="without", code=code, answer=normalize_answer(result.value),
                                       gold=question.answer, error=None, correct=True, uses=[])
-    yield store, dataset, modules, list(questions.values())
+    return list(questions.values())
+
+
+@pytest.fixture
+def sample(tmp_path):
+    dataset = load_dataset(sample_path())
+    modules = oracle_modules(dataset)
+    store = ApiStore(tmp_path / "lib.sqlite")
+    questions = record_programs(store, dataset, modules)
+    yield store, dataset, modules, questions
     store.close()
 
 

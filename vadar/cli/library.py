@@ -72,6 +72,7 @@ def list_functions(
     table.add_column("used", justify="right")
     table.add_column("errors", justify="right")
     table.add_column("right", justify="right")
+    table.add_column("tokens saved", justify="right")
     for record in records:
         used = stats.get(record.name)
         decision = decisions.get(record.name)
@@ -81,6 +82,7 @@ def list_functions(
             Text(record.name), record.status.value, str(record.version), Text(record.signature),
             f"{decision.decision} ({decision.mode})" if decision else "",
             str(used.used) if used else "0", str(used.errors) if used else "0", right,
+            str(decision.evidence.get("tokens_saved", "")) if decision else "",
         )
     Console().print(table)
 
@@ -108,7 +110,14 @@ def show(
         history = store.history(name)
         dependents = store.dependents(name)
         attempts = store.attempts(name)
+        decisions = store.decisions(name)
     typer.echo(_describe(current, history, dependents, len(attempts)))
+    if decisions:
+        typer.echo("\ndecisions:")
+        for decision in decisions:
+            evidence = json.dumps(decision.evidence, default=str, ensure_ascii=False)
+            typer.echo(f"  v{decision.version} {decision.decision} ({decision.mode}) {decision.created_at}\n"
+                       f"{_indent(evidence)}")
 
 
 def _predefined(name: str) -> str | None:
@@ -199,3 +208,32 @@ def add(
     except (ConfigError, StoreError, HandLibraryError, DuplicateFunctionError, SyntaxError) as exc:
         raise _fail(str(exc)) from exc
     typer.echo(f"added {len(names)} functions to {path}: {', '.join(names)}")
+
+
+@app.command("distill")
+def distill(
+    data: Annotated[Path, typer.Option("--data", help="The data set the library was built on.")],
+    split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="A vadar TOML file.", dir_okay=False)] = None,
+) -> None:
+    """Distil helpers from the right build programs of the library, now (see docs/library.md)."""
+    from vadar.library.distill import Distiller
+    from vadar.library.truth_checks import TruthChecks
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
+
+    try:
+        settings = load_config(config)
+        prepared = DataSelection(data, split).prepare(settings)
+    except (ConfigError, ValueError, OSError) as exc:
+        raise _fail(str(exc)) from exc
+    library = settings.library
+    with open_session(settings) as session:
+        distiller = Distiller(session.store, session.llm, session.executor, min_uses=library.distill_min_uses,
+                              max_helpers=library.distill_max_helpers, truth=TruthChecks(session.executor),
+                              max_reply_tokens=settings.llm.max_tokens, on_event=typer.echo)
+        report = distiller.distill(prepared.dataset, prepared.modules, prepared.questions)
+    typer.echo(f"distilled {len(report.admitted)} helpers from {report.programs} right programs "
+               f"({report.tokens_before} -> {report.tokens_after} code tokens): {', '.join(report.admitted) or '-'}")
+    for name, reason in report.rejected.items():
+        typer.echo(f"  not admitted {name}: {reason}")
