@@ -74,9 +74,22 @@ class Pattern:
         return {i.program for i in self.instances}
 
     def varying_holes(self) -> list[int]:
-        """Holes whose literal is not the same in every instance: they become parameters."""
+        """Holes whose literal is not the same in every instance: each becomes a parameter.
+
+        Two holes that hold equal literals in every instance are one parameter (the first of
+        them): `vqa(image, q, a) == vqa(image, q, b)` asks one question twice.
+        """
+        return sorted(set(self.parameter_of().values()))
+
+    def parameter_of(self) -> dict[int, int]:
+        """Each varying hole -> the hole whose parameter it uses."""
         first = self.instances[0].holes
-        return [k for k in range(len(first)) if any(i.holes[k] != first[k] for i in self.instances[1:])]
+        varying = [k for k in range(len(first)) if any(i.holes[k] != first[k] for i in self.instances[1:])]
+        alias: dict[int, int] = {}
+        for k in varying:
+            alias[k] = next((j for j in varying if j < k and alias[j] == j
+                             and all(i.holes[j] == i.holes[k] for i in self.instances)), k)
+        return alias
 
     def output(self) -> int | None:
         """The variable the helper returns; None when no instance reads anything afterwards."""
@@ -225,6 +238,9 @@ def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]
         label, annotation = hole_context.get(k, ("value", type(first.holes[k]).__name__))
         names[f"h{k}"] = _fresh(label, taken)
         annotations[names[f"h{k}"]] = annotation
+    alias = pattern.parameter_of()
+    for k, representative in alias.items():
+        names[f"h{k}"] = names[f"h{representative}"]
 
     class Rename(ast.NodeTransformer):
         counter = 0
@@ -238,7 +254,7 @@ def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]
             if isinstance(node.value, bool) or not isinstance(node.value, str | int | float):
                 return node
             index, Rename.counter = Rename.counter, Rename.counter + 1
-            return ast.Name(id=names[f"h{index}"], ctx=ast.Load()) if index in varying else node
+            return ast.Name(id=names[f"h{index}"], ctx=ast.Load()) if index in alias else node
 
     body = [Rename().visit(s) for s in statements]
     uses_image = any(isinstance(n, ast.Name) and n.id == "image" for s in body for n in ast.walk(s))
