@@ -2,11 +2,14 @@
 
 Usage:
   python benchmarks/library_results.py --dataset clevr-dev --static RUN --vadar RUN [--hand RUN]
-      [--data DIR --split S] [--json docs/results/library.json]
+      [--data DIR --split S] [--db VADAR_HOME/vadar.sqlite] [--json docs/results/library.json]
 
 Prints accuracy of each run on the questions all of them answered, how often vadar's programs
-call a library function, the paired wins and losses against static-api, and accuracy per question
-family (from the data set). With --json, adds or replaces this data set's entry in that file.
+call a library function, completion tokens and seconds per question, the paired wins and losses
+against static-api, and accuracy and library use per question family (from the data set). With
+--db (the library the vadar run used) and --data, every admitted helper is run through the
+ground-truth property checks and the failing ones are named. With --json, adds or replaces this
+data set's entry in that file.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path)
     parser.add_argument("--split")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--db", type=Path, help="the vadar run's library (for helpers admitted and their checks)")
     parser.add_argument("--commit", help="the commit the runs were made at (default: HEAD)")
     args = parser.parse_args()
     runs = {"static_api": load(args.static), "vadar": load(args.vadar)}
@@ -53,6 +57,11 @@ def main() -> None:
     print(f"{args.dataset}: {len(shared)} questions answered by every run")
     for name, value in accuracy.items():
         print(f"  {name}: {value:.3f}")
+    tokens = {name: sum(run[q].completion_tokens for q in shared) / len(shared) for name, run in runs.items()}
+    seconds = {name: sum(run[q].seconds for q in shared) / len(shared) for name, run in runs.items()}
+    for name in runs:
+        print(f"  {name}: {tokens[name]:.1f} completion tokens and {seconds[name]:.1f} s per question "
+              f"({tokens[name] / tokens['static_api']:.2f}x and {seconds[name] / seconds['static_api']:.2f}x static-api)")
     static = runs["static_api"]
     for name, run in runs.items():
         if name == "static_api":
@@ -68,10 +77,16 @@ def main() -> None:
         families: dict[str, list[str]] = defaultdict(list)
         for q in shared:
             families[lookup.family(q) or "?"].append(q)
-        print("  | family | n | " + " | ".join(runs) + " |")
+        print("  | family | n | " + " | ".join(runs) + " | vadar programs calling the library |")
         for family, ids in sorted(families.items(), key=lambda item: -len(item[1])):
             cells = " | ".join(f"{sum(run[q].score for q in ids) / len(ids):.2f}" for run in runs.values())
-            print(f"  | {family} | {len(ids)} | {cells} |")
+            used = sum(uses_library(runs["vadar"][q]) for q in ids) / len(ids)
+            print(f"  | {family} | {len(ids)} | {cells} | {used:.2f} |")
+    helpers = check_helpers(args.db, args.data, args.split) if args.db and args.data else None
+    if helpers is not None:
+        print(f"  helpers admitted: {len(helpers['admitted'])} ({', '.join(helpers['admitted']) or '-'}); "
+              f"failing the ground-truth checks: {len(helpers['failing'])} ({', '.join(helpers['failing']) or '-'}); "
+              f"built from {helpers['build_questions']} questions")
     if args.json:
         commit = args.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                                                capture_output=True, text=True).stdout.strip()
@@ -80,8 +95,31 @@ def main() -> None:
         entries.append({"dataset": args.dataset, "questions": len(shared),
                         "static_api": round(accuracy["static_api"], 4), "vadar": round(accuracy["vadar"], 4),
                         "hand_library": round(accuracy["hand_library"], 4) if "hand_library" in accuracy else None,
-                        "programs_using_library": round(using, 4), "commit": commit})
+                        "programs_using_library": round(using, 4),
+                        "completion_tokens_vadar": round(tokens["vadar"], 1),
+                        "completion_tokens_static": round(tokens["static_api"], 1),
+                        "helpers_admitted": len(helpers["admitted"]) if helpers else None,
+                        "helpers_failing_checks": len(helpers["failing"]) if helpers else None,
+                        "build_questions": helpers["build_questions"] if helpers else None,
+                        "commit": commit})
         args.json.write_text(json.dumps(entries, indent=2) + "\n")
+
+
+def check_helpers(db: Path, data: Path, split: str | None) -> dict:
+    """The library's admitted helpers and those failing their ground-truth property checks."""
+    from api_store import ApiStore, FunctionStatus
+    from vadar.library.truth_checks import TruthChecks
+    from vadar.runs.prepare import DataSelection
+    from vadar.sandbox import execute
+
+    prepared = DataSelection(data, split).prepare()
+    with ApiStore(db, create=False) as store:
+        library = store.functions(FunctionStatus.IMPLEMENTED)
+        build = store.build_question_ids(data=str(prepared.dataset.root), split=prepared.split)
+    checks = TruthChecks(lambda code, namespace: execute(code, namespace, timeout_s=10))
+    failing = [f.name for f in library
+               if checks.check(f, library, prepared.dataset, prepared.modules, prepared.questions[:60]).passed is False]
+    return {"admitted": [f.name for f in library], "failing": failing, "build_questions": len(build)}
 
 
 def sign_test(wins: int, losses: int) -> float:
