@@ -18,7 +18,8 @@ from api_store.connection import utc_now
 from api_store.errors import UnknownFunctionError
 from api_store.records import FunctionRecord, FunctionStatus
 
-DECISIONS = ("admitted", "rejected", "retired", "repair")
+DECISIONS = ("admitted", "rejected", "retired", "repair", "evaluated")
+NOT_FINAL = ("repair", "evaluated")  # decisions that do not decide a version's admission
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class EvidenceMixin(StoreBase):
 
     def unverified(self) -> list[FunctionRecord]:
         """Implemented functions whose current version has no final decision yet."""
-        decided = {(d.name, d.version) for d in self.decisions() if d.decision != "repair"}
+        decided = {(d.name, d.version) for d in self.decisions() if d.decision not in NOT_FINAL}
         return [f for f in self.functions(FunctionStatus.IMPLEMENTED) if (f.name, f.version) not in decided]
 
     def function_stats(self) -> dict[str, FunctionStats]:

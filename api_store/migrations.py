@@ -227,10 +227,35 @@ def _run_outcomes_and_batch_proposals(db: Database) -> None:
     )
 
 
+@_rebuilds_tables
+def _evaluated_decisions(db: Database) -> None:
+    """A function's figures in each evaluation are kept as `evaluated` decisions."""
+    _script(
+        db,
+        """
+        CREATE TABLE function_decisions_new (
+            id INTEGER PRIMARY KEY,
+            version_id INTEGER NOT NULL REFERENCES function_versions(id),
+            decision TEXT NOT NULL
+                CHECK (decision IN ('admitted', 'rejected', 'retired', 'repair', 'evaluated')),
+            mode TEXT NOT NULL,
+            evidence TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(evidence)),
+            created_at TEXT NOT NULL
+        );
+        INSERT INTO function_decisions_new (id, version_id, decision, mode, evidence, created_at)
+            SELECT id, version_id, decision, mode, evidence, created_at FROM function_decisions;
+        DROP TABLE function_decisions;
+        ALTER TABLE function_decisions_new RENAME TO function_decisions;
+        CREATE INDEX function_decisions_version ON function_decisions (version_id);
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial_schema", _initial_schema),
     ("0002_library_evidence", _library_evidence),
     ("0003_run_outcomes_and_batch_proposals", _run_outcomes_and_batch_proposals),
+    ("0004_evaluated_decisions", _evaluated_decisions),
 ]
 
 

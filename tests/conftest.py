@@ -45,14 +45,3 @@ def server():
     fake.release.set()
     fake.httpd.shutdown()
     fake.httpd.server_close()
-
-
-@pytest.fixture(scope="session")
-def multiview_bench(tmp_path_factory):
-    """A small generated multi-view benchmark (2 scenes x 4 frames), rendered once per session."""
-    pytest.importorskip("mitsuba", reason="rendering needs Mitsuba 3: pip install -e '.[bench]'")
-    from omni3d_bench.generator import generate_benchmark
-
-    root = tmp_path_factory.mktemp("multiview")
-    generate_benchmark(root, 2, seed=3, views=4, per_scene=7)
-    return root

@@ -11,7 +11,7 @@ from omni3d_bench.metrics import score_answer
 from vadar.agents.answers import normalize_answer
 from vadar.library import distill as distill_module
 from vadar.library.distill import REWRITTEN, Distiller
-from vadar.library.fragments import HelperDraft
+from vadar.library.drafting import HelperDraft
 from vadar.library.namespace import program_namespace
 from vadar.library.retrieval import ExampleRetriever
 from vadar.library.truth_checks import TruthChecks

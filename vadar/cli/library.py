@@ -55,7 +55,8 @@ def list_functions(
     with _open_store(db) as store:
         records = store.functions(include_failed=show_all)
         stats = store.function_stats()
-        decisions = {d.name: d for d in store.decisions() if d.decision != "repair"}
+        decisions = {d.name: d for d in store.decisions() if d.decision not in ("repair", "evaluated")}
+        evaluated = {d.name: d.evidence for d in store.decisions() if d.decision == "evaluated"}
         hidden = 0 if show_all else len(store.functions(include_failed=True)) - len(records)
         path = store.path
     if not records:
@@ -73,6 +74,7 @@ def list_functions(
     table.add_column("errors", justify="right")
     table.add_column("right", justify="right")
     table.add_column("tokens saved", justify="right")
+    table.add_column("last evaluation", justify="right")
     for record in records:
         used = stats.get(record.name)
         decision = decisions.get(record.name)
@@ -83,8 +85,17 @@ def list_functions(
             f"{decision.decision} ({decision.mode})" if decision else "",
             str(used.used) if used else "0", str(used.errors) if used else "0", right,
             str(decision.evidence.get("tokens_saved", "")) if decision else "",
+            _evaluation(evaluated.get(record.name)),
         )
     Console().print(table)
+
+
+def _evaluation(evidence: dict | None) -> str:
+    """`uses: score` of the last evaluation, with the baseline's score on the same questions."""
+    if not evidence:
+        return ""
+    base = evidence.get("baseline_score")
+    return f"{evidence['uses']}: {evidence['score']:g}" + (f" vs {base:g}" if base is not None else "")
 
 
 @app.command()
@@ -237,3 +248,27 @@ def distill(
                f"({report.tokens_before} -> {report.tokens_after} code tokens): {', '.join(report.admitted) or '-'}")
     for name, reason in report.rejected.items():
         typer.echo(f"  not admitted {name}: {reason}")
+
+
+@app.command("track")
+def track(
+    run: Annotated[Path, typer.Argument(help="A vadar evaluation's run directory.", exists=True, file_okay=False)],
+    baseline: Annotated[Path, typer.Option("--baseline", help="A run without the library on the same questions "
+                                           "(e.g. static-api).", exists=True, file_okay=False)],
+    db: DbOption = None,
+) -> None:
+    """Compare each helper's programs in RUN with BASELINE on the same questions; retire those that did worse."""
+    from vadar.library.tracking import track_evaluation
+    from vadar.runs.results import ResultsFile
+
+    results = ResultsFile(run / "results.jsonl").read()
+    paired = {r.question_id: r for r in ResultsFile(baseline / "results.jsonl").read()}
+    with _open_store(db) as store:
+        min_uses = load_config().library.retire_min_uses
+        retired = track_evaluation(store, results, run=str(run), baseline=paired, min_uses=min_uses)
+        evaluated = {d.name: d.evidence for d in store.decisions() if d.decision == "evaluated"
+                     and d.evidence.get("run") == str(run)}
+    for name, evidence in evaluated.items():
+        typer.echo(f"{name}: {_evaluation(evidence)}" + (f"  retired: {retired[name]}" if name in retired else ""))
+    if not evaluated:
+        typer.echo(f"no program of {run} calls a library function")

@@ -35,7 +35,8 @@ from vadar.agents.outcome import Executor, check_infrastructure
 from vadar.agents.program import program_error
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.library.fragments import HelperDraft, Pattern, code_tokens, draft_helper, find_patterns, rewrite
+from vadar.library.drafting import HelperDraft, draft_helper, rewrite
+from vadar.library.fragments import Pattern, code_tokens, find_patterns
 from vadar.library.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel

@@ -25,6 +25,7 @@ from vadar.agents.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
+from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks
 from vadar.agents.stubs import Stub
 from vadar.agents.api_text import render_api
@@ -95,6 +96,8 @@ def evaluate(
     }
     summary = summarize_results(results, header)
     write_summary(summary, out_dir)
+    if method == "vadar" and library:  # the library keeps its figures from every evaluation
+        track_evaluation(session.store, results, run=str(out_dir))
     return summary
 
 

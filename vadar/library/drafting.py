@@ -1,0 +1,223 @@
+"""A pattern as a helper: its parameters, body and signature, and programs rewritten to call it.
+
+Names come from the first instance's variables and from the API parameters each literal is
+passed as (`loc(image, "red cube")` gives `object_prompt: str`); the return annotation from the
+API function that computed the returned value.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import keyword
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from vadar.library.fragments import BUILTIN_NAMES, MAX_RUN, RESULT, Instance, Pattern, statement_blocks, normalise
+
+
+@dataclass(frozen=True)
+class HelperDraft:
+    """A pattern as a helper: parameters, body source and the call each instance is replaced by."""
+
+    parameters: list[str]
+    annotations: dict[str, str]
+    returns: str | None
+    body: str
+    has_output: bool
+
+    def source(self, name: str, docstring: str) -> str:
+        params = ", ".join(f"{p}: {self.annotations[p]}" if p in self.annotations else p for p in self.parameters)
+        returns = f" -> {self.returns}" if self.returns else ""
+        doc = docstring.strip().replace('"""', "'''")
+        body = "\n".join("    " + line for line in self.body.splitlines())
+        return f'def {name}({params}){returns}:\n    """{doc}"""\n{body}\n'
+
+    def signature(self) -> str:
+        params = ", ".join(f"{p}: {self.annotations[p]}" if p in self.annotations else p for p in self.parameters)
+        return f"({params})" + (f" -> {self.returns}" if self.returns else "")
+
+
+def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]]],
+                 api_returns: Mapping[str, str]) -> HelperDraft:
+    """The helper a pattern reads as, named after the first instance's variables and the API's parameters."""
+    first = pattern.instances[0]
+    varying = pattern.varying_holes()
+    output = pattern.output()
+    taken = set(api_params) | BUILTIN_NAMES | {"image", RESULT}
+    names: dict[str, str] = {}  # placeholder -> readable name
+    annotations: dict[str, str] = {}
+    statements = [copy.deepcopy(s) for s in first.statements]
+    for k, original in enumerate(first.variables):
+        names[f"v{k}"] = _fresh("result" if original == RESULT else original, taken)
+    hole_context = _hole_context(statements, api_params)
+    for k in varying:
+        label, annotation = hole_context.get(k, ("value", type(first.holes[k]).__name__))
+        names[f"h{k}"] = _fresh(label, taken)
+        annotations[names[f"h{k}"]] = annotation
+    alias = pattern.parameter_of()
+    for k, representative in alias.items():
+        names[f"h{k}"] = names[f"h{representative}"]
+
+    class Rename(ast.NodeTransformer):
+        counter = 0
+
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            if node.id in first.variables:
+                node.id = names[f"v{first.variables.index(node.id)}"]
+            return node
+
+        def visit_Constant(self, node: ast.Constant) -> ast.AST:
+            if isinstance(node.value, bool) or not isinstance(node.value, str | int | float):
+                return node
+            index, Rename.counter = Rename.counter, Rename.counter + 1
+            return ast.Name(id=names[f"h{index}"], ctx=ast.Load()) if index in alias else node
+
+    body = [Rename().visit(s) for s in statements]
+    uses_image = any(isinstance(n, ast.Name) and n.id == "image" for s in body for n in ast.walk(s))
+    parameters = (["image"] if uses_image else []) + [names[f"v{k}"] for k in first.inputs] + \
+        [names[f"h{k}"] for k in varying]
+    if uses_image:
+        annotations["image"] = "Image"
+    for k in first.inputs:
+        kind = _argument_type(body, names[f"v{k}"], api_params)
+        if kind:
+            annotations[names[f"v{k}"]] = kind
+    returns = None
+    text = "\n".join(ast.unparse(s) for s in body)
+    if output is not None:
+        text += f"\nreturn {names[f'v{output}']}"
+        returns = _assigned_type(body, names[f"v{output}"], api_returns)
+    return HelperDraft(parameters, annotations, returns, text, output is not None)
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    base = name.lstrip("_") or "value"
+    if keyword.iskeyword(base):
+        base += "_"
+    candidate, n = base, 2
+    while candidate in taken:
+        candidate, n = f"{base}{n}", n + 1
+    taken.add(candidate)
+    return candidate
+
+
+def _hole_context(statements: list[ast.stmt], api_params: Mapping[str, list[tuple[str, str]]]) -> dict[int, tuple[str, str]]:
+    """For each literal, the API parameter it is passed as (its name and annotation), if any."""
+    found: dict[int, tuple[str, str]] = {}
+    constants = [n for s in statements for n in ast.walk(s)
+                 if isinstance(n, ast.Constant) and not isinstance(n.value, bool) and isinstance(n.value, str | int | float)]
+    order = {id(n): k for k, n in enumerate(_in_source_order(statements, constants))}
+    for s in statements:
+        for node in ast.walk(s):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in api_params:
+                for position, arg in enumerate(node.args):
+                    if id(arg) in order and position < len(api_params[node.func.id]):
+                        found.setdefault(order[id(arg)], api_params[node.func.id][position])
+    return found
+
+
+def _in_source_order(statements: list[ast.stmt], nodes: list[ast.AST]) -> list[ast.AST]:
+    """`nodes` in the order a NodeTransformer visits them (the order holes were numbered in)."""
+    wanted = {id(n) for n in nodes}
+    ordered: list[ast.AST] = []
+
+    class Collect(ast.NodeVisitor):
+        def visit_Constant(self, node: ast.Constant) -> None:
+            if id(node) in wanted:
+                ordered.append(node)
+
+    for s in statements:
+        Collect().visit(s)
+    return ordered
+
+
+def _argument_type(body: list[ast.stmt], name: str, api_params: Mapping[str, list[tuple[str, str]]]) -> str | None:
+    for s in body:
+        for node in ast.walk(s):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in api_params:
+                for position, arg in enumerate(node.args):
+                    if isinstance(arg, ast.Name) and arg.id == name and position < len(api_params[node.func.id]):
+                        return api_params[node.func.id][position][1]
+    return None
+
+
+def _assigned_type(body: list[ast.stmt], name: str, api_returns: Mapping[str, str]) -> str | None:
+    for s in body:
+        if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets):
+            value = s.value
+            if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Call):
+                returned = _call_return(value.value, api_returns)
+                return returned[5:-1] if returned and returned.startswith("list[") else None
+            if isinstance(value, ast.Call):
+                if isinstance(value.func, ast.Name) and value.func.id == "len":
+                    return "int"
+                return _call_return(value, api_returns)
+    return None
+
+
+def _call_return(call: ast.Call, api_returns: Mapping[str, str]) -> str | None:
+    return api_returns.get(call.func.id) if isinstance(call.func, ast.Name) else None
+
+
+def call_statement(name: str, draft: HelperDraft, instance: Instance, varying: list[int],
+                   output: int | None) -> ast.stmt:
+    """The statement that replaces `instance`: `out = name(args)`, or a bare call."""
+    args: list[ast.expr] = []
+    if draft.parameters and draft.parameters[0] == "image":
+        args.append(ast.Name(id="image", ctx=ast.Load()))
+    args += [ast.Name(id=instance.variables[k], ctx=ast.Load()) for k in instance.inputs]
+    args += [ast.Constant(value=instance.holes[k]) for k in varying]
+    call = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=[])
+    if output is None:
+        return ast.Expr(value=call)
+    return ast.Assign(targets=[ast.Name(id=instance.variables[output], ctx=ast.Store())], value=call, lineno=0)
+
+
+def rewrite(programs: Sequence[str], pattern: Pattern, name: str, draft: HelperDraft) -> dict[int, str]:
+    """Each program holding an instance, with every non-overlapping instance replaced by a call."""
+    varying, output = pattern.varying_holes(), pattern.output()
+    by_program: dict[int, list[Instance]] = {}
+    for instance in pattern.instances:
+        by_program.setdefault(instance.program, []).append(instance)
+    rewritten: dict[int, str] = {}
+    for index, instances in by_program.items():
+        tree = ast.parse(programs[index])
+        fresh = find_patterns_in(tree, pattern.shape, instances)
+        chosen: list[tuple[Instance, list[ast.stmt]]] = []
+        claimed: set[int] = set()
+        for instance, block in fresh:
+            ids = {id(n) for s in block[instance.start:instance.start + instance.length] for n in ast.walk(s)}
+            if ids & claimed:
+                continue
+            claimed |= ids
+            chosen.append((instance, block))
+        for instance, block in sorted(chosen, key=lambda c: -c[0].start):
+            block[instance.start:instance.start + instance.length] = [call_statement(name, draft, instance, varying, output)]
+        rewritten[index] = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return rewritten
+
+
+def find_patterns_in(tree: ast.Module, shape: str, instances: Sequence[Instance]) -> list[tuple[Instance, list[ast.stmt]]]:
+    """The instances of `shape` re-found in a fresh parse of their program (blocks of `tree`)."""
+    positions = {(i.start, i.length, ast.dump(i.block[i.start])) for i in instances}
+    api = _api_names_in(instances)
+    found = []
+    for block in statement_blocks(tree):
+        for start in range(len(block)):
+            for length in range(1, min(MAX_RUN, len(block) - start) + 1):
+                if (start, length, ast.dump(block[start])) not in positions:
+                    continue
+                found_shape, instance = normalise(tree, block, start, length, api, instances[0].program)
+                if found_shape == shape and instance is not None:
+                    found.append((instance, block))
+    return found
+
+
+def _api_names_in(instances: Sequence[Instance]) -> set[str]:
+    """The names left fixed by normalisation: every called name that is not a variable of an instance."""
+    names = set()
+    for instance in instances:
+        for s in instance.statements:
+            names |= {n.id for n in ast.walk(s) if isinstance(n, ast.Name)} - set(instance.variables)
+    return names
