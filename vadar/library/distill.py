@@ -101,7 +101,8 @@ class Distiller:
     def distill(self, dataset: Dataset, modules: ModuleSet, questions: Sequence[Question],
                 batch_id: int | None = None) -> DistillReport:
         by_id = {q.question_id: q for q in questions}
-        sources = current_programs(self.store.verified_programs(correct_only=True), set(by_id))
+        implemented = {f.name for f in self.store.functions(FunctionStatus.IMPLEMENTED)}
+        sources = current_programs(self.store.verified_programs(correct_only=True), set(by_id), implemented)
         report = DistillReport(programs=len(sources))
         codes = [p.code or "" for p in sources]
         report.tokens_before = sum(code_tokens(c) for c in codes)
@@ -232,11 +233,17 @@ class Distiller:
                     code=code, answer=source.answer, gold=source.gold, error=None, correct=True, uses=uses)
 
 
-def current_programs(programs: Sequence[VerifiedProgram], question_ids: set[str]) -> list[VerifiedProgram]:
-    """One right program per question of `question_ids`: its latest rewritten form, else the first written."""
+def current_programs(programs: Sequence[VerifiedProgram], question_ids: set[str],
+                     implemented: set[str]) -> list[VerifiedProgram]:
+    """One right program per question of `question_ids`: its latest rewritten form, else the first written.
+
+    Programs that call a helper no longer in the library (a rejected candidate) are left out.
+    """
     chosen: dict[str, VerifiedProgram] = {}
     for program in programs:
         if program.question_id not in question_ids or not program.code or not program.correct:
+            continue
+        if not set(program.uses) <= implemented:
             continue
         if program.question_id not in chosen or program.variant == REWRITTEN:
             chosen[program.question_id] = program
