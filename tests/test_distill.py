@@ -88,7 +88,7 @@ def test_a_repeated_pattern_becomes_a_helper_and_every_source_program_is_rewritt
     assert report.tokens_after < report.tokens_before
     # the LLM only named it: it saw the body and two uses, never wrote code
     prompt = llm.calls[0][1]["content"]
-    assert "def _helper(image: Image, object_prompt: str) -> float:" in prompt and prompt.count("Use ") == 2
+    assert "def _UNNAMED(image: Image, object_prompt: str) -> float:" in prompt and prompt.count("Use ") == 2
 
 
 def test_retrieved_examples_show_the_rewritten_programs(sample):
@@ -132,6 +132,14 @@ def test_a_bad_name_is_refused_and_a_second_bad_one_falls_back_to_a_plain_name(s
     assert report.admitted == ["_loc_then_depth"]
     assert "not a valid name" in llm.calls[1][-1]["content"]
     assert "Returns the result of" in store.current("_loc_then_depth").docstring
+
+
+def test_the_placeholder_name_copied_back_is_refused(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM(['```python\ndef _UNNAMED(image, object_prompt):\n    """Depth."""\n```', NAMED])
+    report = distiller(store, llm).distill(dataset, modules, questions)
+    assert report.admitted == ["_first_object_depth"]
+    assert "is the placeholder" in llm.calls[1][-1]["content"]
 
 
 def test_the_program_prompt_shows_the_helper_with_a_call_and_its_rewritten_examples(sample):

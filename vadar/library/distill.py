@@ -42,6 +42,7 @@ from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
 
 NAMING = Sampling(max_tokens=120)
+PLACEHOLDER = "_UNNAMED"  # not a valid name: a reply that copies it is asked again
 REWRITTEN = "rewritten"  # variant of a verified program that is a rewritten source program
 _NAME = re.compile(r"^_[a-z][a-z0-9_]{2,40}$")
 
@@ -151,7 +152,7 @@ class Distiller:
     # ----------------------------------------------------------------- naming (AutoDoc)
 
     def _name(self, candidate: Candidate, codes: list[str], library: list[FunctionRecord]) -> None:
-        placeholder = "_helper"
+        placeholder = PLACEHOLDER
         uses = [(instance.source, rewrite([codes[instance.program]], _single(candidate.pattern, instance),
                                           placeholder, candidate.draft)[0])
                 for instance in _distinct_programs(candidate.pattern)[:2]]
@@ -178,6 +179,8 @@ class Distiller:
         candidate.rewritten = rewrite(codes, candidate.pattern, name, candidate.draft)
 
     def _name_problem(self, name: str, taken: set[str]) -> str | None:
+        if name == PLACEHOLDER:
+            return f"`{PLACEHOLDER}` is the placeholder: give the helper a new name that says what it returns"
         if not _NAME.match(name):
             return f"`{name}` is not a valid name: use one leading underscore, lower case words and underscores"
         if name in taken or self.store.find_by_normalized_name(name) is not None:
