@@ -121,7 +121,8 @@ class LibraryConfig:
     admit_min_uses: int = 3  # a proposed helper needs this many programs using it on its batch
     distill: bool = True  # bottom-up: helpers distilled from the right build programs (labelled mode)
     distill_min_uses: int = 3  # questions whose programs share a pattern before it can become a helper
-    distill_max_helpers: int = 3  # helpers distilled per batch at most
+    distill_max_helpers: int = 3  # helpers distilled per batch at most (each route)
+    distill_groups: bool = True  # also one LLM-written helper per group of similar right questions
 
     def __post_init__(self) -> None:
         if self.admission not in ("labelled", "unlabelled", "off"):

@@ -228,8 +228,7 @@ def distill(
     config: Annotated[Path | None, typer.Option("--config", help="A vadar TOML file.", dir_okay=False)] = None,
 ) -> None:
     """Distil helpers from the right build programs of the library, now (see docs/library.md)."""
-    from vadar.library.distill import Distiller
-    from vadar.library.truth_checks import TruthChecks
+    from vadar.runs.distillation import distill_helpers
     from vadar.runs.prepare import DataSelection
     from vadar.runs.session import open_session
 
@@ -238,12 +237,8 @@ def distill(
         prepared = DataSelection(data, split).prepare(settings)
     except (ConfigError, ValueError, OSError) as exc:
         raise _fail(str(exc)) from exc
-    library = settings.library
     with open_session(settings) as session:
-        distiller = Distiller(session.store, session.llm, session.executor, min_uses=library.distill_min_uses,
-                              max_helpers=library.distill_max_helpers, truth=TruthChecks(session.executor),
-                              max_reply_tokens=settings.llm.max_tokens, on_event=typer.echo)
-        report = distiller.distill(prepared.dataset, prepared.modules, prepared.questions)
+        report = distill_helpers(session, prepared, prepared.questions, on_event=typer.echo)
     typer.echo(f"distilled {len(report.admitted)} helpers from {report.programs} right programs "
                f"({report.tokens_before} -> {report.tokens_after} code tokens): {', '.join(report.admitted) or '-'}")
     for name, reason in report.rejected.items():

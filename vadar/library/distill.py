@@ -74,6 +74,12 @@ class DistillReport:
     tokens_before: int = 0
     tokens_after: int = 0
 
+    def merge(self, later: DistillReport) -> DistillReport:
+        """This report followed by `later`, run on the programs this one left (tokens from first to last)."""
+        return DistillReport(self.admitted + later.admitted, {**self.rejected, **later.rejected},
+                             self.programs or later.programs, self.tokens_before or later.tokens_before,
+                             later.tokens_after)
+
 
 def api_signatures(library: Sequence[FunctionRecord]) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str]]:
     """Parameter (name, annotation) lists and return annotations of every API function, from the API text."""
@@ -192,48 +198,64 @@ class Distiller:
     def _verify(self, candidate: Candidate, sources: list[VerifiedProgram], by_id: dict[str, Question],
                 dataset: Dataset, modules: ModuleSet, library: list[FunctionRecord]) -> None:
         """Every rewritten program must still be right; the helper must pass its ground-truth checks."""
-        record = _as_record(candidate)
-        functions = [*library, record]
-        failures = []
-        for (index, code), source in zip(candidate.rewritten.items(), sources, strict=True):
-            question = by_id[source.question_id]
-            namespace = program_namespace(dataset.image(question), modules, functions)
-            result = check_infrastructure(self.executor(code, namespace))
-            error = program_error(result)
-            if error is not None:
-                failures.append(f"question {question.question_id}: {error.splitlines()[-1]}")
-            elif score_answer(normalize_answer(result.value), source.gold, question.answer_type) < 1.0:
-                failures.append(f"question {question.question_id}: answered {result.value!r}, was {source.answer!r}")
-        candidate.evidence = {"reproduced": len(sources) - len(failures), "programs": len(sources)}
-        if failures:
-            candidate.reason = f"{len(failures)} of {len(sources)} rewritten programs changed: {failures[0]}"
-            return
-        if self.truth is not None:
-            checked = self.truth.check(record, functions, dataset, modules, list(by_id.values()))
-            candidate.evidence["truth_check"] = checked.to_dict()
-            if checked.passed is False:
-                candidate.reason = f"its ground-truth check failed: {checked.failures[0]}"
+        rewrites = list(zip(sources, candidate.rewritten.values(), strict=True))
+        candidate.reason, candidate.evidence = verify_rewrites(
+            _as_record(candidate), rewrites, by_id, dataset, modules, library, self.executor, self.truth)
 
     # ----------------------------------------------------------------- storing
 
     def _admit(self, candidate: Candidate, sources: list[VerifiedProgram], library: list[FunctionRecord],
                batch_id: int | None) -> None:
-        names = {f.name for f in library}
-        called = {n.func.id for n in ast.walk(ast.parse(candidate.source))
-                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-        with self.store.transaction():
-            self.store.propose(candidate.name, candidate.draft.signature(), candidate.docstring, batch_id=batch_id)
-            self.store.implement(candidate.name, candidate.source, dependencies=sorted(called & names))
-            self.store.record_decision(candidate.name, "admitted", mode="distilled", evidence={
-                "origin": "distilled", "questions": candidate.questions, "uses": len(candidate.pattern.instances),
-                "tokens_saved": candidate.tokens_saved, "pattern": candidate.pattern.instances[0].source,
-                **candidate.evidence})
-            for index, code in candidate.rewritten.items():
-                source = sources[index]
-                uses = _called(code) & (names | {candidate.name})
-                self.store.record_verified_program(
-                    batch_id=batch_id, question_id=source.question_id, question=source.question, variant=REWRITTEN,
-                    code=code, answer=source.answer, gold=source.gold, error=None, correct=True, uses=uses)
+        rewrites = [(sources[index], code) for index, code in candidate.rewritten.items()]
+        admit_helper(self.store, _as_record(candidate), rewrites, library, batch_id, evidence={
+            "origin": "distilled", "questions": candidate.questions, "uses": len(candidate.pattern.instances),
+            "tokens_saved": candidate.tokens_saved, "pattern": candidate.pattern.instances[0].source,
+            **candidate.evidence})
+
+
+def verify_rewrites(record: Any, rewrites: Sequence[tuple[VerifiedProgram, str]], by_id: dict[str, Question],
+                    dataset: Dataset, modules: ModuleSet, library: Sequence[FunctionRecord], executor: Executor,
+                    truth: TruthChecks | None) -> tuple[str | None, dict[str, Any]]:
+    """Why the helper `record` may not be admitted (None: it may), and the evidence.
+
+    Every source program, rewritten to call it, must still give its right answer in the sandbox,
+    and the helper must pass the ground-truth checks its name invites.
+    """
+    functions = [*library, record]
+    failures = []
+    for source, code in rewrites:
+        question = by_id[source.question_id]
+        namespace = program_namespace(dataset.image(question), modules, functions)
+        result = check_infrastructure(executor(code, namespace))
+        error = program_error(result)
+        if error is not None:
+            failures.append(f"question {question.question_id}: {error.splitlines()[-1]}")
+        elif score_answer(normalize_answer(result.value), source.gold, question.answer_type) < 1.0:
+            failures.append(f"question {question.question_id}: answered {result.value!r}, was {source.answer!r}")
+    evidence: dict[str, Any] = {"reproduced": len(rewrites) - len(failures), "programs": len(rewrites)}
+    if failures:
+        return f"{len(failures)} of {len(rewrites)} rewritten programs changed: {failures[0]}", evidence
+    if truth is not None:
+        checked = truth.check(record, functions, dataset, modules, list(by_id.values()))
+        evidence["truth_check"] = checked.to_dict()
+        if checked.passed is False:
+            return f"its ground-truth check failed: {checked.failures[0]}", evidence
+    return None, evidence
+
+
+def admit_helper(store: ApiStore, record: Any, rewrites: Sequence[tuple[VerifiedProgram, str]],
+                 library: Sequence[FunctionRecord], batch_id: int | None, evidence: dict[str, Any]) -> None:
+    """Store the helper as admitted with its evidence, and its rewritten programs as worked examples."""
+    names = {f.name for f in library}
+    with store.transaction():
+        store.propose(record.name, record.signature, record.docstring, batch_id=batch_id)
+        store.implement(record.name, record.code, dependencies=sorted(_called(record.code) & names))
+        store.record_decision(record.name, "admitted", mode="distilled", evidence=evidence)
+        for source, code in rewrites:
+            store.record_verified_program(
+                batch_id=batch_id, question_id=source.question_id, question=source.question, variant=REWRITTEN,
+                code=code, answer=source.answer, gold=source.gold, error=None, correct=True,
+                uses=_called(code) & (names | {record.name}))
 
 
 def current_programs(programs: Sequence[VerifiedProgram], question_ids: set[str],

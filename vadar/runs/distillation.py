@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
 from vadar.agents.stubs import called_names
+from vadar.library.clusters import GroupWriter
 from vadar.library.distill import DistillReport, Distiller
 from vadar.library.truth_checks import TruthChecks
 from vadar.runs.methods import make_answerer
@@ -49,9 +50,23 @@ def distill_batch(session: Session, data: PreparedData, chunk: Sequence[Question
                 batch_id=batch_id, question_id=question.question_id, question=question.question, variant=BUILD,
                 code=outcome.program, answer=outcome.answer, gold=question.answer, error=outcome.error,
                 correct=right, uses=uses)
-    distiller = Distiller(store, session.llm, session.executor, min_uses=settings.distill_min_uses,
-                          max_helpers=settings.distill_max_helpers, truth=TruthChecks(session.executor),
-                          max_reply_tokens=session.config.llm.max_tokens, on_event=on_event)
     if on_event:
         on_event("distilling helpers from the right build programs")
-    return distiller.distill(data.dataset, data.modules, built_from, batch_id=batch_id)
+    return distill_helpers(session, data, built_from, batch_id, on_event)
+
+
+def distill_helpers(session: Session, data: PreparedData, questions: Sequence[Question], batch_id: int | None = None,
+                    on_event: Callable[[str], None] | None = None) -> DistillReport:
+    """Both routes over the right programs of `questions`: one helper per group of similar questions
+    (`library.distill_groups`), then statement runs shared across programs."""
+    settings = session.config.library
+    kwargs = dict(min_uses=settings.distill_min_uses, max_helpers=settings.distill_max_helpers,
+                  truth=TruthChecks(session.executor), max_reply_tokens=session.config.llm.max_tokens,
+                  on_event=on_event)
+    report = DistillReport()
+    if settings.distill_groups:
+        grouped = GroupWriter(session.store, session.llm, session.executor, **kwargs)
+        report = grouped.write(data.dataset, data.modules, questions, batch_id=batch_id)
+    fragments = Distiller(session.store, session.llm, session.executor, **kwargs).distill(
+        data.dataset, data.modules, questions, batch_id=batch_id)
+    return report.merge(fragments)

@@ -1,0 +1,142 @@
+"""Group helpers: one helper per group of similar questions, written by a scripted LLM, admitted by reproduction."""
+
+from __future__ import annotations
+
+import pytest
+
+from api_store import ApiStore
+from omni3d_bench import sample_path
+from omni3d_bench.datasets import load_dataset
+from omni3d_bench.metrics import score_answer
+from vadar.agents.answers import normalize_answer
+from vadar.library.clusters import GroupWriter, group_programs, question_frame
+from vadar.library.distill import REWRITTEN
+from vadar.library.namespace import program_namespace
+from vadar.library.retrieval import ExampleRetriever
+from vadar.library.truth_checks import TruthChecks
+from vadar.llm.doubles import ScriptedLLM
+from vadar.runs.prepare import oracle_modules
+from vadar.sandbox import execute
+
+# Right programs for sample questions: two counting questions of one form, two existence questions of another.
+PROGRAMS = {
+    "How many cylinders are there?": 'cylinders = loc(image, "cylinders")\nfinal_result = len(cylinders)\n',
+    "How many large things are there?": 'things = loc(image, "large things")\ncount = len(things)\n'
+                                        'final_result = count\n',
+    "Are there any metal cubes?": 'cubes = loc(image, "metal cubes")\n'
+                                  'final_result = "yes" if len(cubes) > 0 else "no"\n',
+    "What shape is the cyan object?": 'obj = loc(image, "cyan object")[0]\n'
+                                      'final_result = vqa(image, "What shape is this object?", obj)\n',
+}
+COUNT = ('```python\ndef _count_matching(image, object_prompt: str) -> int:\n'
+         '    """The number of objects that match object_prompt."""\n'
+         '    return len(loc(image, object_prompt))\n\n'
+         'final_result = _count_matching(image, "cylinders")\n'
+         'final_result = _count_matching(image, "large things")\n```')
+LOOKUP = ('```python\ndef _count_matching(image, object_prompt: str) -> int:\n'
+          '    """The number of objects that match object_prompt."""\n'
+          '    if object_prompt == "cylinders":\n        return 2\n'
+          '    return len(loc(image, object_prompt))\n\n'
+          'final_result = _count_matching(image, "cylinders")\n'
+          'final_result = _count_matching(image, "large things")\n```')
+OFF_BY_ONE = COUNT.replace("return len(loc(image, object_prompt))", "return len(loc(image, object_prompt)) + 1")
+
+
+def run(code, namespace):
+    return execute(code, namespace, timeout_s=10)
+
+
+@pytest.fixture
+def sample(tmp_path):
+    dataset = load_dataset(sample_path())
+    modules = oracle_modules(dataset)
+    store = ApiStore(tmp_path / "lib.sqlite")
+    questions = {q.question: q for q in dataset.questions("sample")}
+    for text, code in PROGRAMS.items():
+        question = questions[text]
+        result = run(code, program_namespace(dataset.image(question), modules))
+        answer = normalize_answer(result.value)
+        assert result.error is None and score_answer(answer, question.answer, question.answer_type) == 1.0, text
+        store.record_verified_program(batch_id=None, question_id=question.question_id, question=text,
+                                      variant="without", code=code, answer=answer, gold=question.answer,
+                                      error=None, correct=True, uses=[])
+    yield store, dataset, modules, list(questions.values())
+    store.close()
+
+
+def writer(store, llm):
+    return GroupWriter(store, llm, run, min_uses=2, truth=TruthChecks(run))
+
+
+def test_the_frame_masks_the_phrases_the_program_passed_to_the_api():
+    assert question_frame("How many cylinders are there?", 'loc(image, "cylinders")') == \
+        ("how", "many", "_", "are", "there")
+    assert question_frame("How many large things are there?", 'loc(image, "large things")') == \
+        ("how", "many", "_", "are", "there")
+    assert question_frame("What shape is it?", "not python (") == ("what", "shape", "is", "it")
+
+
+def test_similar_questions_form_one_group_and_others_stay_apart(sample):
+    store = sample[0]
+    groups = group_programs(store.verified_programs(correct_only=True))
+    assert sorted(len(g) for g in groups) == [1, 1, 2]
+    assert {p.question for p in groups[0]} == {"How many cylinders are there?", "How many large things are there?"}
+
+
+def test_a_group_helper_is_admitted_when_every_call_reproduces_the_right_answer(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM([COUNT])
+    report = writer(store, llm).write(dataset, modules, questions)
+    assert report.admitted == ["_count_matching"]
+    helper = store.current("_count_matching")
+    assert helper.signature == "(image, object_prompt: str) -> int"
+    decision = store.decisions("_count_matching")[-1]
+    assert decision.evidence["origin"] == "group" and decision.evidence["reproduced"] == 2
+    assert decision.evidence["tokens_saved"] > 0 and decision.evidence["frame"] == "how many _ are there"
+    rewritten = sorted(p.code for p in store.verified_programs() if p.variant == REWRITTEN)
+    assert rewritten == ["final_result = _count_matching(image, 'cylinders')\n",
+                         "final_result = _count_matching(image, 'large things')\n"]
+    request = llm.calls[0][1]["content"]
+    assert request.count("Correct program:") == 2 and "1. How many" in request and "2. How many" in request
+    assert "def loc(" in llm.calls[0][0]["content"]  # the API is shown
+    shown = ExampleRetriever(store.verified_programs(correct_only=True), 1, {"_count_matching"}).render(
+        "How many cubes are there?")
+    assert "_count_matching(image, " in shown
+    # a group that has its helper is not written again
+    again = ScriptedLLM([])
+    assert writer(store, again).write(dataset, modules, questions).admitted == [] and not again.calls
+
+
+def test_a_helper_that_tests_for_the_questions_own_phrases_is_refused_and_rewritten(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM([LOOKUP, COUNT])
+    report = writer(store, llm).write(dataset, modules, questions)
+    assert report.admitted == ["_count_matching"]
+    assert "take them as parameters" in llm.calls[1][-1]["content"]
+    assert "== 'cylinders'" not in store.current("_count_matching").code
+
+
+def test_a_helper_that_changes_an_answer_is_rejected_without_being_told_the_right_one(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM([OFF_BY_ONE, OFF_BY_ONE])
+    report = writer(store, llm).write(dataset, modules, questions)
+    assert report.admitted == [] and "rewritten programs changed" in report.rejected["_count_matching"]
+    feedback = llm.calls[1][-1]["content"]
+    assert "answered 3" in feedback and "was" not in feedback.split("answered 3")[1]
+    assert "_count_matching" not in store
+    assert not [p for p in store.verified_programs() if p.variant == REWRITTEN]
+
+
+@pytest.mark.parametrize("reply, problem", [
+    ("```python\nfinal_result = 2\n```", "exactly one helper"),
+    (COUNT.replace('final_result = _count_matching(image, "large things")\n', ""), "for each of the 2 questions"),
+    (COUNT.replace('"large things"', '"cylinders"'), "the same arguments"),
+    (COUNT.replace("def _count_matching(image", "@staticmethod\ndef _count_matching(image"), "without decorators"),
+    (COUNT.replace("    return len(loc(image, object_prompt))\n", "    return 2\n"), "must call the API"),
+])
+def test_malformed_replies_are_sent_back_with_the_reason(sample, reply, problem):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM([reply, reply])
+    report = writer(store, llm).write(dataset, modules, questions)
+    assert report.admitted == []
+    assert problem in llm.calls[1][-1]["content"]

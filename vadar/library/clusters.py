@@ -1,0 +1,241 @@
+"""Helpers written for groups of similar questions, admitted by reproduction.
+
+The statement runs that right programs share are small (find an object, take its depth); the
+helpers worth having (count the objects left of X, the colour of the thing of the same size as X)
+show up as groups of similar questions whose programs differ in shape. So questions are grouped by
+their *frame*: the question's words with the phrases its right program passed to the API masked.
+For a group of at least `min_uses` questions, the LLM sees two of the right programs and writes
+one parameterised helper plus a one-line call of it for every question of the group. The helper
+is admitted only if every call reproduces that question's right answer in the sandbox, the helper
+calls the API and never tests its parameters against the group's own phrases (no lookup table of
+answers), and it passes the ground-truth checks its name invites. The one-line programs are
+stored as worked examples, so the Program agent sees the helper in use.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store.evidence import VerifiedProgram
+from base_modules.module import ModuleSet
+from omni3d_bench.types import Dataset, Question
+from vadar import prompts
+from vadar.agents.api_text import render_api
+from vadar.agents.code_extract import NoCodeError, extract_code
+from vadar.agents.outcome import Executor
+from vadar.agents.sampling import Sampling
+from vadar.agents.step_loop import Reply, StepLoop, Verdict
+from vadar.library.distill import DistillReport, admit_helper, current_programs, verify_rewrites
+from vadar.library.fragments import code_tokens
+from vadar.library.truth_checks import TruthChecks
+from vadar.llm.chat import ChatModel
+
+WRITING = Sampling(max_tokens=500)
+MASK = "_"
+MAX_SHOWN = 2  # right programs shown to the LLM per group
+MAX_GROUP = 8  # questions of one group the helper must answer (the first ones)
+_NAME = re.compile(r"^_[a-z][a-z0-9_]{2,40}$")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def question_frame(question: str, code: str) -> tuple[str, ...]:
+    """The question's words with every word of the program's string literals masked, runs merged."""
+    literal_words: set[str] = set()
+    try:
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                literal_words.update(_WORD.findall(node.value.lower()))
+    except SyntaxError:
+        pass
+    frame: list[str] = []
+    for word in _WORD.findall(question.lower()):
+        token = MASK if word in literal_words else word
+        if not (token == MASK and frame and frame[-1] == MASK):
+            frame.append(token)
+    return tuple(frame)
+
+
+def frame_similarity(a: Sequence[str], b: Sequence[str]) -> float:
+    """Jaccard similarity of the frames' word bigrams (word order matters, masked phrases do not)."""
+    pairs_a, pairs_b = set(zip(a, a[1:])), set(zip(b, b[1:]))
+    if not pairs_a or not pairs_b:
+        return 1.0 if tuple(a) == tuple(b) else 0.0
+    return len(pairs_a & pairs_b) / len(pairs_a | pairs_b)
+
+
+def group_programs(programs: Sequence[VerifiedProgram], threshold: float = 0.6) -> list[list[VerifiedProgram]]:
+    """Groups of programs whose questions share a frame, largest first (each joins the first group it fits)."""
+    groups: list[tuple[tuple[str, ...], list[VerifiedProgram]]] = []
+    for program in programs:
+        frame = question_frame(program.question, program.code or "")
+        for anchor, members in groups:
+            if frame_similarity(frame, anchor) >= threshold:
+                members.append(program)
+                break
+        else:
+            groups.append((frame, [program]))
+    return sorted((members for _, members in groups), key=len, reverse=True)
+
+
+@dataclass
+class Written:
+    """A helper the LLM wrote for a group, with one call per question."""
+
+    name: str
+    docstring: str
+    signature: str
+    code: str
+    calls: list[str] = field(default_factory=list)
+
+
+def parse_reply(text: str, count: int, taken: set[str]) -> Written:
+    """The helper `def` and the `count` one-line calls of a reply; ValueError says what is wrong."""
+    try:
+        tree = ast.parse(extract_code(text))
+    except NoCodeError as exc:
+        raise ValueError(str(exc)) from None
+    except SyntaxError as exc:
+        raise ValueError(f"the code does not parse: {exc.msg} (line {exc.lineno})") from None
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if len(defs) != 1:
+        raise ValueError(f"write exactly one helper `def`, not {len(defs)}")
+    node = defs[0]
+    if not _NAME.match(node.name) or node.name in taken:
+        raise ValueError(f"`{node.name}` cannot be used: the name must be new, start with one underscore and "
+                         "use lower-case words joined by underscores")
+    if node.decorator_list or any(not isinstance(d, ast.Constant) for d in node.args.defaults):
+        raise ValueError("the helper must be a plain `def` without decorators; default values must be constants")
+    docstring = " ".join((ast.get_docstring(node) or "").split())
+    if not docstring:
+        raise ValueError("the helper needs a one-sentence docstring")
+    calls = [ast.unparse(n.value) for n in tree.body if isinstance(n, ast.Assign | ast.Expr)
+             and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id == node.name]
+    if len(calls) != count:
+        raise ValueError(f"after the helper, write one line `final_result = {node.name}(...)` for each of the "
+                         f"{count} questions, in order ({len(calls)} found)")
+    if len(set(calls)) < min(2, count):
+        raise ValueError("every call passes the same arguments: the helper must take what differs between "
+                         "the questions as parameters")
+    node.body = node.body[1:] if ast.get_docstring(node) else node.body
+    if not node.body:
+        raise ValueError("the helper has no body")
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+    signature = f"({ast.unparse(node.args)}){returns}"
+    body = "\n".join("    " + line for line in ast.unparse(node.body).splitlines())
+    code = f'def {node.name}{signature}:\n    """{docstring.replace(chr(34) * 3, chr(39) * 3)}"""\n{body}\n'
+    return Written(node.name, docstring, signature, code, calls)
+
+
+def misuse(written: Written, api_names: set[str]) -> str | None:
+    """Why the helper is no real computation: it calls no API function, or names what its calls pass it."""
+    tree = ast.parse(written.code)
+    phrases = {n.value.lower() for call in written.calls for n in ast.walk(ast.parse(call))
+               if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    if not called & api_names:
+        return "the helper must call the API (loc, depth, vqa, ...) to compute its answer"
+    literals = {n.value.lower() for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    hard_coded = sorted(literals & phrases)
+    if hard_coded:
+        return (f"the helper names the questions' own phrases ({hard_coded[0]!r}): take them as parameters "
+                "instead of testing for them")
+    return None
+
+
+class GroupWriter:
+    """Groups the right build programs by question frame and has the LLM write one helper per group."""
+
+    def __init__(self, store: ApiStore, llm: ChatModel, executor: Executor, *, min_uses: int = 3,
+                 max_helpers: int = 3, truth: TruthChecks | None = None, max_reply_tokens: int | None = None,
+                 attempts: int = 2, on_event: Callable[[str], None] | None = None) -> None:
+        self.store, self.executor = store, executor
+        self.loop = StepLoop(llm, WRITING, attempts, max_reply_tokens)
+        self.min_uses, self.max_helpers, self.truth = min_uses, max_helpers, truth
+        self.on_event = on_event or (lambda message: None)
+
+    def write(self, dataset: Dataset, modules: ModuleSet, questions: Sequence[Question],
+              batch_id: int | None = None) -> DistillReport:
+        by_id = {q.question_id: q for q in questions}
+        implemented = {f.name for f in self.store.functions(FunctionStatus.IMPLEMENTED)}
+        sources = current_programs(self.store.verified_programs(correct_only=True), set(by_id), implemented)
+        report = DistillReport(programs=len(sources))
+        report.tokens_before = report.tokens_after = sum(code_tokens(p.code or "") for p in sources)
+        tried = {tuple(e.get("questions", ())) for d in self.store.decisions()
+                 if (e := d.evidence or {}).get("origin") == "group"}
+        for group in group_programs([p for p in sources if not _one_call(p)]):
+            if len(report.admitted) >= self.max_helpers or len(group) < self.min_uses:
+                break
+            group = group[:MAX_GROUP]
+            ids = tuple(p.question_id for p in group)
+            if ids in tried:
+                continue
+            library = self.store.functions(FunctionStatus.IMPLEMENTED)
+            name, reason, saved = self._write_one(group, by_id, dataset, modules, library, batch_id)
+            if reason is not None:
+                report.rejected[name] = reason
+                self.on_event(f"group helper {name} not admitted: {reason}")
+                continue
+            report.admitted.append(name)
+            report.tokens_after -= saved
+            self.on_event(f"admitted group helper {name} ({len(group)} questions, {saved} tokens saved)")
+        return report
+
+    def _write_one(self, group: list[VerifiedProgram], by_id: dict[str, Question], dataset: Dataset,
+                   modules: ModuleSet, library: list[FunctionRecord], batch_id: int | None) -> tuple[str, str | None, int]:
+        api = render_api(library)
+        api_names = {n.name for n in ast.parse(api).body if isinstance(n, ast.FunctionDef)}
+        taken = {f.name for f in self.store.functions(include_failed=True)} | api_names
+        messages = [{"role": "system", "content": prompts.render("group_system", api=api)},
+                    {"role": "user", "content": prompts.render(
+                        "group_request", shown=group[:MAX_SHOWN], questions=[p.question for p in group])}]
+        outcome: dict[str, Any] = {}
+
+        def judge(reply: Reply) -> Verdict:
+            try:
+                written = parse_reply(reply.text, len(group), taken)
+            except ValueError as exc:
+                outcome.setdefault("reason", str(exc))
+                return Verdict.retry(prompts.render("group_retry", error=str(exc)))
+            problem = misuse(written, api_names)
+            rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True)]
+            if problem is None:
+                record = SimpleNamespace(name=written.name, signature=written.signature,
+                                         docstring=written.docstring, code=written.code, dependencies=())
+                problem, evidence = verify_rewrites(record, rewrites, by_id, dataset, modules, library,
+                                                    self.executor, self.truth)
+                outcome.update(written=written, rewrites=rewrites, evidence=evidence, record=record)
+            outcome["reason"] = problem
+            outcome["name"] = written.name
+            if problem is None:
+                return Verdict.accept()
+            return Verdict.retry(prompts.render("group_retry", error=_without_answers(problem)))
+
+        self.loop.run(messages, judge)
+        name, reason = outcome.get("name", "(unnamed)"), outcome.get("reason", "no usable reply")
+        if reason is not None:
+            return name, reason, 0
+        rewrites = outcome["rewrites"]
+        saved = sum(code_tokens(p.code or "") - code_tokens(code) for p, code in rewrites)
+        if saved <= 0:
+            return name, "the calls are not shorter than the programs they replace", 0
+        admit_helper(self.store, outcome["record"], rewrites, library, batch_id, evidence={
+            "origin": "group", "questions": [p.question_id for p in group], "uses": len(group),
+            "tokens_saved": saved, "frame": " ".join(question_frame(group[0].question, group[0].code or "")),
+            **outcome["evidence"]})
+        return name, None, saved
+
+
+def _one_call(program: VerifiedProgram) -> bool:
+    """A program that is one call of a library function: its question's group has a helper already."""
+    return bool(program.uses) and len((program.code or "").strip().splitlines()) == 1
+
+
+def _without_answers(reason: str) -> str:
+    """The failure, without the right answer it was compared with (the LLM must compute it, not copy it)."""
+    return re.sub(r", was .*$", " (wrong)", reason)
