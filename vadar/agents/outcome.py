@@ -30,6 +30,7 @@ class ProgramOutcome:
     stdout: str = ""
     calls: list[Any] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
+    extra: dict[str, Any] = field(default_factory=dict)  # what reasoning techniques add (constraint, votes)
 
     @property
     def failed(self) -> bool:

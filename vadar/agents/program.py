@@ -7,6 +7,7 @@ across questions. A failing program is sent back with its error, up to `max_atte
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Mapping
@@ -14,10 +15,14 @@ from typing import Any
 
 from vadar import prompts
 from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
+from vadar.agents.formalize import Constraint, Formalizer, type_issue
+from vadar.agents.reflect import Reflector
 from vadar.agents.sampling import PROGRAM, Sampling
-from vadar.agents.step_loop import Reply, StepLoop, Verdict
+from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.agents.voting import plurality
 from vadar.agents.answers import ERROR_ANSWER, normalize_answer
 from vadar.agents.code_extract import NoCodeError, extract_code
+from vadar.config import ReasoningConfig
 from vadar.llm.chat import ChatModel
 from vadar.sandbox import ExecutionResult
 
@@ -27,29 +32,77 @@ def system_prompt(api_text: str, examples: str | None = None) -> str:
                           examples=(examples or prompts.render("program_example")).strip())
 
 
-def opening_messages(question: str, api_text: str, examples: str | None = None) -> list[dict[str, Any]]:
+def opening_messages(question: str, api_text: str, examples: str | None = None,
+                     constraint: Constraint | None = None) -> list[dict[str, Any]]:
     """The first request for `question`: the shared prefix as system message, the question last."""
+    if constraint is None:
+        asked = prompts.render("program_question", question=question)
+    else:
+        asked = prompts.render("program_question_constrained", question=question, constraint=constraint)
     return [
         {"role": "system", "content": system_prompt(api_text, examples)},
-        {"role": "user", "content": prompts.render("program_question", question=question)},
+        {"role": "user", "content": asked},
     ]
 
 
 class ProgramAgent:
-    """Writes, runs and repairs one program per question."""
+    """Writes, runs and repairs one program per question (or `reasoning.samples` of them, voted)."""
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5,
                  sampling: Sampling = PROGRAM, max_reply_tokens: int | None = None,
-                 same_error_limit: int | None = None) -> None:
+                 same_error_limit: int | None = None, reasoning: ReasoningConfig | None = None) -> None:
+        self.llm, self.max_attempts, self.max_reply_tokens = llm, max_attempts, max_reply_tokens
         self.loop = StepLoop(llm, sampling, max_attempts, max_reply_tokens)
         self.executor = executor
         self.same_error_limit = same_error_limit  # None: always use every attempt
+        self.reasoning = reasoning or ReasoningConfig()
+        self.formalizer = Formalizer(llm, max_reply_tokens) if self.reasoning.formalize else None
+        self.reflector = Reflector(llm, max_reply_tokens) if self.reasoning.reflect else None
 
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any],
               examples: str | None = None) -> ProgramOutcome:
         started = time.perf_counter()
-        messages = opening_messages(question, api_text, examples)
+        cost, extra = LLMCost(), {}
+        constraint = None
+        if self.formalizer is not None:
+            formalized = self.formalizer.formalize(question, cost)
+            constraint, extra = formalized.constraint, formalized.record()
+        outcomes = [self._write(question, api_text, namespace, examples, constraint, sample)
+                    for sample in range(self.reasoning.samples)]
+        outcome = outcomes[0] if len(outcomes) == 1 else self._voted(outcomes)
+        outcome.extra = {**extra, **outcome.extra}
+        outcome.cost.include(cost)
+        outcome.seconds = time.perf_counter() - started
+        return outcome
+
+    def _sample_loop(self, sample: int) -> StepLoop:
+        """Sample 0 is today's greedy program; sample k is drawn warmer with seed k."""
+        if sample == 0:
+            return self.loop
+        sampling = dataclasses.replace(self.loop.sampling, first_temperature=self.reasoning.sample_temperature)
+        return StepLoop(self.llm, sampling, self.max_attempts, self.max_reply_tokens, seed=sample)
+
+    def _voted(self, outcomes: list[ProgramOutcome]) -> ProgramOutcome:
+        """The plurality answer's first program, carrying the cost and errors of all of them."""
+        vote = plurality([o.answer for o in outcomes], [not o.failed for o in outcomes],
+                         self.reasoning.vote_tolerance)
+        chosen = outcomes[vote.winner if vote.winner is not None else 0]
+        result = dataclasses.replace(chosen, cost=LLMCost(), errors=[e for o in outcomes for e in o.errors],
+                                     extra=dict(chosen.extra))
+        for outcome in outcomes:
+            result.cost.include(outcome.cost)
+        result.extra.update({
+            "samples": [{"answer": o.answer, "error": o.error is not None, "revisions": o.extra.get("revisions", [])}
+                        for o in outcomes],
+            "chosen_sample": vote.winner, "agreement": round(vote.agreement, 4)})
+        return result
+
+    def _write(self, question: str, api_text: str, namespace: Mapping[str, Any], examples: str | None,
+               constraint: Constraint | None, sample: int = 0) -> ProgramOutcome:
+        """One program: written, run, repaired on errors, revised once if its answer does not fit."""
+        messages = opening_messages(question, api_text, examples, constraint)
         outcome = ProgramOutcome()
+        before_revision: list[ProgramOutcome] = []
 
         def judge(reply: Reply) -> Verdict:
             stdout = ""
@@ -66,7 +119,12 @@ class ProgramAgent:
                 error, stdout = program_error(result), result.stdout
                 if error is None:
                     outcome.answer, outcome.error = normalize_answer(result.value), None
-                    return Verdict.accept()
+                    issue = None if before_revision else self._review(question, code, outcome, constraint)
+                    if issue is None:
+                        return Verdict.accept()
+                    before_revision.append(dataclasses.replace(outcome, calls=list(outcome.calls)))
+                    outcome.extra.setdefault("revisions", []).append(issue)
+                    return Verdict.retry(prompts.render("answer_revise", reason=issue))
                 error += _example_variable_hint(error, messages[0]["content"])
             outcome.errors.append(error)
             outcome.error = error
@@ -74,11 +132,24 @@ class ProgramAgent:
                 return Verdict.give_up()
             return Verdict.retry(prompts.render("program_retry", error=error, stdout=stdout[-1500:]))
 
-        self.loop.run(messages, judge, outcome.cost)
-        outcome.seconds = time.perf_counter() - started
+        self._sample_loop(sample).run(messages, judge, outcome.cost)
+        if outcome.error is not None and before_revision:  # the revision broke it: keep the answer before
+            kept = before_revision[0]
+            outcome.answer, outcome.program, outcome.error = kept.answer, kept.program, None
+            outcome.stdout, outcome.calls = kept.stdout, kept.calls
         if outcome.error is not None:
             outcome.answer = ERROR_ANSWER
         return outcome
+
+    def _review(self, question: str, program: str, outcome: ProgramOutcome,
+                constraint: Constraint | None) -> str | None:
+        """Why a working program's answer should be revised: it contradicts the constraint's answer
+        type, or (with `reflect`) the question's form, a plausible range or the reflector's check."""
+        if self.reflector is not None:
+            return self.reflector.review(question, program, outcome.answer, constraint, outcome.cost)
+        if constraint is not None:
+            return type_issue(outcome.answer, constraint.answer_type)
+        return None
 
     def _stuck(self, errors: list[str]) -> bool:
         """The last `same_error_limit` attempts failed alike: more retries rarely change that.

@@ -30,6 +30,8 @@ from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
 METHODS: tuple[str, ...] = ("vadar", "static-api", "tool-agent", "direct")
+PROGRAM_METHODS: tuple[str, ...] = ("vadar", "static-api")
+"""The methods whose answers are Program-agent programs: the ones reasoning techniques apply to."""
 
 Answerer = Callable[[Question], ProgramOutcome]
 
@@ -59,12 +61,14 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
 
 
 def program_agent_for(config: VadarConfig, llm: ChatModel, executor: Executor,
-                      sampling: Sampling = PROGRAM) -> ProgramAgent:
-    """A Program agent with the configured attempt limits and reply-token cap."""
+                      sampling: Sampling = PROGRAM, *, techniques: bool = False) -> ProgramAgent:
+    """A Program agent with the configured attempt limits and reply-token cap; with `techniques`,
+    also the configured reasoning techniques (`[reasoning]`: samples, formalize, reflect)."""
     limits = config.agents
     return ProgramAgent(llm, executor, max_attempts=limits.program_attempts, sampling=sampling,
                         max_reply_tokens=config.llm.max_tokens,
-                        same_error_limit=limits.program_same_error_limit)
+                        same_error_limit=limits.program_same_error_limit,
+                        reasoning=config.reasoning if techniques else None)
 
 
 def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, executor: Executor,
@@ -76,8 +80,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
     limits, cap = config.agents, config.llm.max_tokens
     library = snapshot.functions
 
-    if method in ("vadar", "static-api"):
-        program_agent = program_agent_for(config, llm, executor)
+    if method in PROGRAM_METHODS:
+        program_agent = program_agent_for(config, llm, executor, techniques=True)
         settings = config.library
         retriever = LibraryRetriever(library, settings.retrieve_k)
         examples = ExampleRetriever(snapshot.examples, settings.examples_k,
