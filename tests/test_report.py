@@ -222,7 +222,8 @@ def test_reasoning_techniques_appear_in_the_header_and_per_question(tmp_path, da
                                        "quantity": "number of red cubes", "unit": "objects", "answer_type": "count"},
                         "constraint_refused": [], "revisions": ["`final_result` is 'yes', but the answer must be a count"],
                         "samples": [{"answer": 2, "error": False}, {"answer": 2.0, "error": False},
-                                    {"answer": None, "error": True}], "agreement": 1.0}
+                                    {"answer": None, "error": True}], "agreement": 1.0,
+                        "unit_tests": [{"objects": [], "answer": 2}] * 2, "tests_passed": 2}
     write_rows(run_dir, rows)
     summary = json.loads((run_dir / "summary.json").read_text())
     summary.update(techniques="samples=3+formalize", mean_agreement=0.75)
@@ -230,6 +231,7 @@ def test_reasoning_techniques_appear_in_the_header_and_per_question(tmp_path, da
     report = build_run_report(run_dir, tmp_path / "out")
     assert report.questions[0].techniques == [
         "constraint: frame camera; objects red cube; relation none; number of red cubes (objects); answer count",
+        "unit tests: 2 scenes written by the model; the answer's program passed 2",
         "revision asked: `final_result` is 'yes', but the answer must be a count",
         "vote of 3 programs (2, 2, error): agreement 1.00"]
     assert all(not q.techniques for q in report.questions[1:])

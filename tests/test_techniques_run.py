@@ -56,3 +56,15 @@ def test_a_bad_option_value_is_one_line(scripted, tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["eval", "--limit", "1", "--method", "static-api", "--out", str(tmp_path / "x")])
     assert result.exit_code != 0 and "reasoning.sample_temperature must be between 0 and 2" in result.output
     assert "Traceback" not in result.output
+
+
+def test_the_flags_set_the_options_and_leave_unset_ones_alone():
+    from vadar.cli.options import apply_reasoning
+    from vadar.config import VadarConfig
+
+    settings = VadarConfig()
+    settings.reasoning.reflect = True
+    apply_reasoning(settings, 2, True, None, True)
+    chosen = settings.reasoning
+    assert (chosen.samples, chosen.formalize, chosen.reflect, chosen.tests) == (2, True, True, True)
+    assert chosen.label() == "samples=2+formalize+reflect+tests"

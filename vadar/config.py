@@ -143,6 +143,7 @@ class ReasoningConfig:
     vote_tolerance: float = 1e-3  # numbers within this relative difference are one answer in the vote
     formalize: bool = False  # a formal task constraint (JSON schema) first, then the program bound by it
     reflect: bool = False  # check the answer against the question and constraint; one revision at most
+    tests: bool = False  # the model writes tiny scenes with known answers; programs run on them (oracles)
 
     def validate(self) -> None:
         if self.samples < 1:
@@ -155,7 +156,7 @@ class ReasoningConfig:
     def label(self) -> str:
         """A short name of the techniques in use, e.g. `samples=3+formalize`; `none` when all are off."""
         parts = [f"samples={self.samples}"] if self.samples > 1 else []
-        parts += [name for name in ("formalize", "reflect") if getattr(self, name)]
+        parts += [name for name in ("formalize", "reflect", "tests") if getattr(self, name)]
         return "+".join(parts) or "none"
 
 

@@ -10,16 +10,14 @@ question and its answer is checked against the constraint's answer type.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
-
 from vadar import prompts
 from vadar.agents.sampling import Sampling
-from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.agents.step_loop import LLMCost, StepLoop
+from vadar.agents.structured import ask_structured, json_object, response_format
 from vadar.agents.voting import is_number
 from vadar.llm.chat import ChatModel
 
@@ -40,10 +38,7 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-RESPONSE_FORMAT: dict[str, Any] = {
-    "type": "json_schema",
-    "json_schema": {"name": "task_constraint", "strict": True, "schema": SCHEMA},
-}
+RESPONSE_FORMAT = response_format("task_constraint", SCHEMA)
 
 FORMALIZE = Sampling(max_tokens=200, retry_temperature_step=0.0)  # a short JSON object; re-asked as is
 
@@ -73,19 +68,10 @@ def _words(text: str) -> str:
 
 def parse_constraint(text: str, question: str) -> Constraint:
     """The constraint in `text`, or ConstraintError naming the first thing wrong with it."""
-    body = text.strip()
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", body, re.DOTALL)
-    if fenced:
-        body = fenced.group(1)
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise ConstraintError(f"the reply is not a JSON object ({exc.msg})") from None
-    try:
-        jsonschema.validate(data, SCHEMA)
-    except jsonschema.ValidationError as exc:
-        where = ".".join(str(p) for p in exc.absolute_path) or "the object"
-        raise ConstraintError(f"{where}: {exc.message}") from None
+        data = json_object(text, SCHEMA)
+    except ValueError as exc:
+        raise ConstraintError(str(exc)) from None
     asked = f" {_words(question)} "
     for phrase in data["targets"]:
         if not _words(phrase) or f" {_words(phrase)} " not in asked:
@@ -115,21 +101,11 @@ class Formalizer:
                              response_format=RESPONSE_FORMAT)
 
     def formalize(self, question: str, cost: LLMCost | None = None) -> Formalized:
-        result = Formalized()
         messages = [{"role": "system", "content": prompts.render("formalize_system", frames=FRAMES,
                                                                   answer_types=ANSWER_TYPES)},
                     {"role": "user", "content": prompts.render("question", question=question)}]
-
-        def judge(reply: Reply) -> Verdict:
-            try:
-                result.constraint = parse_constraint(reply.text, question)
-            except ConstraintError as exc:
-                result.refused.append(str(exc))
-                return Verdict.retry(prompts.render("formalize_retry", reason=str(exc)))
-            return Verdict.accept()
-
-        self.loop.run(messages, judge, cost)
-        return result
+        constraint, refused = ask_structured(self.loop, messages, lambda text: parse_constraint(text, question), cost)
+        return Formalized(constraint, refused)
 
 
 def type_issue(answer: Any, answer_type: str) -> str | None:

@@ -49,11 +49,18 @@ ReflectOption = Annotated[bool | None, typer.Option(
     "--reflect/--no-reflect", help="Check each answer against the question (and constraint) and send one "
     "revision when it does not fit (default: reasoning.reflect, off).")]
 
+TestsOption = Annotated[bool | None, typer.Option(
+    "--tests/--no-tests", help="Have the model write tiny test scenes with known answers and run each program "
+    "on them with oracle modules; a failing program is repaired once or outvoted (CLEVR-layout data; "
+    "default: reasoning.tests, off).")]
+
 
 def apply_reasoning(settings: VadarConfig, samples: int | None, formalize: bool | None,
-                    reflect: bool | None) -> None:
-    """Set `--samples`, `--formalize`, `--reflect` on the config (checked like the config file's values)."""
+                    reflect: bool | None, tests: bool | None = None) -> None:
+    """Set `--samples`, `--formalize`, `--reflect`, `--tests` on the config (checked like the config file's values)."""
     chosen = settings.reasoning
+    if tests is not None:
+        chosen.tests = tests
     if samples is not None:
         chosen.samples = samples
     if formalize is not None:

@@ -12,7 +12,7 @@ from rich.syntax import Syntax
 
 from vadar.cli.errors import user_errors
 from vadar.cli.options import (FormalizeOption, ModuleOption, ModulesOption, ReflectOption, SamplesOption,
-                               apply_module_choice, apply_reasoning)
+                               TestsOption, apply_module_choice, apply_reasoning)
 from vadar.config import load_config
 from vadar.runs.methods import make_answerer
 from vadar.runs.prepare import prepare_single
@@ -35,12 +35,13 @@ def solve_command(
     html: Annotated[Path | None, typer.Option(
         "--html", dir_okay=False, help="Also write an HTML page: the image with the boxes, the program, the calls.")] = None,
     samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
+    tests: TestsOption = None,
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
         settings = load_config(config)
         overrides = apply_module_choice(settings, modules, module)
-        apply_reasoning(settings, samples, formalize, reflect)
+        apply_reasoning(settings, samples, formalize, reflect, tests)
         prepared = prepare_single(image, question, scene, settings, overrides)
         with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
             method = "vadar" if library else "static-api"

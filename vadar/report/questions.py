@@ -97,6 +97,10 @@ def technique_lines(extra: Mapping[str, Any]) -> list[str]:
                      f"{constraint.get('quantity')} ({constraint.get('unit')}); answer {constraint.get('answer_type')}")
     for reason in extra.get("constraint_refused") or []:
         lines.append(f"constraint refused: {reason}")
+    if "unit_tests" in extra:
+        written = len(extra.get("unit_tests") or [])
+        passed = f"; the answer's program passed {extra['tests_passed']}" if "tests_passed" in extra else ""
+        lines.append(f"unit tests: {written} scene{'s' if written != 1 else ''} written by the model{passed}")
     for reason in extra.get("revisions") or []:
         lines.append(f"revision asked: {reason}")
     samples = extra.get("samples")
