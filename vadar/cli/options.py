@@ -48,7 +48,6 @@ FormalizeOption = Annotated[bool | None, typer.Option(
 ReflectOption = Annotated[bool | None, typer.Option(
     "--reflect/--no-reflect", help="Check each answer against the question (and constraint) and send one "
     "revision when it does not fit (default: reasoning.reflect, off).")]
-
 TestsOption = Annotated[bool | None, typer.Option(
     "--tests/--no-tests", help="Have the model write tiny test scenes with known answers and run each program "
     "on them with oracle modules; a failing program is repaired once or outvoted (CLEVR-layout data; "
