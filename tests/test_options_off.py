@@ -1,6 +1,10 @@
 """Reasoning techniques off: the Program agent's requests are byte for byte those recorded before
 the techniques existed (tests/fixtures/program_requests_options_off.json), cache keys included,
-so replies recorded in the response cache still replay."""
+so replies recorded in the response cache still replay.
+
+After a deliberate change of the Program agent's prompts, record the fixture again with
+`python tests/test_options_off.py` (from the repository root) and review its diff.
+"""
 
 from __future__ import annotations
 
@@ -56,3 +60,8 @@ def test_a_second_sample_adds_requests_with_their_own_seed_and_keeps_the_first_o
     sampled = scripted_requests(config, SCRIPT * 2)
     assert sampled != recorded and {r["key"] for r in recorded} <= {r["key"] for r in sampled}  # greedy ones replay
     assert {r["seed"] for r in sampled if "seed" in r} == {1}
+
+
+if __name__ == "__main__":
+    RECORDED.write_text(json.dumps(scripted_requests(VadarConfig()), indent=1, sort_keys=True), encoding="utf-8")
+    print(f"recorded {RECORDED}")

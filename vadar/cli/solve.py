@@ -67,3 +67,8 @@ def solve_command(
                       f"{escape(outcome.error)}", highlight=False)
         raise typer.Exit(code=1)
     console.print(f"[bold]answer:[/bold] {escape(str(rounded(outcome.answer, 4)))}", highlight=False)
+    if "agreement" in outcome.extra:
+        samples = outcome.extra["samples"]
+        agreeing = sum(1 for s in samples if not s["error"]) * outcome.extra["agreement"]
+        console.print(f"agreement: {agreeing:.0f} of {sum(1 for s in samples if not s['error'])} working programs "
+                      f"({len(samples)} sampled)", highlight=False)
