@@ -30,6 +30,9 @@ def run(code, namespace):
     ("What material is the big cylinder made of?", "text"),
     ("How far is the chair from the table in meters?", "number"),
     ("What is the height of the lamp?", "number"),
+    ("How many times taller is the lamp than the chair?", "number"),
+    ("How much farther from the camera is the lamp than the chair, in meters?", "number"),
+    ("There is a red cube; what number of spheres are left of it?", "count"),
     ("The thing left of the cube: which one is it?", None),
 ])
 def test_the_question_form_gives_the_answer_type(question, expected):

@@ -22,12 +22,12 @@ from vadar.llm.chat import ChatModel
 
 REFLECT = Sampling(max_tokens=80, retry_temperature_step=0.0)
 
-_COUNT = re.compile(r"\bhow many\b", re.IGNORECASE)
+_COUNT = re.compile(r"\bhow many\b(?!\s+times)|\bwhat number of\b", re.IGNORECASE)  # "how many times": a ratio
 _TEXT = re.compile(r"\bwhat (?:is (?:its|the|that|this) )?(?:color|colour|shape|material|size)\b"
                    r"|\bwhat is (?:it|that|this|the [\w ]+?) made of\b|\bwhat (?:color|colour|shape|material|size) is\b",
                    re.IGNORECASE)
 _YES_NO = re.compile(r"(?:^|[;,.?]\s*)(?:is|are|does|do|did|was|were|can|could|has|have)\b", re.IGNORECASE)
-_MEASURE = re.compile(r"\bhow (?:far|tall|high|wide|long|deep|much (?:taller|wider|longer|higher|bigger|larger|"
+_MEASURE = re.compile(r"\bhow many times\b|\bhow (?:far|tall|high|wide|long|deep|much (?:taller|wider|longer|higher|bigger|larger|"
                       r"farther|closer|shorter|smaller))\b|\bwhat is the (?:distance|height|width|length|depth)\b",
                       re.IGNORECASE)
 
