@@ -20,6 +20,7 @@ import math
 import re
 import subprocess
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from vadar.report.data_lookup import DataLookup
@@ -34,6 +35,37 @@ def load(run: Path) -> dict[str, QuestionResult]:
 
 def uses_library(result: QuestionResult) -> bool:
     return bool(result.program and LIBRARY_CALL.search(result.program))
+
+
+def shared_questions(runs: Mapping[str, Mapping[str, QuestionResult]]) -> list[str]:
+    """The questions every run answered, in question order."""
+    return sorted(set.intersection(*(set(r) for r in runs.values())), key=lambda q: (len(q), q))
+
+
+def mean_of(run: Mapping[str, QuestionResult], ids: Sequence[str], field: str) -> float:
+    """The mean of one per-question field (score, completion_tokens, seconds) over `ids`."""
+    return sum(getattr(run[q], field) for q in ids) / len(ids)
+
+
+def swaps(run: Mapping[str, QuestionResult], base: Mapping[str, QuestionResult], ids: Sequence[str]) -> tuple[int, int]:
+    """Questions `run` gets right where `base` is wrong, and the reverse."""
+    wins = sum(run[q].correct and not base[q].correct for q in ids)
+    losses = sum(base[q].correct and not run[q].correct for q in ids)
+    return wins, losses
+
+
+def family_groups(data: Path, split: str | None, ids: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The questions `ids` by family of the data set, largest family first."""
+    lookup = DataLookup.open(data, split)
+    families: dict[str, list[str]] = defaultdict(list)
+    for q in ids:
+        families[lookup.family(q) or "?"].append(q)
+    return sorted(families.items(), key=lambda item: -len(item[1]))
+
+
+def current_commit(given: str | None = None) -> str:
+    """`given`, else the short hash of HEAD."""
+    return given or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 
 
 def main() -> None:
@@ -51,14 +83,14 @@ def main() -> None:
     runs = {"static_api": load(args.static), "vadar": load(args.vadar)}
     if args.hand:
         runs["hand_library"] = load(args.hand)
-    shared = sorted(set.intersection(*(set(r) for r in runs.values())), key=lambda q: (len(q), q))
-    accuracy = {name: sum(run[q].score for q in shared) / len(shared) for name, run in runs.items()}
+    shared = shared_questions(runs)
+    accuracy = {name: mean_of(run, shared, "score") for name, run in runs.items()}
     using = sum(uses_library(runs["vadar"][q]) for q in shared) / len(shared)
     print(f"{args.dataset}: {len(shared)} questions answered by every run")
     for name, value in accuracy.items():
         print(f"  {name}: {value:.3f}")
-    tokens = {name: sum(run[q].completion_tokens for q in shared) / len(shared) for name, run in runs.items()}
-    seconds = {name: sum(run[q].seconds for q in shared) / len(shared) for name, run in runs.items()}
+    tokens = {name: mean_of(run, shared, "completion_tokens") for name, run in runs.items()}
+    seconds = {name: mean_of(run, shared, "seconds") for name, run in runs.items()}
     for name in runs:
         print(f"  {name}: {tokens[name]:.1f} completion tokens and {seconds[name]:.1f} s per question "
               f"({tokens[name] / tokens['static_api']:.2f}x and {seconds[name] / seconds['static_api']:.2f}x static-api)")
@@ -67,18 +99,13 @@ def main() -> None:
         if name == "static_api":
             continue
         share = sum(uses_library(run[q]) for q in shared) / len(shared)
-        wins = sum(run[q].correct and not static[q].correct for q in shared)
-        losses = sum(static[q].correct and not run[q].correct for q in shared)
+        wins, losses = swaps(run, static, shared)
         print(f"  {name}: programs calling a library function {share:.3f}; "
               f"right where static-api is wrong {wins}, the reverse {losses} "
               f"(two-sided sign test p = {sign_test(wins, losses):.2f})")
     if args.data:
-        lookup = DataLookup.open(args.data, args.split)
-        families: dict[str, list[str]] = defaultdict(list)
-        for q in shared:
-            families[lookup.family(q) or "?"].append(q)
         print("  | family | n | " + " | ".join(runs) + " | vadar programs calling the library |")
-        for family, ids in sorted(families.items(), key=lambda item: -len(item[1])):
+        for family, ids in family_groups(args.data, args.split, shared):
             cells = " | ".join(f"{sum(run[q].score for q in ids) / len(ids):.2f}" for run in runs.values())
             used = sum(uses_library(runs["vadar"][q]) for q in ids) / len(ids)
             print(f"  | {family} | {len(ids)} | {cells} | {used:.2f} |")
@@ -88,8 +115,7 @@ def main() -> None:
               f"failing the ground-truth checks: {len(helpers['failing'])} ({', '.join(helpers['failing']) or '-'}); "
               f"built from {helpers['build_questions']} questions")
     if args.json:
-        commit = args.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                                               capture_output=True, text=True).stdout.strip()
+        commit = current_commit(args.commit)
         entries = json.loads(args.json.read_text()) if args.json.exists() else []
         entries = [e for e in entries if e.get("dataset") != args.dataset]
         entries.append({"dataset": args.dataset, "questions": len(shared),

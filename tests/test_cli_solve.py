@@ -67,3 +67,13 @@ def test_modules_label_names_only_what_differs_from_oracle():
     assert modules_label(oracle) == ""
     assert modules_label(dict.fromkeys(oracle, "real")) == "real"
     assert modules_label({**oracle, "depth": "real", "vqa": "real"}) == "depth-real+vqa-real"
+
+
+def test_solve_with_samples_prints_the_agreement(scripted):
+    scripted._script.extend(["final_result = len(loc(image, 'thing'))", "final_result = 2"])
+    image, scenes = sample_files()
+    result = runner.invoke(app, ["solve", "--image", str(image), "--question", "How many cylinders are there?",
+                                 "--scene", str(scenes), "--samples", "3"])
+    assert result.exit_code == 0, result.output
+    assert "answer: 2" in result.output and "agreement: 2 of 3 working programs (3 sampled)" in result.output
+    assert [r.get("seed") for r in scripted.requests] == [None, 1, 2]

@@ -32,6 +32,13 @@ def test_compare_prints_runs_side_by_side(tmp_path):
     assert (tmp_path / "t.md").read_text().startswith("| | vadar (a)")
 
 
+def test_runs_with_reasoning_techniques_are_labelled_with_them(tmp_path):
+    write_run(tmp_path / "greedy", "vadar", 0.4, {"int": (2, 0.4)}, techniques="none")
+    write_run(tmp_path / "voted", "vadar", 0.6, {"int": (2, 0.6)}, techniques="samples=3+formalize")
+    result = CliRunner().invoke(app, ["compare", str(tmp_path / "greedy"), str(tmp_path / "voted")])
+    assert result.output.splitlines()[0] == "| | vadar (greedy) | vadar, samples=3+formalize (voted) |"
+
+
 def test_compare_missing_summary_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(app, ["compare", str(tmp_path)])
     assert result.exit_code == 1 and "no summary.json or results.jsonl" in result.output

@@ -293,3 +293,14 @@ def test_a_stream_whose_last_unended_line_completes_a_loop_is_cut_too(server: Fa
     server.script = [{"content": "".join(f"x = depth(image, objects[{i}])\n" for i in range(3)).rstrip("\n")}]
     reply = make_client(server.base_url).complete(MESSAGES)
     assert reply.finish_reason == "repetition" and reply.text == "x = depth(image, objects[0])\n"
+
+
+def test_a_seed_and_a_response_format_reach_the_endpoint_and_the_cache_key_only_when_set(server: FakeServer) -> None:
+    client = make_client(server.base_url)
+    schema = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}}
+    client.complete(MESSAGES, seed=3, response_format=schema)
+    body = server.requests[0]["body"]
+    assert body["seed"] == 3 and body["response_format"] == schema
+    plain = client.request_for(MESSAGES)
+    assert "response_format" not in plain and plain["seed"] == 7
+    assert client.request_for(MESSAGES, seed=None, response_format=None) == plain

@@ -213,3 +213,27 @@ def test_cli_writes_the_report(run_dir, tmp_path):
     assert "data:image/jpeg;base64," in (tmp_path / "one" / "index.html").read_text()
     missing = runner.invoke(app, ["report", str(tmp_path / "nothing")])
     assert missing.exit_code == 1 and "not a directory" in missing.output
+
+
+def test_reasoning_techniques_appear_in_the_header_and_per_question(tmp_path, data):
+    run_dir = recorded_run(tmp_path, data=data)
+    rows = rows_of(run_dir)
+    rows[0]["extra"] = {"constraint": {"reference_frame": "camera", "targets": ["red cube"], "relation": "none",
+                                       "quantity": "number of red cubes", "unit": "objects", "answer_type": "count"},
+                        "constraint_refused": [], "revisions": ["`final_result` is 'yes', but the answer must be a count"],
+                        "samples": [{"answer": 2, "error": False}, {"answer": 2.0, "error": False},
+                                    {"answer": None, "error": True}], "agreement": 1.0,
+                        "unit_tests": [{"objects": [], "answer": 2}] * 2, "tests_passed": 2}
+    write_rows(run_dir, rows)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    summary.update(techniques="samples=3+formalize", mean_agreement=0.75)
+    (run_dir / "summary.json").write_text(json.dumps(summary))
+    report = build_run_report(run_dir, tmp_path / "out")
+    assert report.questions[0].techniques == [
+        "constraint: frame camera; objects red cube; relation none; number of red cubes (objects); answer count",
+        "unit tests: 2 scenes written by the model; the answer's program passed 2",
+        "revision asked: `final_result` is 'yes', but the answer must be a count",
+        "vote of 3 programs (2, 2, error): agreement 1.00"]
+    assert all(not q.techniques for q in report.questions[1:])
+    html = report.path.read_text(encoding="utf-8")
+    assert "samples=3+formalize (mean agreement 0.75)" in html and "vote of 3 programs" in html

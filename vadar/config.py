@@ -132,6 +132,35 @@ class LibraryConfig:
                 raise ConfigError(f"library.{name} must be at least 1, got {getattr(self, name)}")
 
 
+@dataclass
+class ReasoningConfig:
+    """Reasoning techniques of the Program agent (docs/agents.md); all off by default.
+
+    Off, every request is exactly what it was without them, so recorded replies still replay.
+    """
+
+    samples: int = 1  # programs per question: the first greedy, the rest sampled; plurality answer
+    sample_temperature: float = 0.7  # temperature of the sampled programs (each with its own seed)
+    vote_tolerance: float = 1e-3  # numbers within this relative difference are one answer in the vote
+    formalize: bool = False  # a formal task constraint (JSON schema) first, then the program bound by it
+    reflect: bool = False  # check the answer against the question and constraint; one revision at most
+    tests: bool = False  # the model writes tiny scenes with known answers; programs run on them (oracles)
+
+    def validate(self) -> None:
+        if self.samples < 1:
+            raise ConfigError(f"reasoning.samples must be at least 1, got {self.samples}")
+        if not 0.0 <= self.sample_temperature <= 2.0:
+            raise ConfigError(f"reasoning.sample_temperature must be between 0 and 2, got {self.sample_temperature}")
+        if self.vote_tolerance < 0:
+            raise ConfigError(f"reasoning.vote_tolerance must be at least 0, got {self.vote_tolerance}")
+
+    def label(self) -> str:
+        """A short name of the techniques in use, e.g. `samples=3+formalize`; `none` when all are off."""
+        parts = [f"samples={self.samples}"] if self.samples > 1 else []
+        parts += [name for name in ("formalize", "reflect", "tests") if getattr(self, name)]
+        return "+".join(parts) or "none"
+
+
 EXECUTORS: tuple[str, ...] = ("local", "ray")
 
 
@@ -224,6 +253,7 @@ class VadarConfig:
     embedded: EmbeddedLLMConfig = field(default_factory=EmbeddedLLMConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     agents: AgentsConfig = field(default_factory=AgentsConfig)
+    reasoning: ReasoningConfig = field(default_factory=ReasoningConfig)
     library: LibraryConfig = field(default_factory=LibraryConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     ray: RayConfig = field(default_factory=RayConfig)
@@ -233,7 +263,8 @@ class VadarConfig:
 
 
 _SECTIONS: dict[str, str] = {
-    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "library": "library",
+    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "reasoning": "reasoning",
+    "library": "library",
     "eval": "eval", "ray": "ray", "paths": "paths",
     "modules": "modules", "vision": "vision",
 }
@@ -251,6 +282,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     _apply_env(config, env)
     config.llm.validate()
     config.agents.validate()
+    config.reasoning.validate()
     config.library.__post_init__()
     config.eval.validate()
     config.ray.validate()

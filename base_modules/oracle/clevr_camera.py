@@ -80,7 +80,15 @@ def kabsch(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def fit_camera(scene: dict[str, Any], width: int, height: int) -> ClevrCamera:
-    """Fit the camera of one CLEVR scene; raises CameraFitError when it is underdetermined."""
+    """Fit the camera of one CLEVR scene; raises CameraFitError when it is underdetermined.
+
+    A made-up scene may state its camera (`"camera": {"rotation", "translation"}`, world->camera):
+    then one object, or a row of them, is enough.
+    """
+    known = scene.get("camera")
+    if known is not None:
+        return ClevrCamera(np.asarray(known["rotation"], dtype=float), np.asarray(known["translation"], dtype=float),
+                           Intrinsics.for_size(width, height), 0.0)
     objects = scene.get("objects") or []
     name = scene.get("image_filename", "scene")
     if len(objects) < MIN_FIT_OBJECTS:

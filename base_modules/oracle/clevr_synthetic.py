@@ -29,6 +29,16 @@ def camera_pose() -> tuple[np.ndarray, np.ndarray]:
     return rotation, -rotation @ CAMERA_POSITION
 
 
+def camera_placed(right: float, behind: float) -> tuple[float, float]:
+    """World (x, y) of the ground point `right` metres right of and `behind` metres farther than
+    the origin, as the default camera sees it (a scene described as it looks in the image)."""
+    rotation, _ = camera_pose()
+    across = np.array(rotation[0][:2]) / np.linalg.norm(rotation[0][:2])
+    away = np.array(rotation[2][:2]) / np.linalg.norm(rotation[2][:2])
+    x, y = right * across + behind * away
+    return float(x), float(y)
+
+
 def synthetic_scene(objects: list[dict[str, Any]], image_filename: str = "synthetic.png",
                     ) -> dict[str, Any]:
     """A CLEVR scene from objects given as {color, size, shape, material, x, y[, rotation]}."""

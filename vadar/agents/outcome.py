@@ -30,6 +30,7 @@ class ProgramOutcome:
     stdout: str = ""
     calls: list[Any] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
+    extra: dict[str, Any] = field(default_factory=dict)  # what reasoning techniques add (constraint, votes)
 
     @property
     def failed(self) -> bool:
@@ -46,3 +47,33 @@ def check_infrastructure(result: ExecutionResult) -> ExecutionResult:
     if result.infrastructure_error:
         raise InfrastructureFailure(result.infrastructure_error)
     return result
+
+
+def program_error(result: ExecutionResult) -> str | None:
+    """Why a program's run does not count as an answer, or None if it does."""
+    if result.error:
+        return result.error + _empty_results_hint(result)
+    if not result.has_final_result:
+        return "the program did not set the variable `final_result`"
+    if result.value is None:
+        return "`final_result` is None; it must hold the answer"
+    return None
+
+
+def _empty_results_hint(result: ExecutionResult) -> str:
+    """Name the calls that found nothing when a program indexes into an empty list.
+
+    "IndexError: list index out of range" alone sends a small model back to the same `loc(...)[0]`;
+    the usual cause is a phrase that matched no object (an attribute the question never gave).
+    """
+    if "IndexError" not in (result.error or ""):
+        return ""
+    empty = [call for call in result.calls if call.error is None and call.result == []]
+    shown = []
+    for call in empty[:2]:
+        words = ", ".join(repr(arg) for arg in call.args[1:] if isinstance(arg, str))  # [0] is the image
+        shown.append(f"{call.name}(image, {words})" if words else f"{call.name}(...)")
+    if not shown:
+        return ""
+    return (f"\nHint: {' and '.join(shown)} returned an empty list: nothing matched. Use the question's own "
+            "words, and check that a list is not empty before taking an element.")

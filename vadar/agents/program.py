@@ -7,19 +7,24 @@ across questions. A failing program is sent back with its error, up to `max_atte
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from vadar import prompts
-from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
+from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure, program_error
+from vadar.agents.formalize import Constraint, Formalizer, type_issue
+from vadar.agents.reflect import Reflector
 from vadar.agents.sampling import PROGRAM, Sampling
-from vadar.agents.step_loop import Reply, StepLoop, Verdict
+from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.agents.unit_tests import SceneNamespace, TestWriter, UnitCheck
+from vadar.agents.voting import plurality
 from vadar.agents.answers import ERROR_ANSWER, normalize_answer
 from vadar.agents.code_extract import NoCodeError, extract_code
+from vadar.config import ReasoningConfig
 from vadar.llm.chat import ChatModel
-from vadar.sandbox import ExecutionResult
 
 def system_prompt(api_text: str, examples: str | None = None) -> str:
     """The stable, cacheable prefix shared by every question of a run."""
@@ -27,29 +32,97 @@ def system_prompt(api_text: str, examples: str | None = None) -> str:
                           examples=(examples or prompts.render("program_example")).strip())
 
 
-def opening_messages(question: str, api_text: str, examples: str | None = None) -> list[dict[str, Any]]:
+def opening_messages(question: str, api_text: str, examples: str | None = None,
+                     constraint: Constraint | None = None) -> list[dict[str, Any]]:
     """The first request for `question`: the shared prefix as system message, the question last."""
+    if constraint is None:
+        asked = prompts.render("program_question", question=question)
+    else:
+        asked = prompts.render("program_question_constrained", question=question, constraint=constraint)
     return [
         {"role": "system", "content": system_prompt(api_text, examples)},
-        {"role": "user", "content": prompts.render("program_question", question=question)},
+        {"role": "user", "content": asked},
     ]
 
 
 class ProgramAgent:
-    """Writes, runs and repairs one program per question."""
+    """Writes, runs and repairs one program per question (or `reasoning.samples` of them, voted)."""
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5,
                  sampling: Sampling = PROGRAM, max_reply_tokens: int | None = None,
-                 same_error_limit: int | None = None) -> None:
+                 same_error_limit: int | None = None, reasoning: ReasoningConfig | None = None) -> None:
+        self.llm, self.max_attempts, self.max_reply_tokens = llm, max_attempts, max_reply_tokens
         self.loop = StepLoop(llm, sampling, max_attempts, max_reply_tokens)
         self.executor = executor
         self.same_error_limit = same_error_limit  # None: always use every attempt
+        self.reasoning = reasoning or ReasoningConfig()
+        self.formalizer = Formalizer(llm, max_reply_tokens) if self.reasoning.formalize else None
+        self.reflector = Reflector(llm, max_reply_tokens) if self.reasoning.reflect else None
+        self.test_writer = TestWriter(llm, max_reply_tokens) if self.reasoning.tests else None
 
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any],
-              examples: str | None = None) -> ProgramOutcome:
+              examples: str | None = None, scene_namespace: SceneNamespace | None = None) -> ProgramOutcome:
+        """`scene_namespace` turns a test scene into oracle modules (needed by `reasoning.tests`)."""
         started = time.perf_counter()
-        messages = opening_messages(question, api_text, examples)
+        cost, extra = LLMCost(), {}
+        constraint = None
+        if self.formalizer is not None:
+            formalized = self.formalizer.formalize(question, cost)
+            constraint, extra = formalized.constraint, formalized.record()
+        check = self._unit_check(question, scene_namespace, cost, extra)
+        outcomes = [self._write(question, api_text, namespace, examples, constraint, sample, check)
+                    for sample in range(self.reasoning.samples)]
+        outcome = outcomes[0] if len(outcomes) == 1 else self._voted(outcomes)
+        outcome.extra = {**extra, **outcome.extra}
+        outcome.cost.include(cost)
+        outcome.seconds = time.perf_counter() - started
+        return outcome
+
+    def _sample_loop(self, sample: int) -> StepLoop:
+        """Sample 0 is today's greedy program; sample k is drawn warmer with seed k."""
+        if sample == 0:
+            return self.loop
+        sampling = dataclasses.replace(self.loop.sampling, first_temperature=self.reasoning.sample_temperature)
+        return StepLoop(self.llm, sampling, self.max_attempts, self.max_reply_tokens, seed=sample)
+
+    def _unit_check(self, question: str, scene_namespace: SceneNamespace | None, cost: LLMCost,
+                    extra: dict[str, Any]) -> UnitCheck | None:
+        """The question's tests written by the model, or None (off, refused twice, or no scenes possible)."""
+        if self.test_writer is None or scene_namespace is None:
+            return None
+        written = self.test_writer.write(question, cost)
+        extra["unit_tests"] = [{"objects": t.objects, "answer": t.answer} for t in written.tests]
+        extra["unit_tests_refused"] = written.refused
+        if not written.tests:
+            return None
+        return UnitCheck(written.tests, scene_namespace, self.executor, self.reasoning.vote_tolerance)
+
+    def _voted(self, outcomes: list[ProgramOutcome]) -> ProgramOutcome:
+        """The plurality answer's first program, carrying the cost and errors of all of them.
+
+        With unit tests, only the working programs that pass the most tests vote.
+        """
+        best = max((o.extra.get("tests_passed", 0) for o in outcomes if not o.failed), default=0)
+        voters = [not o.failed and o.extra.get("tests_passed", 0) == best for o in outcomes]
+        vote = plurality([o.answer for o in outcomes], voters, self.reasoning.vote_tolerance)
+        chosen = outcomes[vote.winner if vote.winner is not None else 0]
+        result = dataclasses.replace(chosen, cost=LLMCost(), errors=[e for o in outcomes for e in o.errors],
+                                     extra=dict(chosen.extra))
+        for outcome in outcomes:
+            result.cost.include(outcome.cost)
+        result.extra.update({
+            "samples": [{"answer": o.answer, "error": o.error is not None, "revisions": o.extra.get("revisions", []),
+                         **({"tests_passed": o.extra["tests_passed"]} if "tests_passed" in o.extra else {})}
+                        for o in outcomes],
+            "chosen_sample": vote.winner, "agreement": round(vote.agreement, 4)})
+        return result
+
+    def _write(self, question: str, api_text: str, namespace: Mapping[str, Any], examples: str | None,
+               constraint: Constraint | None, sample: int = 0, check: UnitCheck | None = None) -> ProgramOutcome:
+        """One program: written, run, repaired on errors, revised once if its answer does not fit."""
+        messages = opening_messages(question, api_text, examples, constraint)
         outcome = ProgramOutcome()
+        before_revision: list[ProgramOutcome] = []
 
         def judge(reply: Reply) -> Verdict:
             stdout = ""
@@ -66,7 +139,12 @@ class ProgramAgent:
                 error, stdout = program_error(result), result.stdout
                 if error is None:
                     outcome.answer, outcome.error = normalize_answer(result.value), None
-                    return Verdict.accept()
+                    issue = None if before_revision else self._review(question, code, outcome, constraint, check)
+                    if issue is None:
+                        return Verdict.accept()
+                    before_revision.append(dataclasses.replace(outcome, calls=list(outcome.calls)))
+                    outcome.extra.setdefault("revisions", []).append(issue)
+                    return Verdict.retry(prompts.render("answer_revise", reason=issue))
                 error += _example_variable_hint(error, messages[0]["content"])
             outcome.errors.append(error)
             outcome.error = error
@@ -74,11 +152,30 @@ class ProgramAgent:
                 return Verdict.give_up()
             return Verdict.retry(prompts.render("program_retry", error=error, stdout=stdout[-1500:]))
 
-        self.loop.run(messages, judge, outcome.cost)
-        outcome.seconds = time.perf_counter() - started
+        self._sample_loop(sample).run(messages, judge, outcome.cost)
+        if outcome.error is not None and before_revision:  # the revision broke it: keep the answer before
+            kept = before_revision[0]
+            outcome.answer, outcome.program, outcome.error = kept.answer, kept.program, None
+            outcome.stdout, outcome.calls = kept.stdout, kept.calls
         if outcome.error is not None:
             outcome.answer = ERROR_ANSWER
+        elif check is not None and outcome.program is not None:
+            outcome.extra["tests_passed"] = check.passed(outcome.program)
         return outcome
+
+    def _review(self, question: str, program: str, outcome: ProgramOutcome,
+                constraint: Constraint | None, check: UnitCheck | None = None) -> str | None:
+        """Why a working program's answer should be revised: it contradicts the constraint's answer
+        type, or (with `reflect`) the question's form, a plausible range or the reflector's check,
+        or (with `tests`) it fails one of the model's own test scenes."""
+        issue = None
+        if self.reflector is not None:
+            issue = self.reflector.review(question, program, outcome.answer, constraint, outcome.cost)
+        elif constraint is not None:
+            issue = type_issue(outcome.answer, constraint.answer_type)
+        if issue is None and check is not None:
+            issue = check.failure(program)
+        return issue
 
     def _stuck(self, errors: list[str]) -> bool:
         """The last `same_error_limit` attempts failed alike: more retries rarely change that.
@@ -101,17 +198,6 @@ def _without_line_numbers(error: str) -> str:
 _LINE_NUMBER = re.compile(r"\bline \d+")
 
 
-def program_error(result: ExecutionResult) -> str | None:
-    """Why a program's run does not count as an answer, or None if it does."""
-    if result.error:
-        return result.error + _empty_results_hint(result)
-    if not result.has_final_result:
-        return "the program did not set the variable `final_result`"
-    if result.value is None:
-        return "`final_result` is None; it must hold the answer"
-    return None
-
-
 _UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
 
 
@@ -125,22 +211,3 @@ def _example_variable_hint(error: str, system_prompt: str) -> str:
         return ""
     return (f"\nNote: `{name}` is a variable of the example program, not of this one; this program must "
             "set its own variables (find objects with loc) before using them.")
-
-
-def _empty_results_hint(result: ExecutionResult) -> str:
-    """Name the calls that found nothing when a program indexes into an empty list.
-
-    "IndexError: list index out of range" alone sends a small model back to the same `loc(...)[0]`;
-    the usual cause is a phrase that matched no object (an attribute the question never gave).
-    """
-    if "IndexError" not in (result.error or ""):
-        return ""
-    empty = [call for call in result.calls if call.error is None and call.result == []]
-    shown = []
-    for call in empty[:2]:
-        words = ", ".join(repr(arg) for arg in call.args[1:] if isinstance(arg, str))  # [0] is the image
-        shown.append(f"{call.name}(image, {words})" if words else f"{call.name}(...)")
-    if not shown:
-        return ""
-    return (f"\nHint: {' and '.join(shown)} returned an empty list: nothing matched. Use the question's own "
-            "words, and check that a list is not empty before taking an element.")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from vadar.agents.sampling import Sampling
-from vadar.llm.chat import ChatModel, ChatResponse, Message
+from vadar.llm.chat import ChatModel, ChatResponse, Message, request_options
 from vadar.llm.repetition import REPETITION
 from vadar.text import clip
 
@@ -33,6 +34,13 @@ class LLMCost:
         self.prompt_tokens += reply.prompt_tokens or 0
         self.completion_tokens += reply.completion_tokens or 0
         self.cached_prompt_tokens += reply.cached_prompt_tokens or 0
+
+    def include(self, other: LLMCost) -> None:
+        """Add what another part of the same task cost (e.g. another sampled program)."""
+        self.replies += other.replies
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cached_prompt_tokens += other.cached_prompt_tokens
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,8 @@ class StepLoop:
     sampling: Sampling
     max_steps: int
     max_reply_tokens: int | None = None  # a ceiling from the configuration (`llm.max_tokens`)
+    seed: int | None = None  # None: the configured one; another seed draws another sample
+    response_format: dict[str, Any] | None = None  # structured output, e.g. a JSON schema
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
@@ -116,7 +126,8 @@ class StepLoop:
             if on_step is not None:
                 on_step(attempt)
             response = self.llm.complete(messages, max_tokens=self.token_limit,
-                                         temperature=self.sampling.temperature(attempt))
+                                         temperature=self.sampling.temperature(attempt),
+                                         **request_options(self.seed, self.response_format))
             if cost is not None:
                 cost.add(response)
             messages.append({"role": "assistant", "content": response.text})

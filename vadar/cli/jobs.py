@@ -18,6 +18,7 @@ from vadar.cli.options import (
     ConfigOption,
     DataOption,
     ExecutorOption,
+    FormalizeOption,
     JobsOption,
     LibraryOption,
     LimitOption,
@@ -25,9 +26,13 @@ from vadar.cli.options import (
     ModuleOption,
     ModulesOption,
     OutOption,
+    ReflectOption,
+    SamplesOption,
     SplitOption,
+    TestsOption,
     apply_executor,
     apply_module_choice,
+    apply_reasoning,
     modules_label,
 )
 from vadar.config import VadarConfig, load_config
@@ -139,6 +144,8 @@ def eval_command(
     questions: Annotated[str, typer.Option(
         "--questions", help="held-out (default: never a question the library was built from), "
         "build (only those) or all.")] = "held-out",
+    samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
+    tests: TestsOption = None,
 ) -> None:
     """Answer questions with one method; write results.jsonl and a summary."""
     with user_errors():
@@ -150,6 +157,7 @@ def eval_command(
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module, skip,
                                                 executor, address, load=False)
         _apply_jobs(settings, jobs)
+        apply_reasoning(settings, samples, formalize, reflect, tests)
         with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
               open_cluster(settings, announce=progress.announce) as cluster):
             progress.stage(f"answering questions ({method}, {_how(settings)})")
@@ -165,12 +173,15 @@ def run_command(
     modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
     executor: ExecutorOption = None, address: AddressOption = None,
+    samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
+    tests: TestsOption = None,
 ) -> None:
     """Build the API from the first batches, then answer the other questions with it (the main job)."""
     with user_errors():
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar", modules, module,
                                                 executor=executor, address=address)
         _apply_jobs(settings, jobs)
+        apply_reasoning(settings, samples, formalize, reflect, tests)
         build_questions = prepared.questions[:min(batches * batch_size, len(prepared.questions) // 2)]
         with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
               open_cluster(settings, announce=progress.announce) as cluster):

@@ -39,6 +39,35 @@ ModulesOption = Annotated[str | None, typer.Option(
 ModuleOption = Annotated[list[str] | None, typer.Option(
     "--module", help="Per-module backend, repeatable: --module depth=real.")]
 
+SamplesOption = Annotated[int | None, typer.Option(
+    "--samples", min=1, help="Programs per question (vadar, static-api): the first greedy, the rest sampled; "
+    "the answer most working programs agree on wins (default: reasoning.samples, 1).")]
+FormalizeOption = Annotated[bool | None, typer.Option(
+    "--formalize/--no-formalize", help="State a formal task constraint (frame, objects, quantity, answer type) "
+    "as JSON before writing the program (default: reasoning.formalize, off).")]
+ReflectOption = Annotated[bool | None, typer.Option(
+    "--reflect/--no-reflect", help="Check each answer against the question (and constraint) and send one "
+    "revision when it does not fit (default: reasoning.reflect, off).")]
+TestsOption = Annotated[bool | None, typer.Option(
+    "--tests/--no-tests", help="Have the model write tiny test scenes with known answers and run each program "
+    "on them with oracle modules; a failing program is repaired once or outvoted (CLEVR-layout data; "
+    "default: reasoning.tests, off).")]
+
+
+def apply_reasoning(settings: VadarConfig, samples: int | None, formalize: bool | None,
+                    reflect: bool | None, tests: bool | None = None) -> None:
+    """Set `--samples`, `--formalize`, `--reflect`, `--tests` on the config (checked like the config file's values)."""
+    chosen = settings.reasoning
+    if tests is not None:
+        chosen.tests = tests
+    if samples is not None:
+        chosen.samples = samples
+    if formalize is not None:
+        chosen.formalize = formalize
+    if reflect is not None:
+        chosen.reflect = reflect
+    chosen.validate()
+
 
 def parse_module_overrides(values: list[str]) -> dict[str, str]:
     """`--module depth=real` pairs into {slot: backend}; an unknown slot is an error, not ignored."""

@@ -11,7 +11,8 @@ from rich.markup import escape
 from rich.syntax import Syntax
 
 from vadar.cli.errors import user_errors
-from vadar.cli.options import ModuleOption, ModulesOption, apply_module_choice
+from vadar.cli.options import (FormalizeOption, ModuleOption, ModulesOption, ReflectOption, SamplesOption,
+                               TestsOption, apply_module_choice, apply_reasoning)
 from vadar.config import load_config
 from vadar.runs.methods import make_answerer
 from vadar.runs.prepare import prepare_single
@@ -33,11 +34,14 @@ def solve_command(
     config: Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")] = None,
     html: Annotated[Path | None, typer.Option(
         "--html", dir_okay=False, help="Also write an HTML page: the image with the boxes, the program, the calls.")] = None,
+    samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
+    tests: TestsOption = None,
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
         settings = load_config(config)
         overrides = apply_module_choice(settings, modules, module)
+        apply_reasoning(settings, samples, formalize, reflect, tests)
         prepared = prepare_single(image, question, scene, settings, overrides)
         with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
             method = "vadar" if library else "static-api"
@@ -63,3 +67,8 @@ def solve_command(
                       f"{escape(outcome.error)}", highlight=False)
         raise typer.Exit(code=1)
     console.print(f"[bold]answer:[/bold] {escape(str(rounded(outcome.answer, 4)))}", highlight=False)
+    if "agreement" in outcome.extra:
+        samples = outcome.extra["samples"]
+        agreeing = sum(1 for s in samples if not s["error"]) * outcome.extra["agreement"]
+        console.print(f"agreement: {agreeing:.0f} of {sum(1 for s in samples if not s['error'])} working programs "
+                      f"({len(samples)} sampled)", highlight=False)

@@ -6,11 +6,14 @@ predefined modules and (where the method allows) the implemented library functio
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from api_store import FunctionRecord
 from base_modules.module import ModuleSet
+from base_modules.oracle.clevr import clevr_oracle_modules
+from base_modules.oracle.clevr_camera import REFERENCE_HEIGHT, REFERENCE_WIDTH
+from base_modules.oracle.clevr_synthetic import camera_placed, camera_pose, synthetic_scene
 from base_modules.types import Image
 from vadar.sandbox import LibraryFunction
 
@@ -24,3 +27,19 @@ def program_namespace(image: Image, modules: ModuleSet,
                       library: Iterable[FunctionRecord] = ()) -> dict[str, Any]:
     """The image handle, the five modules and the given library functions."""
     return {"image": image, **modules.as_namespace(), **library_functions(library)}
+
+
+def unit_scene_namespace(library: Iterable[FunctionRecord] = ()) -> Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]:
+    """Objects of a made-up test scene ({color, size, material, shape, right, behind}, placed as seen
+    from the camera) -> a namespace whose modules are CLEVR oracles over that scene alone."""
+    functions = list(library)
+
+    def namespace(objects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        placed = [{**o, **dict(zip(("x", "y"), camera_placed(o["right"], o["behind"])))} for o in objects]
+        rotation, translation = camera_pose()
+        scene = {**synthetic_scene(placed, "unit-test.png"),  # its camera is known: no fit from few objects
+                 "camera": {"rotation": rotation.tolist(), "translation": translation.tolist()}}
+        image = Image("unit-test", "unit-test.png", REFERENCE_WIDTH, REFERENCE_HEIGHT)
+        return program_namespace(image, clevr_oracle_modules(lambda _: scene), functions)
+
+    return namespace

@@ -53,7 +53,22 @@ class ChatModel(Protocol):
         max_tokens: int | None = None,
         temperature: float | None = None,
         stop: Sequence[str] | None = None,
+        seed: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> ChatResponse: ...
+    # `seed` (None: the configured one) draws another sample of the same request; `response_format`
+    # asks for structured output (a JSON schema). Callers pass them only when set, so a model that
+    # predates them keeps working and requests without them stay byte for byte as they were.
+
+
+def request_options(seed: int | None = None, response_format: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The optional request fields that are set: absent ones must not change a request or its key."""
+    options: dict[str, Any] = {}
+    if seed is not None:
+        options["seed"] = seed
+    if response_format is not None:
+        options["response_format"] = response_format
+    return options
 
 
 def canonical_json(value: Any) -> str:

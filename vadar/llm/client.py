@@ -118,16 +118,21 @@ class LLMClient:
         max_tokens: int | None = None,
         temperature: float | None = None,
         stop: Sequence[str] | None = None,
+        seed: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The effective request (defaults from config filled in); its canonical JSON is the cache key."""
-        return {
+        request = {
             "model": self.model,
             "messages": messages,
             "temperature": self.config.temperature if temperature is None else temperature,
             "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
-            "seed": self.config.seed,
+            "seed": self.config.seed if seed is None else seed,
             "stop": list(stop) if stop else None,
         }
+        if response_format is not None:  # absent otherwise: older requests keep their cache keys
+            request["response_format"] = response_format
+        return request
 
     def complete(
         self,
@@ -136,8 +141,11 @@ class LLMClient:
         max_tokens: int | None = None,
         temperature: float | None = None,
         stop: Sequence[str] | None = None,
+        seed: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> ChatResponse:
-        request = self.request_for(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
+        request = self.request_for(messages, max_tokens=max_tokens, temperature=temperature, stop=stop,
+                                   seed=seed, response_format=response_format)
         key = request_key(**request)
         self.accept_pending()  # the caller came back for more: the previous replies served it
         response = self.cache.get(key) if self.cache is not None else None

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Union
 
-from vadar.llm.chat import ChatModel, ChatResponse, Message, request_key
+from vadar.llm.chat import ChatModel, ChatResponse, Message, request_key, request_options
 from vadar.llm.errors import CassetteMissError, ScriptExhaustedError
 from vadar.llm.usage import UsageTracker
 
@@ -35,9 +35,12 @@ def call_key(
     max_tokens: int | None = None,
     temperature: float | None = None,
     stop: Sequence[str] | None = None,
+    seed: int | None = None,
+    response_format: dict[str, Any] | None = None,
 ) -> str:
     """Cassette key: what a caller of `ChatModel.complete` controls (the model is fixed per cassette)."""
-    return request_key(messages=messages, max_tokens=max_tokens, temperature=temperature, stop=list(stop or []) or None)
+    return request_key(messages=messages, max_tokens=max_tokens, temperature=temperature, stop=list(stop or []) or None,
+                       **request_options(seed, response_format))
 
 
 class ScriptedLLM:
@@ -80,12 +83,15 @@ class ScriptedLLM:
         max_tokens: int | None = None,
         temperature: float | None = None,
         stop: Sequence[str] | None = None,
+        seed: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> ChatResponse:
         snapshot = copy.deepcopy(messages)
         with self._lock:
             self.calls.append(snapshot)
             self.requests.append(
-                {"messages": snapshot, "max_tokens": max_tokens, "temperature": temperature, "stop": stop}
+                {"messages": snapshot, "max_tokens": max_tokens, "temperature": temperature, "stop": stop,
+                 **request_options(seed, response_format)}
             )
             if not self._script:
                 last = str(snapshot[-1].get("content", "")) if snapshot else ""
@@ -130,15 +136,19 @@ class RecordingLLM:
         max_tokens: int | None = None,
         temperature: float | None = None,
         stop: Sequence[str] | None = None,
+        seed: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> ChatResponse:
-        response = self.inner.complete(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
+        options = request_options(seed, response_format)
+        response = self.inner.complete(messages, max_tokens=max_tokens, temperature=temperature, stop=stop, **options)
         entry = {
-            "key": call_key(messages, max_tokens=max_tokens, temperature=temperature, stop=stop),
+            "key": call_key(messages, max_tokens=max_tokens, temperature=temperature, stop=stop, **options),
             "request": {
                 "messages": messages,
                 "max_tokens": max_tokens,
                 "temperature": temperature,
                 "stop": list(stop) if stop else None,
+                **options,
             },
             "response": response.to_dict(),
         }
@@ -181,8 +191,11 @@ class ReplayLLM:
         max_tokens: int | None = None,
         temperature: float | None = None,
         stop: Sequence[str] | None = None,
+        seed: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> ChatResponse:
-        key = call_key(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
+        key = call_key(messages, max_tokens=max_tokens, temperature=temperature, stop=stop,
+                       **request_options(seed, response_format))
         with self._lock:
             queue = self._entries.get(key)
             if queue:

@@ -50,6 +50,7 @@ class QuestionView:
     image_src: str
     image_note: str | None
     library_used: list[tuple[str, str]] = field(default_factory=list)
+    techniques: list[str] = field(default_factory=list)  # constraint, votes, revisions, one line each
 
 
 def question_anchor(question_id: str) -> str:
@@ -86,6 +87,29 @@ def _answer_text(value: Any) -> str:
     return value if isinstance(value, str) else fmt_value(value, digits=6)
 
 
+def technique_lines(extra: Mapping[str, Any]) -> list[str]:
+    """What the reasoning techniques did for one question, as short lines (empty when none ran)."""
+    lines = []
+    constraint = extra.get("constraint")
+    if isinstance(constraint, Mapping):
+        lines.append(f"constraint: frame {constraint.get('reference_frame')}; objects "
+                     f"{', '.join(map(str, constraint.get('targets') or []))}; relation {constraint.get('relation')}; "
+                     f"{constraint.get('quantity')} ({constraint.get('unit')}); answer {constraint.get('answer_type')}")
+    for reason in extra.get("constraint_refused") or []:
+        lines.append(f"constraint refused: {reason}")
+    if "unit_tests" in extra:
+        written = len(extra.get("unit_tests") or [])
+        passed = f"; the answer's program passed {extra['tests_passed']}" if "tests_passed" in extra else ""
+        lines.append(f"unit tests: {written} scene{'s' if written != 1 else ''} written by the model{passed}")
+    for reason in extra.get("revisions") or []:
+        lines.append(f"revision asked: {reason}")
+    samples = extra.get("samples")
+    if isinstance(samples, list) and samples:
+        answers = ", ".join("error" if s.get("error") else _answer_text(s.get("answer")) for s in samples)
+        lines.append(f"vote of {len(samples)} programs ({answers}): agreement {_float(extra.get('agreement')):.2f}")
+    return lines
+
+
 def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *,
                   library: Mapping[str, str] | None = None, image_path: Path | None = None) -> QuestionView:
     """Build one entry; `library` maps function names to anchors for linking.
@@ -119,6 +143,7 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
         cached_prompt_tokens=_int(row.get("cached_prompt_tokens")), calls=trace.calls,
         boxes=len(trace.marks), image_src=src, image_note=note,
         library_used=[(name, library[name]) for name in used],
+        techniques=technique_lines(row.get("extra") or {}),
     )
 
 

@@ -64,6 +64,10 @@ def _header(run: RunFiles) -> list[tuple[str, str]]:
     if "library_functions" in summary:
         items.append(("library functions (used)",
                       f"{summary['library_functions']} ({summary.get('library_functions_used', 0)})"))
+    if summary.get("techniques", "none") != "none":
+        agreement = summary.get("mean_agreement")
+        items.append(("reasoning techniques", str(summary["techniques"]) +
+                      (f" (mean agreement {agreement:.2f})" if isinstance(agreement, int | float) else "")))
     limits = summary.get("agent_limits")
     if isinstance(limits, dict):
         items.append(("agent limits", ", ".join(f"{k}={v}" for k, v in limits.items())))

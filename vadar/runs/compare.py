@@ -41,7 +41,9 @@ def load_summary(path: Path) -> RunSummary:
         data.update(summarize_results(results).as_dict())
     elif not file.exists():
         raise CompareError(f"{path}: no summary.json or results.jsonl (run `vadar eval` there first)")
-    label = f"{data.get('method', '?')} ({run_dir.name})"
+    techniques = data.get("techniques")  # reasoning techniques, e.g. samples=3+formalize
+    shown = f", {techniques}" if techniques and techniques != "none" else ""
+    label = f"{data.get('method', '?')}{shown} ({run_dir.name})"
     return RunSummary(label, data)
 
 

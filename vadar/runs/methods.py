@@ -22,14 +22,17 @@ from vadar.agents.program import ProgramAgent
 from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
 from vadar.agents.api_text import render_api
-from vadar.config import VadarConfig
+from vadar.agents.unit_tests import SceneNamespace
+from vadar.config import ConfigError, VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
 from vadar.llm.chat import ChatModel
-from vadar.library.namespace import program_namespace
+from vadar.library.namespace import program_namespace, unit_scene_namespace
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
 METHODS: tuple[str, ...] = ("vadar", "static-api", "tool-agent", "direct")
+PROGRAM_METHODS: tuple[str, ...] = ("vadar", "static-api")
+"""The methods whose answers are Program-agent programs: the ones reasoning techniques apply to."""
 
 Answerer = Callable[[Question], ProgramOutcome]
 
@@ -59,12 +62,24 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
 
 
 def program_agent_for(config: VadarConfig, llm: ChatModel, executor: Executor,
-                      sampling: Sampling = PROGRAM) -> ProgramAgent:
-    """A Program agent with the configured attempt limits and reply-token cap."""
+                      sampling: Sampling = PROGRAM, *, techniques: bool = False) -> ProgramAgent:
+    """A Program agent with the configured attempt limits and reply-token cap; with `techniques`,
+    also the configured reasoning techniques (`[reasoning]`: samples, formalize, reflect, tests)."""
     limits = config.agents
     return ProgramAgent(llm, executor, max_attempts=limits.program_attempts, sampling=sampling,
                         max_reply_tokens=config.llm.max_tokens,
-                        same_error_limit=limits.program_same_error_limit)
+                        same_error_limit=limits.program_same_error_limit,
+                        reasoning=config.reasoning if techniques else None)
+
+
+def _test_scenes(config: VadarConfig, dataset: Dataset, library: list[FunctionRecord]) -> SceneNamespace | None:
+    """With `reasoning.tests`: how the model's test scenes become oracle namespaces (CLEVR scenes)."""
+    if not config.reasoning.tests:
+        return None
+    if getattr(dataset, "oracle_kind", None) == "annotations3d":
+        raise ConfigError("reasoning.tests writes CLEVR-style test scenes; this data set's oracles read 3D box "
+                          "annotations. Leave --tests off for it.")
+    return unit_scene_namespace(library)
 
 
 def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, executor: Executor,
@@ -76,19 +91,20 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
     limits, cap = config.agents, config.llm.max_tokens
     library = snapshot.functions
 
-    if method in ("vadar", "static-api"):
-        program_agent = program_agent_for(config, llm, executor)
+    if method in PROGRAM_METHODS:
+        program_agent = program_agent_for(config, llm, executor, techniques=True)
         settings = config.library
         retriever = LibraryRetriever(library, settings.retrieve_k)
         examples = ExampleRetriever(snapshot.examples, settings.examples_k,
                                     {f.name for f in library}) if method == "vadar" else None
         calls = example_calls(snapshot.examples, [f.name for f in library])
+        scenes = _test_scenes(config, dataset, library)
 
         def solve_with_program(question: Question) -> ProgramOutcome:
             namespace = program_namespace(dataset.image(question), modules, library)  # all callable
             shown = render_api(retriever.select(question.question), examples=calls)
             worked = examples.render(question.question) if examples is not None else None
-            return program_agent.solve(question.question, shown, namespace, worked)
+            return program_agent.solve(question.question, shown, namespace, worked, scenes)
 
         return solve_with_program
 

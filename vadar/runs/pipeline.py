@@ -32,7 +32,7 @@ from vadar.agents.api_text import render_api
 from vadar.runs.evaluation import EvalSummary, run_questions, summarize_results, write_summary
 from vadar.runs.executors import QuestionExecutor
 from vadar.runs.executors.job import QuestionJob
-from vadar.runs.methods import Answerer, make_answerer, program_agent_for, read_library
+from vadar.runs.methods import PROGRAM_METHODS, Answerer, make_answerer, program_agent_for, read_library
 from vadar.library.namespace import program_namespace
 from vadar.runs.distillation import distill_batch
 from vadar.runs.prepare import PreparedData
@@ -67,8 +67,9 @@ def evaluate(
     dataset, split, questions = data.dataset, data.split, data.questions
     built_from = session.store.build_question_ids(data=str(dataset.root), split=split)
     questions = select_questions(questions, built_from, scope)
+    reasoning = dataclasses.asdict(session.config.reasoning) if method in PROGRAM_METHODS else {}
     claim_run_dir(out_dir, {"data": str(dataset.root), "split": split, "method": method,
-                            "modules": data.backends, "model": session.model_name})
+                            "modules": data.backends, "model": session.model_name, "reasoning": reasoning})
     limits = dataclasses.asdict(session.config.agents)
     jobs = session.config.eval.jobs if jobs is None else jobs
     answer: Answerer | None = None
@@ -92,8 +93,12 @@ def evaluate(
         "model": session.model_name, "library_functions": len(library),
         "library_functions_used": len(used), "agent_limits": limits,
         "questions_scope": scope, "build_questions": len(built_from), "library_settings": dataclasses.asdict(session.config.library),
+        "techniques": session.config.reasoning.label() if reasoning else "none", "reasoning": reasoning,
         "llm_usage_this_session": session.usage.totals().as_dict(),
     }
+    agreements = [r.extra["agreement"] for r in results if "agreement" in r.extra]
+    if agreements:  # with several programs per question: how often they agreed with the chosen answer
+        header["mean_agreement"] = round(sum(agreements) / len(agreements), 4)
     summary = summarize_results(results, header)
     write_summary(summary, out_dir)
     if method == "vadar" and library:  # the library keeps its figures from every evaluation

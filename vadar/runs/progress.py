@@ -74,11 +74,13 @@ class MeteredChatModel:
         self.progress = progress
 
     def complete(self, messages: list[Message], *, max_tokens: int | None = None,
-                 temperature: float | None = None, stop: Sequence[str] | None = None) -> ChatResponse:
+                 temperature: float | None = None, stop: Sequence[str] | None = None,
+                 **options: Any) -> ChatResponse:
         self.progress.reply_started()
         response: ChatResponse | None = None
         try:
-            response = self.inner.complete(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
+            response = self.inner.complete(messages, max_tokens=max_tokens, temperature=temperature, stop=stop,
+                                           **options)
             return response
         finally:
             self.progress.reply_finished(response)

@@ -40,6 +40,7 @@ class QuestionResult:
     method: str = "vadar"
     module_calls: list[Any] = field(default_factory=list)
     step_errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
+    extra: dict[str, Any] = field(default_factory=dict)  # reasoning techniques: constraint, votes, agreement
 
 
 class ResultsFile:

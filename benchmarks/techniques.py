@@ -1,0 +1,124 @@
+"""Reasoning techniques compared on the same questions: accuracy, cost and paired swaps per run.
+
+Usage:
+  python benchmarks/techniques.py RUN [RUN ...] --baseline RUN [--data DIR --split S]
+      [--dataset NAME --json docs/results/techniques.json] [--commit HASH]
+
+Each RUN is a run directory of `vadar eval` (e.g. `--method vadar --samples 3`, `--formalize`).
+Prints, on the questions every run answered: accuracy, completion tokens and seconds per question
+of each run, accuracy per question family (with --data), and against the baseline run the
+questions won and lost with an exact two-sided sign-test p-value. With --json, adds one row per
+run ({"dataset", "questions", "method", "options", "accuracy", "completion_tokens",
+"seconds_per_question", "commit"}) to that file, replacing an earlier row of the same data set,
+method and options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from library_results import current_commit, family_groups, load, mean_of, shared_questions, sign_test, swaps
+from vadar.config import ReasoningConfig
+from vadar.runs.results import QuestionResult
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run directory: its results and what it was made with."""
+
+    path: Path
+    method: str
+    options: str
+    results: Mapping[str, QuestionResult]
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def _json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def open_run(path: Path) -> Run:
+    """The run in `path`; its options from the summary, else from run.json, else none."""
+    summary, manifest = _json(path / "summary.json"), _json(path / "run.json")
+    options = summary.get("techniques")
+    if options is None:
+        recorded = manifest.get("reasoning") or {}
+        known = {k: v for k, v in recorded.items() if k in ReasoningConfig.__dataclass_fields__}
+        options = ReasoningConfig(**known).label()
+    method = summary.get("method") or manifest.get("method") or "?"
+    return Run(path, method, options, load(path))
+
+
+def rows(runs: Sequence[Run], ids: Sequence[str], dataset: str, commit: str) -> list[dict]:
+    """One JSON row per run, on the shared questions `ids`."""
+    return [{"dataset": dataset, "questions": len(ids), "method": run.method, "options": run.options,
+             "accuracy": round(mean_of(run.results, ids, "score"), 4),
+             "completion_tokens": round(mean_of(run.results, ids, "completion_tokens"), 1),
+             "seconds_per_question": round(mean_of(run.results, ids, "seconds"), 2), "commit": commit}
+            for run in runs]
+
+
+def report(runs: Sequence[Run], baseline: Run, data: Path | None = None, split: str | None = None) -> list[str]:
+    """The printed comparison, line by line; the baseline is the first run."""
+    every = [baseline, *[r for r in runs if r.path != baseline.path]]
+    ids = shared_questions({str(r.path): r.results for r in every})
+    if not ids:
+        raise SystemExit("the runs share no answered question")
+    lines = [f"{len(ids)} questions answered by every run; baseline {baseline.name}"]
+    for run in every:
+        lines.append(f"  {run.name} ({run.method}, {run.options}): accuracy {mean_of(run.results, ids, 'score'):.3f}, "
+                     f"{mean_of(run.results, ids, 'completion_tokens'):.1f} completion tokens and "
+                     f"{mean_of(run.results, ids, 'seconds'):.1f} s per question")
+    for run in every[1:]:
+        wins, losses = swaps(run.results, baseline.results, ids)
+        lines.append(f"  {run.name}: right where the baseline is wrong {wins}, the reverse {losses} "
+                     f"(two-sided sign test p = {sign_test(wins, losses):.3f})")
+    if data is not None:
+        lines.append("  | family | n | " + " | ".join(r.name for r in every) + " |")
+        for family, members in family_groups(data, split, ids):
+            cells = " | ".join(f"{mean_of(r.results, members, 'score'):.2f}" for r in every)
+            lines.append(f"  | {family} | {len(members)} | {cells} |")
+    return lines
+
+
+def append_rows(path: Path, new: Sequence[dict]) -> None:
+    """Add `new` to the JSON list in `path`, replacing rows of the same data set, method and options."""
+    key = lambda row: (row.get("dataset"), row.get("method"), row.get("options"))  # noqa: E731
+    replaced = {key(row) for row in new}
+    kept = [row for row in (json.loads(path.read_text()) if path.exists() else []) if key(row) not in replaced]
+    path.write_text(json.dumps([*kept, *new], indent=2) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", type=Path, nargs="+")
+    parser.add_argument("--baseline", type=Path, required=True)
+    parser.add_argument("--data", type=Path)
+    parser.add_argument("--split")
+    parser.add_argument("--dataset", help="the data set's name in the JSON rows (default: the --data folder's)")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--commit", help="the commit the runs were made at (default: HEAD)")
+    args = parser.parse_args(argv)
+    baseline = open_run(args.baseline)
+    runs = [open_run(path) for path in args.runs]
+    for line in report(runs, baseline, args.data, args.split):
+        print(line)
+    if args.json:
+        every = [baseline, *[r for r in runs if r.path != baseline.path]]
+        ids = shared_questions({str(r.path): r.results for r in every})
+        dataset = args.dataset or (args.data.resolve().name if args.data else "?")
+        append_rows(args.json, rows(every, ids, dataset, current_commit(args.commit)))
+
+
+if __name__ == "__main__":
+    main()

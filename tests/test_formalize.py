@@ -1,0 +1,84 @@
+"""Formalize first: the constraint under a JSON schema, validated, re-asked once, then binding."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vadar.agents.api_text import render_api
+from vadar.agents.formalize import SCHEMA, ConstraintError, Formalizer, parse_constraint
+from vadar.agents.program import ProgramAgent
+from vadar.config import ReasoningConfig
+from vadar.llm.doubles import ScriptedLLM
+from vadar.sandbox import execute
+
+from llm_fake_server import make_client
+
+NAMESPACE = {"image": "img", "loc": lambda image, prompt: [[0.0, 0.0, 5.0, 5.0]] * 3}
+QUESTION = "Is the red cube left of the small sphere?"
+
+
+def constraint(**changes) -> str:
+    value = {"reference_frame": "camera", "targets": ["red cube", "small sphere"], "relation": "left of",
+             "quantity": "whether the red cube is left of the small sphere", "unit": "none",
+             "answer_type": "yes/no"}
+    value.update(changes)
+    return json.dumps(value)
+
+
+def run(code, namespace):
+    return execute(code, dict(namespace), timeout_s=10, memory_mb=512)
+
+
+def test_a_target_that_is_not_a_phrase_of_the_question_is_refused_and_asked_again():
+    llm = ScriptedLLM([constraint(targets=["purple cone"]), constraint(), "final_result = 'yes'"])
+    agent = ProgramAgent(llm, run, reasoning=ReasoningConfig(formalize=True))
+    outcome = agent.solve(QUESTION, render_api(), NAMESPACE)
+    assert outcome.answer == "yes" and outcome.attempts == 3
+    retry = llm.calls[1][-1]["content"]
+    assert "'purple cone' is not a phrase of the question" in retry
+    assert outcome.extra["constraint"]["targets"] == ["red cube", "small sphere"]
+    assert len(outcome.extra["constraint_refused"]) == 1
+    assert llm.requests[0]["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert "response_format" not in llm.requests[2]  # the program itself is free text
+    program_prompt = llm.calls[2][-1]["content"]
+    assert program_prompt.startswith(f"Question: {QUESTION}\nTask constraint")
+    assert "- reference frame: camera" in program_prompt and "- answer type: yes/no" in program_prompt
+
+
+def test_a_constraint_refused_twice_leaves_the_question_unconstrained():
+    llm = ScriptedLLM(["not json", constraint(answer_type="maybe"), "final_result = 'no'"])
+    outcome = ProgramAgent(llm, run, reasoning=ReasoningConfig(formalize=True)).solve(QUESTION, render_api(), NAMESPACE)
+    assert outcome.answer == "no" and outcome.extra["constraint"] is None
+    assert "not a JSON object" in outcome.extra["constraint_refused"][0]
+    assert "answer_type" in outcome.extra["constraint_refused"][1]
+    assert llm.calls[2][-1]["content"].startswith(f"Question: {QUESTION}\nWrite the program.")
+
+
+def test_a_numeric_answer_to_a_yes_no_constraint_is_fed_back_as_an_error():
+    llm = ScriptedLLM([constraint(), "final_result = 3", "final_result = 'yes'"])
+    outcome = ProgramAgent(llm, run, reasoning=ReasoningConfig(formalize=True)).solve(QUESTION, render_api(), NAMESPACE)
+    assert outcome.answer == "yes"
+    feedback = llm.calls[2][-1]["content"]
+    assert "`final_result` is 3, but the answer must be \"yes\" or \"no\"" in feedback
+    assert outcome.extra["revisions"] == ["`final_result` is 3, but the answer must be \"yes\" or \"no\""]
+
+
+def test_parse_constraint_accepts_a_fenced_object_and_matches_phrases_by_words():
+    text = "```json\n" + constraint(targets=["Red  cube"]) + "\n```"
+    assert parse_constraint(text, QUESTION).targets == ["Red  cube"]
+    with pytest.raises(ConstraintError, match="reference_frame"):
+        parse_constraint(constraint(reference_frame="sideways"), QUESTION)
+    with pytest.raises(ConstraintError, match="'cube left of the smal' is not"):  # words, not substrings of words
+        parse_constraint(constraint(targets=["cube left of the smal"]), QUESTION)
+
+
+def test_the_schema_reaches_the_endpoint_as_structured_output(server):
+    server.script = [{"content": constraint()}]
+    formalized = Formalizer(make_client(server.base_url)).formalize(QUESTION)
+    assert formalized.constraint is not None and formalized.constraint.relation == "left of"
+    body = server.requests[0]["body"]
+    assert body["response_format"] == {"type": "json_schema", "json_schema": {
+        "name": "task_constraint", "strict": True, "schema": SCHEMA}}
+    assert body["max_tokens"] == 200 and body["seed"] == 7

@@ -1,0 +1,133 @@
+"""Formalize first: a task constraint the program is then bound by (GCA).
+
+Most wrong answers come from what a program computes, not from perception: the wrong frame
+("left of" seen from the camera or from the object), the wrong objects, the wrong quantity. So
+one request first fixes those in a small JSON object, decoded under a JSON schema by the
+endpoint (structured output), checked here (every target phrase must come from the question),
+and asked again once with the reason when refused. The Program agent then sees it in its
+question and its answer is checked against the constraint's answer type.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from vadar import prompts
+from vadar.agents.sampling import Sampling
+from vadar.agents.step_loop import LLMCost, StepLoop
+from vadar.agents.structured import ask_structured, json_object, response_format
+from vadar.agents.voting import is_number
+from vadar.llm.chat import ChatModel
+
+FRAMES = ("camera", "object", "world")
+ANSWER_TYPES = ("yes/no", "count", "number", "text")
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "reference_frame": {"type": "string", "enum": list(FRAMES)},
+        "targets": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 4},
+        "relation": {"type": "string"},
+        "quantity": {"type": "string"},
+        "unit": {"type": "string"},
+        "answer_type": {"type": "string", "enum": list(ANSWER_TYPES)},
+    },
+    "required": ["reference_frame", "targets", "relation", "quantity", "unit", "answer_type"],
+    "additionalProperties": False,
+}
+
+RESPONSE_FORMAT = response_format("task_constraint", SCHEMA)
+
+FORMALIZE = Sampling(max_tokens=200, retry_temperature_step=0.0)  # a short JSON object; re-asked as is
+
+
+class ConstraintError(ValueError):
+    """A constraint that cannot bind the program: the message says why, for the model to fix."""
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """The task as the model formalized it before writing the program."""
+
+    reference_frame: str
+    targets: list[str]
+    relation: str
+    quantity: str
+    unit: str
+    answer_type: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in SCHEMA["properties"]}
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9.]+", text.casefold()))
+
+
+def parse_constraint(text: str, question: str) -> Constraint:
+    """The constraint in `text`, or ConstraintError naming the first thing wrong with it."""
+    try:
+        data = json_object(text, SCHEMA)
+    except ValueError as exc:
+        raise ConstraintError(str(exc)) from None
+    asked = f" {_words(question)} "
+    for phrase in data["targets"]:
+        if not _words(phrase) or f" {_words(phrase)} " not in asked:
+            raise ConstraintError(f"the target {phrase!r} is not a phrase of the question; use the question's "
+                                  "own words for each object")
+    return Constraint(**data)
+
+
+@dataclass
+class Formalized:
+    """What formalizing one question gave: the constraint (None if refused twice) and the refusals."""
+
+    constraint: Constraint | None = None
+    refused: list[str] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """Per-question fields for results.jsonl."""
+        return {"constraint": self.constraint.to_dict() if self.constraint else None,
+                "constraint_refused": list(self.refused)}
+
+
+class Formalizer:
+    """Asks for the constraint under the JSON schema; a refused one is asked again once."""
+
+    def __init__(self, llm: ChatModel, max_reply_tokens: int | None = None) -> None:
+        self.loop = StepLoop(llm, FORMALIZE, max_steps=2, max_reply_tokens=max_reply_tokens,
+                             response_format=RESPONSE_FORMAT)
+
+    def formalize(self, question: str, cost: LLMCost | None = None) -> Formalized:
+        messages = [{"role": "system", "content": prompts.render("formalize_system", frames=FRAMES,
+                                                                  answer_types=ANSWER_TYPES)},
+                    {"role": "user", "content": prompts.render("question", question=question)}]
+        constraint, refused = ask_structured(self.loop, messages, lambda text: parse_constraint(text, question), cost)
+        return Formalized(constraint, refused)
+
+
+def type_issue(answer: Any, answer_type: str) -> str | None:
+    """Why `answer` is not of `answer_type` (a yes/no question answered with a number...), or None."""
+    if answer_type == "yes/no":
+        ok = isinstance(answer, str) and answer.casefold() in ("yes", "no")
+    elif answer_type == "count":
+        ok = is_number(answer) and float(answer).is_integer() and answer >= 0
+    elif answer_type == "number":
+        ok = is_number(answer)
+    else:
+        ok = isinstance(answer, str) and answer.casefold() not in ("yes", "no") and not _numeric(answer)
+    if ok:
+        return None
+    expected = {"yes/no": '"yes" or "no"', "count": "a whole number (an int)", "number": "a number (a float)",
+                "text": "a word such as a color, shape, material or size"}[answer_type]
+    return f"`final_result` is {answer!r}, but the answer must be {expected}"
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

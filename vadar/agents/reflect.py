@@ -1,0 +1,96 @@
+"""Reflect before answering: does the evidence the program gathered answer the question? (ViSRA)
+
+Cheap checks come first and need no LLM: the form of the question fixes the answer's type ("Is
+there ...?" wants yes or no, "How many ...?" a whole number) and measurements have a plausible
+range. Only when those pass and a task constraint exists does one short LLM request compare the
+program with the constraint (frame, objects, quantity). A reason found is sent back once as a
+revision request by the Program agent.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from vadar import prompts
+from vadar.agents.formalize import Constraint, type_issue
+from vadar.agents.sampling import Sampling
+from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.agents.voting import is_number
+from vadar.llm.chat import ChatModel
+
+REFLECT = Sampling(max_tokens=80, retry_temperature_step=0.0)
+
+_COUNT = re.compile(r"\bhow many\b(?!\s+times)|\bwhat number of\b", re.IGNORECASE)  # "how many times": a ratio
+_TEXT = re.compile(r"\bwhat (?:is (?:its|the|that|this) )?(?:color|colour|shape|material|size)\b"
+                   r"|\bwhat is (?:it|that|this|the [\w ]+?) made of\b|\bwhat (?:color|colour|shape|material|size) is\b",
+                   re.IGNORECASE)
+_YES_NO = re.compile(r"(?:^|[;,.?]\s*)(?:is|are|does|do|did|was|were|can|could|has|have)\b", re.IGNORECASE)
+_MEASURE = re.compile(r"\bhow many times\b|\bhow (?:far|tall|high|wide|long|deep|much (?:taller|wider|longer|higher|bigger|larger|"
+                      r"farther|closer|shorter|smaller))\b|\bwhat is the (?:distance|height|width|length|depth)\b",
+                      re.IGNORECASE)
+
+
+def expected_answer_type(question: str) -> str | None:
+    """The answer type the question's form asks for, or None where the form does not say."""
+    if _COUNT.search(question):
+        return "count"
+    if _TEXT.search(question):
+        return "text"
+    if _MEASURE.search(question):
+        return "number"
+    if _YES_NO.search(question.strip()):
+        return "yes/no"
+    return None
+
+
+def plausibility_issue(answer: Any) -> str | None:
+    """A value no question about a scene has as its answer."""
+    if isinstance(answer, list):
+        return f"`final_result` is a list ({answer!r:.120}); the answer must be one value"
+    if is_number(answer) and not math.isfinite(float(answer)) or answer == "nan":
+        return f"`final_result` is {answer!r}, which is not a finite number"
+    if is_number(answer) and answer < 0:
+        return f"`final_result` is {answer!r}; counts, distances and sizes are never negative"
+    return None
+
+
+def deterministic_issue(question: str, answer: Any, constraint: Constraint | None = None) -> str | None:
+    """What the answer's type or range contradicts (the question's form, the constraint), or None."""
+    issue = plausibility_issue(answer)
+    if issue is None and constraint is not None:
+        issue = type_issue(answer, constraint.answer_type)
+    expected = expected_answer_type(question)
+    if issue is None and expected is not None:
+        issue = type_issue(answer, expected)
+    return issue
+
+
+class Reflector:
+    """Deterministic checks, then (with a constraint) one LLM check of program against constraint."""
+
+    def __init__(self, llm: ChatModel, max_reply_tokens: int | None = None) -> None:
+        self.loop = StepLoop(llm, REFLECT, max_steps=1, max_reply_tokens=max_reply_tokens)
+
+    def review(self, question: str, program: str, answer: Any, constraint: Constraint | None = None,
+               cost: LLMCost | None = None) -> str | None:
+        """Why the answer should be revised, or None to give it."""
+        issue = deterministic_issue(question, answer, constraint)
+        if issue is not None or constraint is None:
+            return issue
+        messages = [{"role": "system", "content": prompts.render("reflect_system")},
+                    {"role": "user", "content": prompts.render("reflect_request", question=question,
+                                                               constraint=constraint, program=program,
+                                                               answer=answer)}]
+        found: list[str] = []
+
+        def judge(reply: Reply) -> Verdict:
+            match = re.search(r"REVISE:?\s*(.*)", reply.text, re.IGNORECASE | re.DOTALL)
+            if match and not reply.cut_off:
+                found.append(match.group(1).strip().splitlines()[0] if match.group(1).strip() else
+                             "the program does not compute what the task constraint says")
+            return Verdict.accept()
+
+        self.loop.run(messages, judge, cost)
+        return found[0] if found else None

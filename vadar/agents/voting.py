@@ -1,0 +1,60 @@
+"""Execution-based selection: several programs run, and the answer most of them agree on wins.
+
+Sampled programs make different mistakes but tend to agree when right (MBR-exec), so the
+plurality of the working programs' answers beats any one of them. Numbers within a relative
+tolerance are one answer (2.0 and 2.00001 come from the same computation done two ways); a tie
+goes to the answer of the earliest program, the greedy one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def same_answer(a: Any, b: Any, rel_tol: float) -> bool:
+    """Numbers within `rel_tol` of each other, strings equal but for case and spaces, else equal."""
+    if is_number(a) and is_number(b):
+        return math.isclose(float(a), float(b), rel_tol=rel_tol, abs_tol=1e-9)
+    if isinstance(a, str) and isinstance(b, str):
+        return a.strip().casefold() == b.strip().casefold()
+    return isinstance(a, bool) == isinstance(b, bool) and a == b  # True == 1 in Python, not here
+
+
+@dataclass(frozen=True)
+class Vote:
+    """The chosen answer, the program that gave it first, and how many working programs agree."""
+
+    answer: Any
+    winner: int | None  # index of the first program with the chosen answer; None: no program worked
+    agreeing: int
+    working: int
+
+    @property
+    def agreement(self) -> float:
+        """Share of the working programs that gave the chosen answer (0 when none worked)."""
+        return self.agreeing / self.working if self.working else 0.0
+
+
+def plurality(answers: Sequence[Any], working: Sequence[bool], rel_tol: float) -> Vote:
+    """The answer most working programs agree on; among equals, the one of the earliest program."""
+    groups: list[tuple[int, int]] = []  # (first program index, count), in order of first appearance
+    for index, (answer, ok) in enumerate(zip(answers, working, strict=True)):
+        if not ok:
+            continue
+        for position, (first, count) in enumerate(groups):
+            if same_answer(answers[first], answer, rel_tol):
+                groups[position] = (first, count + 1)
+                break
+        else:
+            groups.append((index, 1))
+    if not groups:
+        return Vote(answer=None, winner=None, agreeing=0, working=0)
+    first, count = max(groups, key=lambda group: (group[1], -group[0]))
+    return Vote(answer=answers[first], winner=first, agreeing=count, working=sum(1 for ok in working if ok))
