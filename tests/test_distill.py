@@ -156,3 +156,13 @@ def test_the_program_prompt_shows_the_helper_with_a_call_and_its_rewritten_examp
     assert "def _first_object_depth(image: Image, object_prompt: str) -> float:" in system
     assert "Example: d = _first_object_depth(image, 'cyan sphere')" in system
     assert "d = _first_object_depth(image, 'cyan sphere')\nfinal_result = len(" in system  # the worked example
+
+
+def test_a_name_built_from_one_uses_values_is_refused(sample):
+    store, dataset, modules, questions = sample
+    named_after_example = NAMED.replace("_first_object_depth", "_cyan_sphere_depth")
+    llm = ScriptedLLM([named_after_example, NAMED])
+    report = distiller(store, llm).distill(dataset, modules, questions)
+    assert report.admitted == ["_first_object_depth"]
+    feedback = llm.calls[1][-1]["content"]
+    assert "names the value of one use (cyan, sphere)" in feedback

@@ -74,6 +74,10 @@ def test_the_frame_masks_the_phrases_the_program_passed_to_the_api():
     assert question_frame("How many large things are there?", 'loc(image, "large things")') == \
         ("how", "many", "_", "are", "there")
     assert question_frame("What shape is it?", "not python (") == ("what", "shape", "is", "it")
+    # a literal that is not a phrase of the question (a vqa prompt) masks nothing
+    assert question_frame("What is the material of the small cylinder?",
+                          'o = loc(image, "small cylinder")[0]\nvqa(image, "What is the material of this object?", o)') == \
+        ("what", "is", "the", "material", "of", "the", "_")
 
 
 def test_similar_questions_form_one_group_and_others_stay_apart(sample):

@@ -42,34 +42,42 @@ MAX_SHOWN = 2  # right programs shown to the LLM per group
 MAX_GROUP = 8  # questions of one group the helper must answer (the first ones)
 _NAME = re.compile(r"^_[a-z][a-z0-9_]{2,40}$")
 _WORD = re.compile(r"[a-z0-9]+")
+_IGNORED = {MASK, "the", "a", "an", "is", "are", "there", "of", "it", "its", "to", "does", "do"}
 
 
 def question_frame(question: str, code: str) -> tuple[str, ...]:
-    """The question's words with every word of the program's string literals masked, runs merged."""
-    literal_words: set[str] = set()
+    """The question's words with the phrases the program took from it masked, runs of masks merged.
+
+    A string literal of the program is a phrase of the question when every word of it occurs in
+    the question (`loc(image, "small cylinder")`); other literals (a `vqa` prompt) mask nothing.
+    """
+    words = _WORD.findall(question.lower())
+    masked: set[str] = set()
     try:
         for node in ast.walk(ast.parse(code)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                literal_words.update(_WORD.findall(node.value.lower()))
+                phrase = set(_WORD.findall(node.value.lower()))
+                if phrase and phrase <= set(words):
+                    masked |= phrase
     except SyntaxError:
         pass
     frame: list[str] = []
-    for word in _WORD.findall(question.lower()):
-        token = MASK if word in literal_words else word
+    for word in words:
+        token = MASK if word in masked else word
         if not (token == MASK and frame and frame[-1] == MASK):
             frame.append(token)
     return tuple(frame)
 
 
 def frame_similarity(a: Sequence[str], b: Sequence[str]) -> float:
-    """Jaccard similarity of the frames' word bigrams (word order matters, masked phrases do not)."""
-    pairs_a, pairs_b = set(zip(a, a[1:])), set(zip(b, b[1:]))
-    if not pairs_a or not pairs_b:
+    """Jaccard similarity of the frames' words, masks and the most common function words aside."""
+    words_a, words_b = set(a) - _IGNORED, set(b) - _IGNORED
+    if not words_a or not words_b:
         return 1.0 if tuple(a) == tuple(b) else 0.0
-    return len(pairs_a & pairs_b) / len(pairs_a | pairs_b)
+    return len(words_a & words_b) / len(words_a | words_b)
 
 
-def group_programs(programs: Sequence[VerifiedProgram], threshold: float = 0.6) -> list[list[VerifiedProgram]]:
+def group_programs(programs: Sequence[VerifiedProgram], threshold: float = 0.5) -> list[list[VerifiedProgram]]:
     """Groups of programs whose questions share a frame, largest first (each joins the first group it fits)."""
     groups: list[tuple[tuple[str, ...], list[VerifiedProgram]]] = []
     for program in programs:

@@ -166,6 +166,7 @@ class Distiller:
                     {"role": "user", "content": prompts.render(
                         "distill_request", helper=candidate.draft.source(placeholder, "..."), uses=uses)}]
         taken = {f.name for f in self.store.functions(include_failed=True)} | set(api_signatures(library)[0])
+        examples = _example_words(candidate.pattern)
         named: list[tuple[str, str]] = []
 
         def judge(reply: Reply) -> Verdict:
@@ -173,7 +174,8 @@ class Distiller:
                 name, docstring = _parse_stub(extract_code(reply.text))
             except (NoCodeError, ValueError) as exc:
                 return Verdict.retry(prompts.render("distill_retry", error=str(exc)))
-            problem = self._name_problem(name, taken) or (None if docstring else "write a one-sentence docstring")
+            problem = self._name_problem(name, taken) or _names_an_example(name, examples) or \
+                (None if docstring else "write a one-sentence docstring")
             if problem:
                 return Verdict.retry(prompts.render("distill_retry", error=problem))
             named.append((name, docstring))
@@ -273,6 +275,26 @@ def current_programs(programs: Sequence[VerifiedProgram], question_ids: set[str]
         if program.question_id not in chosen or program.variant == REWRITTEN:
             chosen[program.question_id] = program
     return list(chosen.values())
+
+
+def _example_words(pattern: Pattern) -> set[str]:
+    """Words of the literals that become parameters: the examples' values, not what the helper does."""
+    words: set[str] = set()
+    for k in pattern.varying_holes():
+        for instance in pattern.instances:
+            value = instance.holes[k]
+            if isinstance(value, str):
+                words.update(re.findall(r"[a-z]+", value.lower()))
+    return words - {"object", "objects", "thing", "things", "image", "what", "this", "is", "the", "of", "a"}
+
+
+def _names_an_example(name: str, examples: set[str]) -> str | None:
+    """A name built from one use's values (`_tiny_matte_object_color`) misleads every later program."""
+    used = sorted(set(name.strip("_").split("_")) & examples)
+    if used:
+        return (f"`{name}` names the value of one use ({', '.join(used)}); those are parameters: name what the "
+                "helper computes for any value")
+    return None
 
 
 def _called(code: str) -> set[str]:
