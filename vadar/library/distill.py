@@ -40,6 +40,7 @@ from vadar.library.fragments import Pattern, code_tokens, find_patterns
 from vadar.library.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
+from vadar.sandbox import LibrarySourceError, check_library_source
 
 NAMING = Sampling(max_tokens=120)
 PLACEHOLDER = "_UNNAMED"  # not a valid name: a reply that copies it is asked again
@@ -192,6 +193,11 @@ class Distiller:
     def _verify(self, candidate: Candidate, sources: list[VerifiedProgram], by_id: dict[str, Question],
                 dataset: Dataset, modules: ModuleSet, library: list[FunctionRecord]) -> None:
         """Every rewritten program must still be right; the helper must pass its ground-truth checks."""
+        try:
+            check_library_source(candidate.name, candidate.source)
+        except LibrarySourceError as exc:
+            candidate.reason = str(exc)
+            return
         record = _as_record(candidate)
         functions = [*library, record]
         failures = []

@@ -239,6 +239,8 @@ def _build_request(code: str, namespace: Mapping[str, Any], registry: _Registry)
         if not isinstance(name, str) or not name.isidentifier() or name.startswith("__") or _RESERVED.match(name):
             raise ValueError(f"namespace name {name!r} is not allowed in the sandbox")
         if isinstance(value, LibraryFunction):
+            if value.name != name:
+                raise ValueError(f"library function {value.name!r} is stored under the name {name!r}")
             library.append([value.name, value.source])
         elif callable(value):
             hosts.append(name)
