@@ -8,6 +8,7 @@ and readers sort it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 from collections.abc import Iterable, Sequence
@@ -23,6 +24,7 @@ from vadar.runs.executors import LocalExecutor, QuestionExecutor
 from vadar.runs.executors.base import Solver
 from vadar.runs.progress import Progress
 from vadar.runs.results import QuestionResult, ResultsFile
+from vadar.text import one_line
 
 __all__ = ["EvalSummary", "Solver", "in_question_order", "run_questions", "summarize_results", "to_result",
            "write_summary"]
@@ -100,7 +102,9 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
     if outcome.error is not None or gold is None:
         score = 0.0
     else:
-        score = score_answer(outcome.answer, gold, question.answer_type)
+        score, error = _score(outcome.answer, gold, question.answer_type)
+        if error is not None:
+            outcome = dataclasses.replace(outcome, error=error)
     return QuestionResult(
         question_id=question.question_id,
         question=question.question,
@@ -121,6 +125,18 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
         module_calls=[_call_summary(c) for c in outcome.calls],
         step_errors=list(outcome.errors),
     )
+
+
+def _score(answer: Any, gold: Any, answer_type: str) -> tuple[float, str | None]:
+    """The score, or 0 and that question's error when the answer cannot be scored.
+
+    A gold answer the metric refuses is the data set's fault and still raises.
+    """
+    try:
+        return score_answer(answer, gold, answer_type), None
+    except Exception as exc:  # noqa: BLE001 - whatever the program returned, the run goes on
+        score_answer(gold, gold, answer_type)
+        return 0.0, f"the answer could not be scored: {type(exc).__name__}: {one_line(str(exc), 300)}"
 
 
 def _call_summary(call: Any) -> Any:
