@@ -42,7 +42,7 @@ from vadar.llm.errors import (
     LLMUnavailableError,
 )
 from vadar.llm.repetition import REPETITION, RepetitionGuard, find_loop
-from vadar.llm.reply import StreamedReply
+from vadar.llm.reply import StreamedReply, read_plain
 from vadar.llm.usage import UsageTracker
 
 log = logging.getLogger(__name__)
@@ -219,18 +219,40 @@ class LLMClient:
         return reply.response(self, time.perf_counter() - start)
 
     def _attempt(self, kwargs: dict[str, Any], deadline: float) -> StreamedReply:
-        """One request: streamed (default) or plain, read against the inactivity and total limits."""
+        """One request, read against the inactivity and total limits.
+
+        Whatever the endpoint sends (keep-alive comments, empty chunks, a trickling body), the
+        response is closed when the call's deadline passes, and anything that fails after the
+        deadline is the total timeout.
+        """
         left = deadline - time.monotonic()
         if left <= 0:
             raise self._total_timeout(None)
-        client = self._openai.with_options(timeout=self._timeout(left))
+        closer = _Closer(left)
+        try:
+            return self._read(kwargs, deadline, closer)
+        except LLMTimeoutError:
+            raise
+        except Exception as exc:
+            if closer.fired or time.monotonic() >= deadline - 0.01:
+                raise self._total_timeout(closer.reply) from exc
+            raise
+        finally:
+            closer.cancel()
+
+    def _read(self, kwargs: dict[str, Any], deadline: float, closer: _Closer) -> StreamedReply:
+        """Streamed (default) or plain; translate the SDK's failures into ours."""
+        client = self._openai.with_options(timeout=self._timeout(deadline - time.monotonic()))
         limit = _reply_char_limit(kwargs.get("max_tokens"))
         repeats = self.config.stop_repeats
         try:
             if not self.config.stream:
-                return StreamedReply.from_completion(client.chat.completions.create(**kwargs), self._where())
+                with client.chat.completions.with_streaming_response.create(**kwargs) as raw:
+                    closer.watch(raw.close)
+                    return read_plain(raw, limit, deadline, self._where(), self._total_timeout)
             stream = client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
-            reply = StreamedReply(self._where())
+            closer.watch(stream.close)
+            reply = closer.reply = StreamedReply(self._where())
             guard = RepetitionGuard(repeats=repeats) if repeats else None
             with stream:
                 for chunk in stream:
@@ -303,6 +325,35 @@ class LLMClient:
             }.get(exc.status_code, "")
             return LLMError(f"LLM endpoint {where} rejected the request with HTTP {exc.status_code}: {detail}.{hint}")
         return LLMError(f"LLM endpoint {where} returned an unusable answer: {_describe(exc)}")
+
+class _Closer:
+    """Closes the open response when the call's deadline passes, from a timer thread: a body
+    that keeps trickling (SSE comments, whitespace) never trips the per-read timeout."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self.reply: StreamedReply | None = None  # what had arrived, for the timeout's message
+        self._close: Callable[[], None] | None = None
+        self._timer = threading.Timer(max(seconds, 0.0), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, close: Callable[[], None]) -> None:
+        self._close = close
+        if self.fired:
+            close()
+
+    def _fire(self) -> None:
+        self.fired = True
+        if self._close is not None:
+            try:
+                self._close()
+            except Exception:  # noqa: BLE001 - closing races with the reader; it stops either way
+                pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
 
 def _without_loop(response: ChatResponse, repeats: int) -> ChatResponse:
     """A reply the streaming guard did not watch (plain, or replayed from the cache) gets the same

@@ -27,6 +27,10 @@ class LLMBadResponseError(LLMError):
     """HTTP 200, but the body is not a chat completion (not JSON, or no chunks); retried."""
 
 
+class LLMIncompleteError(LLMBadResponseError):
+    """A streamed reply ended without a finish reason (the connection closed early): retried, never cached."""
+
+
 class LLMCacheError(LLMError):
     """The response cache file cannot be used; the message names the path."""
 
