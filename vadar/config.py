@@ -9,6 +9,7 @@ environment variables named `VADAR_<SECTION>_<FIELD>` (for example `VADAR_LLM_BA
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 import types
@@ -57,6 +58,8 @@ class LLMConfig:
     stop_repeats: int = 3
 
     def validate(self) -> None:
+        _positive("llm", self, "timeout_s", "inactivity_timeout_s", "max_tokens")
+        _at_least_zero("llm", self, "max_retries")
         if self.stop_repeats == 1 or self.stop_repeats < 0:
             raise ConfigError(f"llm.stop_repeats must be 0 (off) or at least 2, got {self.stop_repeats}")
 
@@ -76,6 +79,11 @@ class EmbeddedLLMConfig:
     # "ngram-map-k", "ngram-mod". Lossless; worth it only where programs copy long spans of the prompt.
     speculative: str = "none"
 
+    def validate(self) -> None:
+        _positive("embedded", self, "n_ctx", "n_parallel", "startup_timeout_s")
+        if self.n_threads is not None:
+            _positive("embedded", self, "n_threads")
+
 
 @dataclass
 class SandboxConfig:
@@ -84,6 +92,27 @@ class SandboxConfig:
     timeout_s: float = 30.0
     memory_mb: int = 2048
     max_stdout_chars: int = 10_000
+
+    def validate(self) -> None:
+        """A zero or negative limit would remove it (memory) or fail every program (time)."""
+        _positive("sandbox", self, "timeout_s", "memory_mb")
+        _at_least_zero("sandbox", self, "max_stdout_chars")
+
+
+def _positive(section: str, values: object, *names: str) -> None:
+    for name in names:
+        value = getattr(values, name)
+        if not (value > 0 and math.isfinite(value)):
+            raise ConfigError(f"{section}.{name} must be a positive number, got {value!r} "
+                              f"(VADAR_{section.upper()}_{name.upper()})")
+
+
+def _at_least_zero(section: str, values: object, *names: str) -> None:
+    for name in names:
+        value = getattr(values, name)
+        if value < 0:
+            raise ConfigError(f"{section}.{name} must be 0 or more, got {value!r} "
+                              f"(VADAR_{section.upper()}_{name.upper()})")
 
 
 @dataclass
@@ -249,6 +278,8 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         _apply_toml(config, toml_path)
     _apply_env(config, env)
     config.llm.validate()
+    config.embedded.validate()
+    config.sandbox.validate()
     config.agents.validate()
     config.library.__post_init__()
     config.eval.validate()

@@ -119,7 +119,13 @@ class Sandbox:
         memory_mb: int = 2048,
         max_stdout_chars: int | None = None,
     ) -> ExecutionResult:
-        """Run `code` with `namespace`; never raises for anything the program does."""
+        """Run `code` with `namespace`; never raises for anything the program does.
+
+        Raises `ValueError` for a limit that is not positive: it would remove the memory limit
+        or time every program out.
+        """
+        if not (timeout_s > 0 and memory_mb > 0) or timeout_s != timeout_s:
+            raise ValueError(f"sandbox limits must be positive, got timeout_s={timeout_s!r}, memory_mb={memory_mb!r}")
         started = time.monotonic()
         registry = _Registry()
         request = _build_request(code, namespace, registry)
