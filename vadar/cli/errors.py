@@ -19,6 +19,7 @@ from vadar.runs.executors.base import QuestionsLostError
 from vadar.llm.embedded import EmbeddedServerError
 from vadar.llm.errors import LLMError
 from vadar.llm.model_files import ModelFilesError
+from vadar.text import utf8_safe
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
     ConfigError, DatasetError, StoreError, LLMError, EmbeddedServerError, ModelFilesError,
@@ -48,7 +49,7 @@ def missing_extra(exc: BaseException) -> str | None:
 def print_error(message: object, console: Console | None = None) -> None:
     """`error: ...` on stderr; the text is escaped so settings like `[vision] x` survive rich markup."""
     console = console or Console(stderr=True)
-    console.print(f"[red]error:[/red] {escape(str(message))}", highlight=False, soft_wrap=True)
+    console.print(f"[red]error:[/red] {escape(utf8_safe(str(message)))}", highlight=False, soft_wrap=True)
 
 
 @contextmanager

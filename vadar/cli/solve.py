@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 
+from omni3d_bench.types import DatasetError
 from vadar.cli.errors import user_errors
 from vadar.cli.options import ModuleOption, ModulesOption, apply_module_choice
 from vadar.config import load_config
@@ -17,7 +18,7 @@ from vadar.runs.methods import make_answerer
 from vadar.runs.prepare import prepare_single
 from vadar.runs.progress import LiveProgress
 from vadar.runs.session import open_session
-from vadar.text import rounded
+from vadar.text import invalid_unicode, rounded
 
 console = Console()
 
@@ -36,6 +37,9 @@ def solve_command(
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
+        problem = invalid_unicode(question)
+        if problem is not None:
+            raise DatasetError(f"--question {problem}; pass it as UTF-8 text")
         settings = load_config(config)
         overrides = apply_module_choice(settings, modules, module)
         prepared = prepare_single(image, question, scene, settings, overrides)

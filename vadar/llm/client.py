@@ -32,11 +32,12 @@ from tenacity import (
 
 from vadar.config import LLMConfig, VadarConfig
 from vadar.llm.cache import ResponseCache
-from vadar.llm.chat import ChatResponse, Message, request_key
+from vadar.llm.chat import ChatResponse, Message, canonical_json, request_key
 from vadar.llm.errors import (
     LLMBadResponseError,
     LLMEmptyResponseError,
     LLMError,
+    LLMRequestError,
     LLMSilentError,
     LLMTimeoutError,
     LLMUnavailableError,
@@ -44,6 +45,7 @@ from vadar.llm.errors import (
 from vadar.llm.repetition import REPETITION, RepetitionGuard, find_loop
 from vadar.llm.reply import StreamedReply, read_plain
 from vadar.llm.usage import UsageTracker
+from vadar.text import invalid_unicode
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +140,9 @@ class LLMClient:
         stop: Sequence[str] | None = None,
     ) -> ChatResponse:
         request = self.request_for(messages, max_tokens=max_tokens, temperature=temperature, stop=stop)
+        problem = invalid_unicode(canonical_json(request))
+        if problem is not None:
+            raise LLMRequestError(f"the request to {self._where()} {problem}; it cannot be sent")
         key = request_key(**request)
         self.accept_pending()  # the caller came back for more: the previous replies served it
         response = self.cache.get(key) if self.cache is not None else None

@@ -24,7 +24,7 @@ from vadar.runs.executors import LocalExecutor, QuestionExecutor
 from vadar.runs.executors.base import Solver
 from vadar.runs.progress import Progress
 from vadar.runs.results import QuestionResult, ResultsFile
-from vadar.text import one_line
+from vadar.text import invalid_unicode, one_line
 
 __all__ = ["EvalSummary", "Solver", "in_question_order", "run_questions", "summarize_results", "to_result",
            "write_summary"]
@@ -171,12 +171,20 @@ def run_questions(
             raise ValueError("run_questions needs a solver or an executor")
         executor = LocalExecutor(solver, jobs)
 
+    unreadable = [(q, problem) for q in todo if (problem := invalid_unicode(q.question)) is not None]
+    for question, problem in unreadable:  # the LLM cannot be asked: that question's error
+        _record(results, progress, to_result(question, ProgramOutcome(error=f"the question {problem}"),
+                                             method=method))
+    todo = [q for q in todo if invalid_unicode(q.question) is None]
     for question, outcome in executor.answer(todo):
-        result = to_result(question, outcome, method=method)
-        results.append(result)
-        mark = "ok" if result.correct else ("error" if result.error else "wrong")
-        progress.question_done(f"q{question.question_id}: {mark}")
+        _record(results, progress, to_result(question, outcome, method=method))
     return in_question_order(results.read(), questions)
+
+
+def _record(results: ResultsFile, progress: Progress, result: QuestionResult) -> None:
+    results.append(result)
+    mark = "ok" if result.correct else ("error" if result.error else "wrong")
+    progress.question_done(f"q{result.question_id}: {mark}")
 
 
 def in_question_order(results: Iterable[QuestionResult], questions: Sequence[Question]) -> list[QuestionResult]:
