@@ -43,6 +43,7 @@ from vadar.llm.errors import (
     LLMUnavailableError,
 )
 from vadar.llm.repetition import REPETITION, RepetitionGuard, find_loop
+from vadar.llm.deadline import DeadlineCloser
 from vadar.llm.reply import StreamedReply, read_plain
 from vadar.llm.usage import UsageTracker
 from vadar.text import invalid_unicode
@@ -233,7 +234,7 @@ class LLMClient:
         left = deadline - time.monotonic()
         if left <= 0:
             raise self._total_timeout(None)
-        closer = _Closer(left)
+        closer = DeadlineCloser(left)
         try:
             return self._read(kwargs, deadline, closer)
         except LLMTimeoutError:
@@ -245,7 +246,7 @@ class LLMClient:
         finally:
             closer.cancel()
 
-    def _read(self, kwargs: dict[str, Any], deadline: float, closer: _Closer) -> StreamedReply:
+    def _read(self, kwargs: dict[str, Any], deadline: float, closer: DeadlineCloser) -> StreamedReply:
         """Streamed (default) or plain; translate the SDK's failures into ours."""
         client = self._openai.with_options(timeout=self._timeout(deadline - time.monotonic()))
         limit = _reply_char_limit(kwargs.get("max_tokens"))
@@ -330,35 +331,6 @@ class LLMClient:
             }.get(exc.status_code, "")
             return LLMError(f"LLM endpoint {where} rejected the request with HTTP {exc.status_code}: {detail}.{hint}")
         return LLMError(f"LLM endpoint {where} returned an unusable answer: {_describe(exc)}")
-
-class _Closer:
-    """Closes the open response when the call's deadline passes, from a timer thread: a body
-    that keeps trickling (SSE comments, whitespace) never trips the per-read timeout."""
-
-    def __init__(self, seconds: float) -> None:
-        self.fired = False
-        self.reply: StreamedReply | None = None  # what had arrived, for the timeout's message
-        self._close: Callable[[], None] | None = None
-        self._timer = threading.Timer(max(seconds, 0.0), self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def watch(self, close: Callable[[], None]) -> None:
-        self._close = close
-        if self.fired:
-            close()
-
-    def _fire(self) -> None:
-        self.fired = True
-        if self._close is not None:
-            try:
-                self._close()
-            except Exception:  # noqa: BLE001 - closing races with the reader; it stops either way
-                pass
-
-    def cancel(self) -> None:
-        self._timer.cancel()
-
 
 def _without_loop(response: ChatResponse, repeats: int) -> ChatResponse:
     """A reply the streaming guard did not watch (plain, or replayed from the cache) gets the same

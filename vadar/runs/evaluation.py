@@ -24,6 +24,7 @@ from vadar.runs.executors import LocalExecutor, QuestionExecutor
 from vadar.runs.executors.base import Solver
 from vadar.runs.progress import Progress
 from vadar.runs.results import QuestionResult, ResultsFile
+from vadar.runs.storage import write_text_atomically, writing
 from vadar.text import invalid_unicode, one_line
 
 __all__ = ["EvalSummary", "Solver", "in_question_order", "run_questions", "summarize_results", "to_result",
@@ -195,8 +196,9 @@ def in_question_order(results: Iterable[QuestionResult], questions: Sequence[Que
 
 def write_summary(summary: EvalSummary, out_dir: Path) -> tuple[Path, Path]:
     """Write `summary.json` and `summary.md` next to the results."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path = out_dir / "summary.json", out_dir / "summary.md"
-    json_path.write_text(json.dumps(summary.as_dict(), indent=2, default=str) + "\n", encoding="utf-8")
-    md_path.write_text(summary.to_markdown(), encoding="utf-8")
+    with writing(out_dir):
+        out_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(json_path, json.dumps(summary.as_dict(), indent=2, default=str) + "\n")
+    write_text_atomically(md_path, summary.to_markdown())
     return json_path, md_path
