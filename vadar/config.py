@@ -49,7 +49,9 @@ class LLMConfig:
     max_tokens: int = 1024
     seed: int | None = 0
     timeout_s: float = 600.0  # the whole call, retries included
-    inactivity_timeout_s: float = 180.0  # no byte for this long: that attempt failed
+    # No byte for this long: that attempt failed (a silent endpoint gets 2 attempts, so a hung
+    # one is reported after about a minute). The embedded model uses embedded.inactivity_timeout_s.
+    inactivity_timeout_s: float = 30.0
     max_retries: int = 4
     cache: bool = True
     stream: bool = True
@@ -75,12 +77,15 @@ class EmbeddedLLMConfig:
     n_threads: int | None = None  # None: all cores
     n_parallel: int = 1
     startup_timeout_s: float = 180.0
+    # A CPU model may read a long prompt for minutes before its first token: the embedded
+    # server's silence limit (in place of llm.inactivity_timeout_s).
+    inactivity_timeout_s: float = 180.0
     # Speculative decoding from the prompt itself (llama.cpp n-gram drafts): "none", "ngram-simple",
     # "ngram-map-k", "ngram-mod". Lossless; worth it only where programs copy long spans of the prompt.
     speculative: str = "none"
 
     def validate(self) -> None:
-        _positive("embedded", self, "n_ctx", "n_parallel", "startup_timeout_s")
+        _positive("embedded", self, "n_ctx", "n_parallel", "startup_timeout_s", "inactivity_timeout_s")
         if self.n_threads is not None:
             _positive("embedded", self, "n_threads")
 
@@ -170,6 +175,9 @@ class EvalConfig:
 
     jobs: int = 1
     executor: str = "local"
+    # After an endpoint outage (retries spent): False stops the run (it resumes exactly); True
+    # records the question as an infrastructure error, goes on, and a rerun asks it again.
+    keep_going: bool = False
 
     def validate(self) -> None:
         if self.jobs < 1:

@@ -30,6 +30,7 @@ class ProgramOutcome:
     stdout: str = ""
     calls: list[Any] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
+    infrastructure: bool = False  # the endpoint or the sandbox failed, not the program: asked again on resume
 
     @property
     def failed(self) -> bool:

@@ -16,6 +16,7 @@ from omni3d_bench.types import DatasetError
 from vadar.agents.outcome import InfrastructureFailure
 from vadar.config import ConfigError
 from vadar.runs.executors.base import QuestionsLostError
+from vadar.runs.evaluation import RunStoppedError
 from vadar.runs.storage import StorageError
 from vadar.llm.embedded import EmbeddedServerError
 from vadar.llm.errors import LLMError
@@ -25,6 +26,7 @@ from vadar.text import utf8_safe
 USER_ERRORS: tuple[type[BaseException], ...] = (
     ConfigError, DatasetError, StoreError, LLMError, EmbeddedServerError, ModelFilesError,
     ModuleError, InfrastructureFailure, BackendError, QuestionsLostError, StorageError,
+    RunStoppedError,
 )
 
 

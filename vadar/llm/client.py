@@ -60,6 +60,9 @@ _HOW_TO_FIX = (
 )
 
 
+SILENT_ATTEMPTS = 2
+"""Attempts that may each end in `inactivity_timeout_s` of silence before the call gives up."""
+
 TokenCallback = Callable[[str], None]
 """Called with each piece of reply text as it streams in (for live progress); must not raise."""
 
@@ -208,10 +211,18 @@ class LLMClient:
         attempts = self.config.max_retries + 1
         start = time.perf_counter()
         deadline = time.monotonic() + self.config.timeout_s
+        silences = [0]
+
+        def worth_retrying(exc: BaseException) -> bool:
+            if isinstance(exc, LLMSilentError):  # a hung endpoint is given SILENT_ATTEMPTS, not the whole budget
+                silences[0] += 1
+                return silences[0] < SILENT_ATTEMPTS
+            return is_transient(exc)
+
         retrying = Retrying(
             stop=stop_after_attempt(attempts) | stop_after_delay(self.config.timeout_s),
             wait=wait_exponential(multiplier=self.retry_wait_s, max=self.retry_wait_max_s),
-            retry=retry_if_exception(is_transient),
+            retry=retry_if_exception(worth_retrying),
             before_sleep=self._log_retry,
             reraise=True,
         )
@@ -364,7 +375,10 @@ def build_chat_model(
     hears each streamed piece of reply text (a live display counts them).
     """
     cache = ResponseCache(config.paths.llm_cache) if config.llm.cache else None
-    return LLMClient(config.llm, base_url=base_url, cache=cache, usage=usage, on_token=on_token)
+    llm = config.llm
+    if not llm.base_url:  # the embedded server: a CPU model may be silent for long over a prompt
+        llm = dataclasses.replace(llm, inactivity_timeout_s=config.embedded.inactivity_timeout_s)
+    return LLMClient(llm, base_url=base_url, cache=cache, usage=usage, on_token=on_token)
 
 
 def _reply_char_limit(max_tokens: Any) -> int:

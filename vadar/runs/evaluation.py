@@ -18,8 +18,9 @@ from typing import Any
 
 from omni3d_bench.metrics import Summary, score_answer, summarize
 from omni3d_bench.types import Question
-from vadar.agents.outcome import ProgramOutcome
+from vadar.agents.outcome import InfrastructureFailure, ProgramOutcome
 from vadar.agents.answers import ERROR_ANSWER
+from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError, LLMUnavailableError
 from vadar.runs.executors import LocalExecutor, QuestionExecutor
 from vadar.runs.executors.base import Solver
 from vadar.runs.progress import Progress
@@ -125,6 +126,7 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
         method=method,
         module_calls=[_call_summary(c) for c in outcome.calls],
         step_errors=list(outcome.errors),
+        infrastructure_error=outcome.infrastructure,
     )
 
 
@@ -155,6 +157,7 @@ def run_questions(
     jobs: int = 1,
     progress: Progress | None = None,
     executor: QuestionExecutor | None = None,
+    keep_going: bool = False,
 ) -> list[QuestionResult]:
     """Answer every question not yet in `results`; return all results for these questions, in order.
 
@@ -162,6 +165,10 @@ def run_questions(
     threads; or a Ray cluster, see `vadar.runs.executors`). Only this thread writes `results`, one
     durable line per question as it completes, so the file holds each question once, in
     completion order; a kill loses at most the questions still in flight.
+
+    An endpoint outage that outlasts the retries stops the run with `RunStoppedError`, which says
+    how to resume; with `keep_going` (local answering) that question is recorded as an
+    infrastructure error instead, the run goes on, and a rerun asks it again.
     """
     progress = progress or Progress()
     done = results.answered_ids()
@@ -170,16 +177,43 @@ def run_questions(
     if executor is None:
         if solver is None:
             raise ValueError("run_questions needs a solver or an executor")
-        executor = LocalExecutor(solver, jobs)
+        executor = LocalExecutor(_outages_recorded(solver) if keep_going else solver, jobs)
 
     unreadable = [(q, problem) for q in todo if (problem := invalid_unicode(q.question)) is not None]
     for question, problem in unreadable:  # the LLM cannot be asked: that question's error
         _record(results, progress, to_result(question, ProgramOutcome(error=f"the question {problem}"),
                                              method=method))
     todo = [q for q in todo if invalid_unicode(q.question) is None]
-    for question, outcome in executor.answer(todo):
-        _record(results, progress, to_result(question, outcome, method=method))
+    try:
+        for question, outcome in executor.answer(todo):
+            _record(results, progress, to_result(question, outcome, method=method))
+    except OUTAGES as exc:
+        answered = len(results.answered_ids() & {q.question_id for q in questions})
+        raise RunStoppedError(
+            f"{one_line(str(exc), 600)} -- the run stopped; {answered} of {len(questions)} questions are "
+            f"answered and saved in {results.path}: rerun the same command to resume, or add --keep-going "
+            "to record such questions as errors and go on") from exc
     return in_question_order(results.read(), questions)
+
+
+OUTAGES = (LLMUnavailableError, LLMBadResponseError, LLMEmptyResponseError, InfrastructureFailure)
+"""Failures of the endpoint or the sandbox (after the client's retries), not of a program."""
+
+
+class RunStoppedError(RuntimeError):
+    """An outage stopped the run; the message says how to resume."""
+
+
+def _outages_recorded(solver: Solver) -> Solver:
+    """`solver`, with an outage turned into that question's infrastructure error."""
+
+    def answer(question: Question) -> ProgramOutcome:
+        try:
+            return solver(question)
+        except OUTAGES as exc:
+            return ProgramOutcome(error=f"infrastructure error: {one_line(str(exc), 600)}", infrastructure=True)
+
+    return answer
 
 
 def _record(results: ResultsFile, progress: Progress, result: QuestionResult) -> None:

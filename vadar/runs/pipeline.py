@@ -85,7 +85,8 @@ def evaluate(
                           base_url=getattr(session.llm, "base_url", None), llm_factory=cluster.llm_factory)
         executor = cluster.executor(job, usage=session.usage)
     results = run_questions(questions, answer, ResultsFile(out_dir / "results.jsonl"), method=method,
-                            jobs=jobs, progress=session.progress if show_progress else None, executor=executor)
+                            jobs=jobs, progress=session.progress if show_progress else None, executor=executor,
+                            keep_going=session.config.eval.keep_going)
     used = _library_functions_used(results, [f.name for f in library])
     header = {
         "name": out_dir.name, "data": str(dataset.root), "split": split, "method": method,

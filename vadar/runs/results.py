@@ -41,6 +41,7 @@ class QuestionResult:
     method: str = "vadar"
     module_calls: list[Any] = field(default_factory=list)
     step_errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
+    infrastructure_error: bool = False  # an outage, not an answer: a rerun asks the question again
 
 
 class ResultsFile:
@@ -53,13 +54,17 @@ class ResultsFile:
         return list(self._iter())
 
     def answered_ids(self) -> set[str]:
-        return {r.question_id for r in self._iter()}
+        """Questions with an answer; one recorded as an infrastructure error is asked again."""
+        return {r.question_id for r in self._iter() if not r.infrastructure_error}
 
     def append(self, result: QuestionResult) -> None:
         """Add one whole line, durably. A line that cannot be written whole (a full disk) is
         cut back off before `StorageError` is raised, and a torn last line left by a kill is
         removed first, so the file only ever holds whole lines."""
-        line = (encode_line(asdict(result)) + "\n").encode("utf-8")
+        record = asdict(result)
+        if not record["infrastructure_error"]:
+            del record["infrastructure_error"]  # lines stay as they were unless it is set
+        line = (encode_line(record) + "\n").encode("utf-8")
         with writing(self.path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a+b") as handle:
