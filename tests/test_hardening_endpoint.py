@@ -4,6 +4,7 @@ server on 127.0.0.1 that stops by itself."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -72,3 +73,31 @@ def test_a_plain_reply_within_bounds_is_whole(server: FakeServer) -> None:
     server.script = [{"content": "final_result = 3"}]
     reply = make_client(server.base_url, config=make_config(stream=False)).complete(MESSAGES)
     assert reply.text == "final_result = 3" and reply.finish_reason == "stop"
+
+
+@pytest.mark.parametrize("size", [200_000, 2_000_000])
+def test_a_huge_plain_reply_never_goes_back_whole_into_the_retry_conversation(server: FakeServer, size: int) -> None:
+    server.script = [{"content": "x = 1\n" * (size // 6)}, {"content": "final_result = 1"}]
+    client = make_client(server.base_url, config=make_config(stream=False, cache=False, stop_repeats=0))
+    first = client.complete(MESSAGES, max_tokens=1024)
+    retry = [*MESSAGES, {"role": "assistant", "content": first.text}, {"role": "user", "content": "shorter"}]
+    client.complete(retry, max_tokens=1024)
+    sent = len(json.dumps(server.requests[1]["body"]))
+    assert first.finish_reason == "length" and sent < 40_000
+
+
+@pytest.mark.parametrize("reply", [
+    "```" + " " * 99_000,
+    ("```" + "\t" * 1000 + "x") * 99,
+    "```python\n" + "x = 1\n" * 16_000,
+    "```\n" * 24_000,
+], ids=["blanks", "tabs", "unterminated", "openings"])
+def test_extract_code_is_fast_on_pathological_fences(reply: str) -> None:
+    from vadar.agents.code_extract import NoCodeError, extract_code
+
+    started = time.perf_counter()
+    try:
+        extract_code(reply[:100_000])
+    except NoCodeError:
+        pass
+    assert time.perf_counter() - started < 0.5

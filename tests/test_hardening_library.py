@@ -108,3 +108,16 @@ def test_the_api_agent_refuses_them_and_retries(attack):
     assert store.attempts("_center_x")[0].error.startswith("library function _center_x:")
     assert "@" not in store.current("_center_x").code and ":=" not in store.current("_center_x").code
     store.close()
+
+
+@pytest.mark.parametrize("program", ["o = ValueError.mro()[-1]\nfinal_result = 1",
+                                     "o = getattr(ValueError, 'mro')()[-1]\nfinal_result = 1",
+                                     "f = getattr\no = f(KeyError, 'm' + 'ro')\nfinal_result = 1"])
+def test_programs_have_no_route_to_object(sandbox, program):
+    result = sandbox.execute(program, {"image": IMAGE}, timeout_s=10)
+    assert result.error is not None and "restricted name" in result.error and not result.has_final_result
+
+
+def test_hasattr_and_getattr_with_a_default_say_mro_is_absent(sandbox):
+    result = sandbox.execute("final_result = [hasattr(int, 'mro'), getattr(int, 'mro', 7)]", {"image": IMAGE})
+    assert result.value == [False, 7]
