@@ -56,12 +56,8 @@ def test_a_bad_gold_answer_still_raises():
         to_result(question, ProgramOutcome(answer=10**400), method="vadar")
 
 
-def test_huge_and_odd_answers_do_not_end_an_evaluation(tmp_path: Path) -> None:
-    config = VadarConfig()
-    config.paths.home = tmp_path / "home"
-    config.sandbox.timeout_s = 20
-    config.sandbox.memory_mb = 512
-    config.agents.program_attempts = 1
+def test_huge_and_odd_answers_do_not_end_an_evaluation(tmp_path: Path, run_config: VadarConfig) -> None:
+    config = run_config
     programs = ["final_result = 10**400", "final_result = -10**4000", "final_result = float('nan')",
                 "final_result = {10**400: [10**400]}", "final_result = [[10**400]] * 3", "final_result = 2"]
     replies = [f"```python\n{code}\n```" for code in programs]

@@ -48,45 +48,37 @@ def test_the_default_limits_report_a_hung_endpoint_in_about_a_minute(tmp_path: P
     assert build_chat_model(config, base_url="http://127.0.0.1:9/v1").config.inactivity_timeout_s == 180
 
 
-def _config(tmp_path: Path, keep_going: bool) -> VadarConfig:
-    config = VadarConfig()
-    config.paths.home = tmp_path / "home"
-    config.sandbox.timeout_s = 20
-    config.sandbox.memory_mb = 512
-    config.agents.program_attempts = 1
-    config.eval.keep_going = keep_going
-    return config
-
-
 @pytest.mark.parametrize("outage", OUTAGES, ids=["http-500", "not-json", "hung"])
-def test_an_outage_stops_the_run_with_how_to_resume(tmp_path: Path, outage: Exception) -> None:
+def test_an_outage_stops_the_run_with_how_to_resume(tmp_path: Path, run_config: VadarConfig, outage: Exception) -> None:
     data = DataSelection(limit=3).prepare()
     out = tmp_path / "run"
-    with open_session(_config(tmp_path, False), llm=ScriptedLLM([PROGRAM, outage])) as session:
+    with open_session(run_config, llm=ScriptedLLM([PROGRAM, outage])) as session:
         with pytest.raises(RunStoppedError) as info:
             evaluate(session, data, out, method="static-api", show_progress=False)
     message = str(info.value)
     assert str(outage) in message and "1 of 3 questions are answered" in message
     assert "rerun the same command to resume" in message and "--keep-going" in message and "\n" not in message
     assert len((out / "results.jsonl").read_text().splitlines()) == 1
-    with open_session(_config(tmp_path, False), llm=ScriptedLLM([PROGRAM, PROGRAM])) as session:
+    with open_session(run_config, llm=ScriptedLLM([PROGRAM, PROGRAM])) as session:
         summary = evaluate(session, data, out, method="static-api", show_progress=False)
     assert summary.questions == 3 and not summary.failed
 
 
 @pytest.mark.parametrize("outage", OUTAGES, ids=["http-500", "not-json", "hung"])
-def test_keep_going_records_infrastructure_errors_and_the_rerun_asks_again(tmp_path: Path, outage: Exception) -> None:
+def test_keep_going_records_infrastructure_errors_and_the_rerun_asks_again(tmp_path: Path, run_config: VadarConfig,
+                                                                          outage: Exception) -> None:
+    run_config.eval.keep_going = True
     data = DataSelection(limit=3).prepare()
     out = tmp_path / "run"
     llm = ScriptedLLM([PROGRAM, outage, PROGRAM])
-    with open_session(_config(tmp_path, True), llm=llm) as session:
+    with open_session(run_config, llm=llm) as session:
         summary = evaluate(session, data, out, method="static-api", show_progress=False)
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert summary.questions == 3 and len(summary.failed) == 1
     assert [r.get("infrastructure_error", False) for r in rows] == [False, True, False]
     assert rows[1]["error"].startswith("infrastructure error: ") and str(outage) in rows[1]["error"]
     again = ScriptedLLM([PROGRAM])
-    with open_session(_config(tmp_path, True), llm=again) as session:
+    with open_session(run_config, llm=again) as session:
         summary = evaluate(session, data, out, method="static-api", show_progress=False)
     assert len(again.calls) == 1 and summary.questions == 3 and not summary.failed
 
