@@ -58,7 +58,10 @@ def parse_number(value: Any) -> float | None:
     if value is None or isinstance(value, (bool, BaseException)):
         return None
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond the float range (10**400) is no usable number
+            return None
     elif isinstance(value, str):
         text = clean_text(value).replace(",", "")
         if text in WORD_NUMBERS:
@@ -91,7 +94,10 @@ def text_of(prediction: Any) -> str | None:
     if isinstance(prediction, float) and prediction.is_integer():
         return str(int(prediction))
     if isinstance(prediction, (int, float)):
-        return str(prediction)
+        try:
+            return str(prediction)
+        except ValueError:  # an int with more digits than Python converts to text
+            return None
     if isinstance(prediction, str):
         return ARTICLES.sub("", clean_text(prediction))
     return None

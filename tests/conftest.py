@@ -45,3 +45,16 @@ def server():
     fake.release.set()
     fake.httpd.shutdown()
     fake.httpd.server_close()
+
+
+@pytest.fixture
+def run_config(tmp_path):
+    """A configuration for a short scripted run: home under tmp_path, one program attempt."""
+    from vadar.config import VadarConfig
+
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.sandbox.timeout_s = 20
+    config.sandbox.memory_mb = 512
+    config.agents.program_attempts = 1
+    return config

@@ -20,7 +20,10 @@ class FakeServer:
     Actions: {"status": 503} (error), {"hang": True} (never answers until teardown),
     {"content": "...", "usage": {...}} (success; content may be None), {"raw": "..."} (that body
     with HTTP 200), {"no_choices": True}, {"pause_after": N, "pause_s": S} (stream N pieces, then
-    go silent for S seconds), {"piece_delay_s": S} (a pause before every piece).
+    go silent for S seconds), {"piece_delay_s": S} (a pause before every piece), {"close_after": N}
+    (N stream events, then the connection closes without a finish reason), {"trickle": S} (200,
+    then a keep-alive comment, `"empty_chunks": True` an empty chunk, or for a plain request a
+    space, every S seconds, never finishing; it stops by itself after "trickle_for" seconds).
     Requests with `stream: true` are answered with server-sent events, one piece per word.
     """
 
@@ -42,6 +45,9 @@ class FakeServer:
                     action = fake.script.pop(0) if fake.script else {}
                 if action.get("hang"):
                     fake.release.wait(10)
+                    return
+                if "trickle" in action:  # headers, then a comment or filler every `trickle` seconds
+                    self._trickle(action, body)
                     return
                 if "raw" in action:
                     self._send(200, action["raw"].encode(), "text/html")
@@ -89,6 +95,8 @@ class FakeServer:
                 ] + [{**base, "choices": [{"index": 0, "delta": {}, "finish_reason": action.get("finish_reason", "stop")}]}]
                 usage = action.get("usage", {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16})
                 events.append({**base, "choices": [], "usage": usage})
+                if "close_after" in action:  # N events, then the connection closes: no finish reason
+                    events = events[: action["close_after"]]
                 try:
                     for index, event in enumerate(events):
                         if index == action.get("pause_after"):
@@ -96,10 +104,35 @@ class FakeServer:
                         time.sleep(action.get("piece_delay_s", 0))
                         self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                         self.wfile.flush()
-                    self.wfile.write(b"data: [DONE]\n\n")
+                    if "close_after" not in action:
+                        self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+                if "close_after" in action:
+                    self.close_connection = True
+
+            def _trickle(self, action: dict[str, Any], body: dict[str, Any]) -> None:
+                """Keep the connection busy without ever finishing: SSE comments or empty chunks
+                for a stream, whitespace for a plain body; stops by itself after `trickle_for` s."""
+                streaming = bool(body.get("stream"))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream" if streaming else "application/json")
+                if not streaming:
+                    self.send_header("Content-Length", str(10**7))
+                self.end_headers()
+                empty = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake", "choices": []}
+                filler = (f"data: {json.dumps(empty)}\n\n".encode() if action.get("empty_chunks")
+                          else b": keepalive\n\n") if streaming else b" "
+                stop = time.monotonic() + action.get("trickle_for", 10.0)
+                try:
+                    while time.monotonic() < stop and not fake.release.is_set():
+                        self.wfile.write(filler)
+                        self.wfile.flush()
+                        time.sleep(action["trickle"])
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

@@ -34,13 +34,9 @@ BAD_PROGRAMS = [
 
 
 @pytest.fixture
-def config(tmp_path: Path) -> VadarConfig:
-    config = VadarConfig()
-    config.paths.home = tmp_path / "home"
-    config.sandbox.timeout_s = 20
-    config.sandbox.memory_mb = 256
-    config.agents.program_attempts = 1
-    return config
+def config(run_config: VadarConfig) -> VadarConfig:
+    run_config.sandbox.memory_mb = 256
+    return run_config
 
 
 def test_bad_programs_are_recorded_as_errors_and_the_run_goes_on(config: VadarConfig, tmp_path: Path) -> None:

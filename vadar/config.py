@@ -9,6 +9,7 @@ environment variables named `VADAR_<SECTION>_<FIELD>` (for example `VADAR_LLM_BA
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 import types
@@ -48,7 +49,9 @@ class LLMConfig:
     max_tokens: int = 1024
     seed: int | None = 0
     timeout_s: float = 600.0  # the whole call, retries included
-    inactivity_timeout_s: float = 180.0  # no byte for this long: that attempt failed
+    # No byte for this long: that attempt failed (a silent endpoint gets 2 attempts, so a hung
+    # one is reported after about a minute). The embedded model uses embedded.inactivity_timeout_s.
+    inactivity_timeout_s: float = 30.0
     max_retries: int = 4
     cache: bool = True
     stream: bool = True
@@ -57,6 +60,8 @@ class LLMConfig:
     stop_repeats: int = 3
 
     def validate(self) -> None:
+        _positive("llm", self, "timeout_s", "inactivity_timeout_s", "max_tokens")
+        _at_least_zero("llm", self, "max_retries")
         if self.stop_repeats == 1 or self.stop_repeats < 0:
             raise ConfigError(f"llm.stop_repeats must be 0 (off) or at least 2, got {self.stop_repeats}")
 
@@ -72,9 +77,17 @@ class EmbeddedLLMConfig:
     n_threads: int | None = None  # None: all cores
     n_parallel: int = 1
     startup_timeout_s: float = 180.0
+    # A CPU model may read a long prompt for minutes before its first token: the embedded
+    # server's silence limit (in place of llm.inactivity_timeout_s).
+    inactivity_timeout_s: float = 180.0
     # Speculative decoding from the prompt itself (llama.cpp n-gram drafts): "none", "ngram-simple",
     # "ngram-map-k", "ngram-mod". Lossless; worth it only where programs copy long spans of the prompt.
     speculative: str = "none"
+
+    def validate(self) -> None:
+        _positive("embedded", self, "n_ctx", "n_parallel", "startup_timeout_s", "inactivity_timeout_s")
+        if self.n_threads is not None:
+            _positive("embedded", self, "n_threads")
 
 
 @dataclass
@@ -84,6 +97,27 @@ class SandboxConfig:
     timeout_s: float = 30.0
     memory_mb: int = 2048
     max_stdout_chars: int = 10_000
+
+    def validate(self) -> None:
+        """A zero or negative limit would remove it (memory) or fail every program (time)."""
+        _positive("sandbox", self, "timeout_s", "memory_mb")
+        _at_least_zero("sandbox", self, "max_stdout_chars")
+
+
+def _positive(section: str, values: object, *names: str) -> None:
+    for name in names:
+        value = getattr(values, name)
+        if not (value > 0 and math.isfinite(value)):
+            raise ConfigError(f"{section}.{name} must be a positive number, got {value!r} "
+                              f"(VADAR_{section.upper()}_{name.upper()})")
+
+
+def _at_least_zero(section: str, values: object, *names: str) -> None:
+    for name in names:
+        value = getattr(values, name)
+        if value < 0:
+            raise ConfigError(f"{section}.{name} must be 0 or more, got {value!r} "
+                              f"(VADAR_{section.upper()}_{name.upper()})")
 
 
 @dataclass
@@ -171,6 +205,9 @@ class EvalConfig:
 
     jobs: int = 1
     executor: str = "local"
+    # After an endpoint outage (retries spent): False stops the run (it resumes exactly); True
+    # records the question as an infrastructure error, goes on, and a rerun asks it again.
+    keep_going: bool = False
 
     def validate(self) -> None:
         if self.jobs < 1:
@@ -281,6 +318,8 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         _apply_toml(config, toml_path)
     _apply_env(config, env)
     config.llm.validate()
+    config.embedded.validate()
+    config.sandbox.validate()
     config.agents.validate()
     config.reasoning.validate()
     config.library.__post_init__()

@@ -71,6 +71,17 @@ def utf8_safe(text: str) -> str:
     return text
 
 
+def invalid_unicode(text: str) -> str | None:
+    """Why `text` cannot be encoded as UTF-8 (a lone surrogate, as undecodable command-line bytes
+    become), or None when it can."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start : exc.start + 1]
+        return f"holds text that is not valid Unicode (a lone surrogate {bad!r} at character {exc.start})"
+    return None
+
+
 class _Budget:
     def __init__(self, limit: int) -> None:
         self.left = limit

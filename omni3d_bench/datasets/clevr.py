@@ -195,7 +195,9 @@ class ClevrDataset:
                     f"{path}: question #{pos} is missing the required field {field!r}."
                 )
         text = item["question"]
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str):
+            raise DatasetError(f"{path}: question #{pos} has a 'question' of type {type(text).__name__}; it must be text.")
+        if not text.strip():
             raise DatasetError(f"{path}: question #{pos} has an empty 'question' text.")
         try:
             image_index = int(item["image_index"])

@@ -170,7 +170,9 @@ class Omni3DBenchDataset:
             if field not in row:
                 raise DatasetError(f"{table}: row #{pos} is missing the required field {field!r}.")
         text = row["question"]
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str):
+            raise DatasetError(f"{table}: row #{pos} has a 'question' of type {type(text).__name__}; it must be text.")
+        if not text.strip():
             raise DatasetError(f"{table}: row #{pos} has an empty 'question' text.")
         answer_type = str(row["answer_type"]).strip().lower()
         if answer_type not in ANSWER_TYPES:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from vadar.text import bounded_repr
+
 ERROR_ANSWER = "<error>"
 """Stored as the answer of a question whose program never ran successfully; scored wrong."""
 
@@ -30,4 +32,9 @@ def normalize_answer(value: Any) -> Any:
         return [normalize_answer(v) for v in value]
     if hasattr(value, "tolist"):
         return normalize_answer(value.tolist())
-    return str(value)
+    return bounded_repr(value, MAX_ANSWER_CHARS)
+
+
+MAX_ANSWER_CHARS = 2000
+"""Text kept of an answer that is neither a scalar nor a list (a set, a dict): enough to read,
+bounded so that a huge or pathological value cannot stall or blow up the host."""

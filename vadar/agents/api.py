@@ -24,7 +24,7 @@ from vadar.agents.helper_calls import build_test_call
 from vadar.agents.api_text import function_stub, render_api
 from vadar.llm.chat import ChatModel
 from vadar.library.namespace import library_functions
-from vadar.sandbox import LibraryFunction
+from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
 from vadar.text import one_line
 
 
@@ -172,8 +172,9 @@ class ApiAgent:
              report: ImplementationReport) -> _Step:
         try:
             code = parse_implementation(reply, name)
+            check_library_source(name, code)
             calls = called_names(code)
-        except (StubFormatError, SyntaxError) as exc:
+        except (StubFormatError, SyntaxError, LibrarySourceError) as exc:
             return _Step(error=str(exc))
         if name in calls:
             return _Step(code=code, error=f"`{name}` calls itself: recursion is not allowed", fatal=True)

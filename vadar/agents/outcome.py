@@ -31,6 +31,7 @@ class ProgramOutcome:
     calls: list[Any] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
     extra: dict[str, Any] = field(default_factory=dict)  # what reasoning techniques add (constraint, votes)
+    infrastructure: bool = False  # the endpoint or the sandbox failed, not the program: asked again on resume
 
     @property
     def failed(self) -> bool:

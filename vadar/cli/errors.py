@@ -16,13 +16,17 @@ from omni3d_bench.types import DatasetError
 from vadar.agents.outcome import InfrastructureFailure
 from vadar.config import ConfigError
 from vadar.runs.executors.base import QuestionsLostError
+from vadar.runs.evaluation import RunStoppedError
+from vadar.runs.storage import StorageError
 from vadar.llm.embedded import EmbeddedServerError
 from vadar.llm.errors import LLMError
 from vadar.llm.model_files import ModelFilesError
+from vadar.text import utf8_safe
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
     ConfigError, DatasetError, StoreError, LLMError, EmbeddedServerError, ModelFilesError,
-    ModuleError, InfrastructureFailure, BackendError, QuestionsLostError,
+    ModuleError, InfrastructureFailure, BackendError, QuestionsLostError, StorageError,
+    RunStoppedError,
 )
 
 
@@ -48,7 +52,7 @@ def missing_extra(exc: BaseException) -> str | None:
 def print_error(message: object, console: Console | None = None) -> None:
     """`error: ...` on stderr; the text is escaped so settings like `[vision] x` survive rich markup."""
     console = console or Console(stderr=True)
-    console.print(f"[red]error:[/red] {escape(str(message))}", highlight=False, soft_wrap=True)
+    console.print(f"[red]error:[/red] {escape(utf8_safe(str(message)))}", highlight=False, soft_wrap=True)
 
 
 @contextmanager

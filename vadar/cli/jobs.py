@@ -14,6 +14,7 @@ from vadar.cli.options import (
     AddressOption,
     BatchesOption,
     BatchSizeOption,
+    KeepGoingOption,
     SkipOption,
     ConfigOption,
     DataOption,
@@ -109,9 +110,11 @@ def _build(session: Session, prepared: PreparedData, out_dir: Path, batch_size: 
     build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
 
 
-def _apply_jobs(settings: VadarConfig, jobs: int | None) -> None:
+def _apply_jobs(settings: VadarConfig, jobs: int | None, keep_going: bool = False) -> None:
     if jobs is not None:
         settings.eval.jobs = jobs
+    if keep_going:
+        settings.eval.keep_going = True
 
 
 def _how(settings: VadarConfig) -> str:
@@ -140,7 +143,7 @@ def eval_command(
     method: MethodOption = "vadar", library: LibraryOption = True,
     modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
-    executor: ExecutorOption = None, address: AddressOption = None,
+    executor: ExecutorOption = None, address: AddressOption = None, keep_going: KeepGoingOption = False,
     questions: Annotated[str, typer.Option(
         "--questions", help="held-out (default: never a question the library was built from), "
         "build (only those) or all.")] = "held-out",
@@ -156,7 +159,7 @@ def eval_command(
             raise typer.BadParameter(f"unknown --questions {questions!r}; choose one of: {', '.join(SCOPES)}")
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module, skip,
                                                 executor, address, load=False)
-        _apply_jobs(settings, jobs)
+        _apply_jobs(settings, jobs, keep_going)
         apply_reasoning(settings, samples, formalize, reflect, tests)
         with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
               open_cluster(settings, announce=progress.announce) as cluster):
@@ -172,7 +175,7 @@ def run_command(
         "--batches", min=1, help="Batches to build the API from (at most half the questions).")] = 3,
     modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
-    executor: ExecutorOption = None, address: AddressOption = None,
+    executor: ExecutorOption = None, address: AddressOption = None, keep_going: KeepGoingOption = False,
     samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
     tests: TestsOption = None,
 ) -> None:
@@ -180,7 +183,7 @@ def run_command(
     with user_errors():
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar", modules, module,
                                                 executor=executor, address=address)
-        _apply_jobs(settings, jobs)
+        _apply_jobs(settings, jobs, keep_going)
         apply_reasoning(settings, samples, formalize, reflect, tests)
         build_questions = prepared.questions[:min(batches * batch_size, len(prepared.questions) // 2)]
         with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,

@@ -28,6 +28,9 @@ LibraryOption = Annotated[bool, typer.Option(
 JobsOption = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, help="Questions answered at once (default: eval.jobs, 1). Helps most with a "
     "server that batches requests (vLLM, a hosted API).")]
+KeepGoingOption = Annotated[bool, typer.Option(
+    "--keep-going", help="After an endpoint outage outlasts the retries, record that question as an "
+    "infrastructure error and go on (a rerun asks it again); default: stop, rerun to resume.")]
 ExecutorOption = Annotated[str | None, typer.Option(
     "--executor", help="local (default: this machine, --jobs threads) or ray (every question a task on a "
     "Ray cluster; needs the ray extra).")]

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 
+from omni3d_bench.types import DatasetError
 from vadar.cli.errors import user_errors
 from vadar.cli.options import (FormalizeOption, ModuleOption, ModulesOption, ReflectOption, SamplesOption,
                                TestsOption, apply_module_choice, apply_reasoning)
@@ -18,7 +19,7 @@ from vadar.runs.methods import make_answerer
 from vadar.runs.prepare import prepare_single
 from vadar.runs.progress import LiveProgress
 from vadar.runs.session import open_session
-from vadar.text import rounded
+from vadar.text import invalid_unicode, rounded
 
 console = Console()
 
@@ -39,6 +40,9 @@ def solve_command(
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
+        problem = invalid_unicode(question)
+        if problem is not None:
+            raise DatasetError(f"--question {problem}; pass it as UTF-8 text")
         settings = load_config(config)
         overrides = apply_module_choice(settings, modules, module)
         apply_reasoning(settings, samples, formalize, reflect, tests)

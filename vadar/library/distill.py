@@ -40,6 +40,7 @@ from vadar.library.fragments import Pattern, code_tokens, find_patterns
 from vadar.library.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
+from vadar.sandbox import LibrarySourceError, check_library_source
 
 NAMING = Sampling(max_tokens=120)
 PLACEHOLDER = "_UNNAMED"  # not a valid name: a reply that copies it is asked again
@@ -223,6 +224,10 @@ def verify_rewrites(record: Any, rewrites: Sequence[tuple[VerifiedProgram, str]]
     Every source program, rewritten to call it, must still give its right answer in the sandbox,
     and the helper must pass the ground-truth checks its name invites.
     """
+    try:
+        check_library_source(record.name, record.code)
+    except LibrarySourceError as exc:
+        return str(exc), {}
     functions = [*library, record]
     failures = []
     for source, code in rewrites:

@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from api_store import ApiStore
+from vadar.sandbox import LibrarySourceError, check_library_source
 
 
 class HandLibraryError(ValueError):
@@ -32,6 +33,11 @@ def parse_functions(source: str) -> list[HandFunction]:
     defs = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
     if not defs:
         raise HandLibraryError("no function definitions found")
+    others = [node for node in tree.body if not isinstance(node, ast.FunctionDef)
+              and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+    if others:
+        raise HandLibraryError(f"line {others[0].lineno}: only `def` statements (and a docstring) may "
+                               "stand at top level; they would run before every program")
     names = {node.name for node in defs}
     functions = []
     for node in defs:
@@ -40,11 +46,18 @@ def parse_functions(source: str) -> list[HandFunction]:
             raise HandLibraryError(f"`{node.name}`: library names start with one underscore")
         if not docstring:
             raise HandLibraryError(f"`{node.name}` has no docstring; the LLM reads it to use the function")
+        if node.decorator_list:
+            raise HandLibraryError(f"`{node.name}`: decorators are not allowed in library functions")
+        code = ast.get_source_segment(source, node) + "\n"
+        try:
+            check_library_source(node.name, code)
+        except LibrarySourceError as exc:
+            raise HandLibraryError(str(exc)) from None
         returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
         called = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
         functions.append(HandFunction(
             node.name, f"({ast.unparse(node.args)}){returns}", docstring,
-            ast.get_source_segment(source, node) + "\n", tuple(sorted((called & names) - {node.name}))))
+            code, tuple(sorted((called & names) - {node.name}))))
     return functions
 
 

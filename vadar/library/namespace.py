@@ -15,12 +15,24 @@ from base_modules.oracle.clevr import clevr_oracle_modules
 from base_modules.oracle.clevr_camera import REFERENCE_HEIGHT, REFERENCE_WIDTH
 from base_modules.oracle.clevr_synthetic import camera_placed, camera_pose, synthetic_scene
 from base_modules.types import Image
-from vadar.sandbox import LibraryFunction
+from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
 
 
 def library_functions(records: Iterable[FunctionRecord]) -> dict[str, LibraryFunction]:
-    """Implemented functions as sandbox source, ready to join a namespace."""
-    return {f.name: LibraryFunction(f.name, f.code) for f in records if f.code}
+    """Implemented functions as sandbox source, ready to join a namespace.
+
+    A stored helper that is not one plain `def` (stored before that was checked) is left out:
+    its definition would run before every program.
+    """
+    return {f.name: LibraryFunction(f.name, f.code) for f in records if f.code and _plain(f.name, f.code)}
+
+
+def _plain(name: str, code: str) -> bool:
+    try:
+        check_library_source(name, code)
+    except LibrarySourceError:
+        return False
+    return True
 
 
 def program_namespace(image: Image, modules: ModuleSet,

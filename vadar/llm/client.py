@@ -32,18 +32,21 @@ from tenacity import (
 
 from vadar.config import LLMConfig, VadarConfig
 from vadar.llm.cache import ResponseCache
-from vadar.llm.chat import ChatResponse, Message, request_key
+from vadar.llm.chat import ChatResponse, Message, canonical_json, request_key
 from vadar.llm.errors import (
     LLMBadResponseError,
     LLMEmptyResponseError,
     LLMError,
+    LLMRequestError,
     LLMSilentError,
     LLMTimeoutError,
     LLMUnavailableError,
 )
 from vadar.llm.repetition import REPETITION, RepetitionGuard, find_loop
-from vadar.llm.reply import StreamedReply
+from vadar.llm.deadline import DeadlineCloser
+from vadar.llm.reply import StreamedReply, read_plain
 from vadar.llm.usage import UsageTracker
+from vadar.text import invalid_unicode
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +59,9 @@ _HOW_TO_FIX = (
     "endpoint, or unset VADAR_LLM_BASE_URL to use the embedded model."
 )
 
+
+SILENT_ATTEMPTS = 2
+"""Attempts that may each end in `inactivity_timeout_s` of silence before the call gives up."""
 
 TokenCallback = Callable[[str], None]
 """Called with each piece of reply text as it streams in (for live progress); must not raise."""
@@ -146,6 +152,9 @@ class LLMClient:
     ) -> ChatResponse:
         request = self.request_for(messages, max_tokens=max_tokens, temperature=temperature, stop=stop,
                                    seed=seed, response_format=response_format)
+        problem = invalid_unicode(canonical_json(request))
+        if problem is not None:
+            raise LLMRequestError(f"the request to {self._where()} {problem}; it cannot be sent")
         key = request_key(**request)
         self.accept_pending()  # the caller came back for more: the previous replies served it
         response = self.cache.get(key) if self.cache is not None else None
@@ -210,10 +219,18 @@ class LLMClient:
         attempts = self.config.max_retries + 1
         start = time.perf_counter()
         deadline = time.monotonic() + self.config.timeout_s
+        silences = [0]
+
+        def worth_retrying(exc: BaseException) -> bool:
+            if isinstance(exc, LLMSilentError):  # a hung endpoint is given SILENT_ATTEMPTS, not the whole budget
+                silences[0] += 1
+                return silences[0] < SILENT_ATTEMPTS
+            return is_transient(exc)
+
         retrying = Retrying(
             stop=stop_after_attempt(attempts) | stop_after_delay(self.config.timeout_s),
             wait=wait_exponential(multiplier=self.retry_wait_s, max=self.retry_wait_max_s),
-            retry=retry_if_exception(is_transient),
+            retry=retry_if_exception(worth_retrying),
             before_sleep=self._log_retry,
             reraise=True,
         )
@@ -227,18 +244,40 @@ class LLMClient:
         return reply.response(self, time.perf_counter() - start)
 
     def _attempt(self, kwargs: dict[str, Any], deadline: float) -> StreamedReply:
-        """One request: streamed (default) or plain, read against the inactivity and total limits."""
+        """One request, read against the inactivity and total limits.
+
+        Whatever the endpoint sends (keep-alive comments, empty chunks, a trickling body), the
+        response is closed when the call's deadline passes, and anything that fails after the
+        deadline is the total timeout.
+        """
         left = deadline - time.monotonic()
         if left <= 0:
             raise self._total_timeout(None)
-        client = self._openai.with_options(timeout=self._timeout(left))
+        closer = DeadlineCloser(left)
+        try:
+            return self._read(kwargs, deadline, closer)
+        except LLMTimeoutError:
+            raise
+        except Exception as exc:
+            if closer.fired or time.monotonic() >= deadline - 0.01:
+                raise self._total_timeout(closer.reply) from exc
+            raise
+        finally:
+            closer.cancel()
+
+    def _read(self, kwargs: dict[str, Any], deadline: float, closer: DeadlineCloser) -> StreamedReply:
+        """Streamed (default) or plain; translate the SDK's failures into ours."""
+        client = self._openai.with_options(timeout=self._timeout(deadline - time.monotonic()))
         limit = _reply_char_limit(kwargs.get("max_tokens"))
         repeats = self.config.stop_repeats
         try:
             if not self.config.stream:
-                return StreamedReply.from_completion(client.chat.completions.create(**kwargs), self._where())
+                with client.chat.completions.with_streaming_response.create(**kwargs) as raw:
+                    closer.watch(raw.close)
+                    return read_plain(raw, limit, deadline, self._where(), self._total_timeout)
             stream = client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
-            reply = StreamedReply(self._where())
+            closer.watch(stream.close)
+            reply = closer.reply = StreamedReply(self._where())
             guard = RepetitionGuard(repeats=repeats) if repeats else None
             with stream:
                 for chunk in stream:
@@ -344,7 +383,10 @@ def build_chat_model(
     hears each streamed piece of reply text (a live display counts them).
     """
     cache = ResponseCache(config.paths.llm_cache) if config.llm.cache else None
-    return LLMClient(config.llm, base_url=base_url, cache=cache, usage=usage, on_token=on_token)
+    llm = config.llm
+    if not llm.base_url:  # the embedded server: a CPU model may be silent for long over a prompt
+        llm = dataclasses.replace(llm, inactivity_timeout_s=config.embedded.inactivity_timeout_s)
+    return LLMClient(llm, base_url=base_url, cache=cache, usage=usage, on_token=on_token)
 
 
 def _reply_char_limit(max_tokens: Any) -> int:

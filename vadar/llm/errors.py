@@ -27,6 +27,14 @@ class LLMBadResponseError(LLMError):
     """HTTP 200, but the body is not a chat completion (not JSON, or no chunks); retried."""
 
 
+class LLMIncompleteError(LLMBadResponseError):
+    """A streamed reply ended without a finish reason (the connection closed early): retried, never cached."""
+
+
+class LLMRequestError(LLMError):
+    """The request itself cannot be sent (text that is not valid Unicode); not retried."""
+
+
 class LLMCacheError(LLMError):
     """The response cache file cannot be used; the message names the path."""
 

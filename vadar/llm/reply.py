@@ -7,10 +7,15 @@ produce them), a completion without choices or text is `LLMEmptyResponseError` n
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
+from openai.types.chat import ChatCompletion
+
 from vadar.llm.chat import ChatResponse
-from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError
+from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError, LLMIncompleteError
 from vadar.llm.repetition import REPETITION, Loop
 from vadar.text import clip, utf8_safe
 
@@ -89,6 +94,11 @@ class StreamedReply:
                 "non-streaming body). Check that VADAR_LLM_BASE_URL points at an OpenAI-compatible "
                 "/v1 endpoint, or set VADAR_LLM_STREAM=false."
             )
+        if self.choices_seen and self.finish_reason is None:
+            raise LLMIncompleteError(
+                f"LLM endpoint {self.where} ended a streamed reply before it finished (no finish "
+                f"reason; {self.length} characters had arrived): the connection closed early"
+            )
         return self
 
     @classmethod
@@ -113,6 +123,17 @@ class StreamedReply:
             content = getattr(message, "content", None) if message is not None else None
             if content:
                 reply.parts.append(content)
+                reply.length = len(content)
+        return reply
+
+    @classmethod
+    def too_large(cls, where: str, byte_limit: int) -> StreamedReply:
+        """A plain body past `byte_limit`: not parsed, not kept; it reads as a cut-off reply."""
+        reply = cls(where)
+        reply.chunks = 1
+        reply.choices_seen = True
+        reply.parts = [f"[the reply was larger than {byte_limit} bytes and was not kept]"]
+        reply.finish_reason = "length"
         return reply
 
     def response(self, client: _Named, latency_s: float) -> ChatResponse:
@@ -144,3 +165,32 @@ class StreamedReply:
             model=self.model or client.model,
             finish_reason=self.finish_reason,
         )
+
+
+def read_plain(raw: Any, char_limit: int, deadline: float, where: str,
+               on_timeout: Callable[[StreamedReply | None], Exception]) -> StreamedReply:
+    """Read a plain (non-streamed) completion body with a size bound before parsing it.
+
+    A body over `6 * char_limit` bytes (JSON spells a character in at most 6) holds a reply
+    longer than `char_limit` anyway: it is dropped unread, like a streamed reply cut off at
+    `char_limit`; a parsed reply over `char_limit` characters is cut there. So a huge reply never
+    reaches the cache or the retry conversation whole.
+    """
+    byte_limit = 6 * char_limit + 65_536
+    body = bytearray()
+    for piece in raw.iter_bytes():
+        body += piece
+        if time.monotonic() > deadline:
+            raise on_timeout(None)
+        if len(body) > byte_limit:
+            return StreamedReply.too_large(where, byte_limit)
+    data = json.loads(body)  # ValueError: the caller reports a body that is not a completion
+    if not isinstance(data, dict):
+        raise LLMBadResponseError(f"LLM endpoint {where} answered with something that is not a chat "
+                                  f"completion: {clip(repr(data), 300)}")
+    reply = StreamedReply.from_completion(ChatCompletion.construct(**data), where)
+    if reply.length > char_limit:
+        reply.parts = [reply.text[:char_limit]]
+        reply.length = char_limit
+        reply.cut_off()
+    return reply

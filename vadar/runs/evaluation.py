@@ -8,6 +8,7 @@ and readers sort it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 from collections.abc import Iterable, Sequence
@@ -17,12 +18,15 @@ from typing import Any
 
 from omni3d_bench.metrics import Summary, score_answer, summarize
 from omni3d_bench.types import Question
-from vadar.agents.outcome import ProgramOutcome
+from vadar.agents.outcome import InfrastructureFailure, ProgramOutcome
 from vadar.agents.answers import ERROR_ANSWER
+from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError, LLMUnavailableError
 from vadar.runs.executors import LocalExecutor, QuestionExecutor
 from vadar.runs.executors.base import Solver
 from vadar.runs.progress import Progress
 from vadar.runs.results import QuestionResult, ResultsFile
+from vadar.runs.storage import write_text_atomically, writing
+from vadar.text import invalid_unicode, one_line
 
 __all__ = ["EvalSummary", "Solver", "in_question_order", "run_questions", "summarize_results", "to_result",
            "write_summary"]
@@ -100,7 +104,9 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
     if outcome.error is not None or gold is None:
         score = 0.0
     else:
-        score = score_answer(outcome.answer, gold, question.answer_type)
+        score, error = _score(outcome.answer, gold, question.answer_type)
+        if error is not None:
+            outcome = dataclasses.replace(outcome, error=error)
     return QuestionResult(
         question_id=question.question_id,
         question=question.question,
@@ -121,7 +127,20 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
         module_calls=[_call_summary(c) for c in outcome.calls],
         step_errors=list(outcome.errors),
         extra=dict(outcome.extra),
+        infrastructure_error=outcome.infrastructure,
     )
+
+
+def _score(answer: Any, gold: Any, answer_type: str) -> tuple[float, str | None]:
+    """The score, or 0 and that question's error when the answer cannot be scored.
+
+    A gold answer the metric refuses is the data set's fault and still raises.
+    """
+    try:
+        return score_answer(answer, gold, answer_type), None
+    except Exception as exc:  # noqa: BLE001 - whatever the program returned, the run goes on
+        score_answer(gold, gold, answer_type)
+        return 0.0, f"the answer could not be scored: {type(exc).__name__}: {one_line(str(exc), 300)}"
 
 
 def _call_summary(call: Any) -> Any:
@@ -139,6 +158,7 @@ def run_questions(
     jobs: int = 1,
     progress: Progress | None = None,
     executor: QuestionExecutor | None = None,
+    keep_going: bool = False,
 ) -> list[QuestionResult]:
     """Answer every question not yet in `results`; return all results for these questions, in order.
 
@@ -146,6 +166,10 @@ def run_questions(
     threads; or a Ray cluster, see `vadar.runs.executors`). Only this thread writes `results`, one
     durable line per question as it completes, so the file holds each question once, in
     completion order; a kill loses at most the questions still in flight.
+
+    An endpoint outage that outlasts the retries stops the run with `RunStoppedError`, which says
+    how to resume; with `keep_going` (local answering) that question is recorded as an
+    infrastructure error instead, the run goes on, and a rerun asks it again.
     """
     progress = progress or Progress()
     done = results.answered_ids()
@@ -154,14 +178,49 @@ def run_questions(
     if executor is None:
         if solver is None:
             raise ValueError("run_questions needs a solver or an executor")
-        executor = LocalExecutor(solver, jobs)
+        executor = LocalExecutor(_outages_recorded(solver) if keep_going else solver, jobs)
 
-    for question, outcome in executor.answer(todo):
-        result = to_result(question, outcome, method=method)
-        results.append(result)
-        mark = "ok" if result.correct else ("error" if result.error else "wrong")
-        progress.question_done(f"q{question.question_id}: {mark}")
+    unreadable = [(q, problem) for q in todo if (problem := invalid_unicode(q.question)) is not None]
+    for question, problem in unreadable:  # the LLM cannot be asked: that question's error
+        _record(results, progress, to_result(question, ProgramOutcome(error=f"the question {problem}"),
+                                             method=method))
+    todo = [q for q in todo if invalid_unicode(q.question) is None]
+    try:
+        for question, outcome in executor.answer(todo):
+            _record(results, progress, to_result(question, outcome, method=method))
+    except OUTAGES as exc:
+        answered = len(results.answered_ids() & {q.question_id for q in questions})
+        raise RunStoppedError(
+            f"{one_line(str(exc), 600)} -- the run stopped; {answered} of {len(questions)} questions are "
+            f"answered and saved in {results.path}: rerun the same command to resume, or add --keep-going "
+            "to record such questions as errors and go on") from exc
     return in_question_order(results.read(), questions)
+
+
+OUTAGES = (LLMUnavailableError, LLMBadResponseError, LLMEmptyResponseError, InfrastructureFailure)
+"""Failures of the endpoint or the sandbox (after the client's retries), not of a program."""
+
+
+class RunStoppedError(RuntimeError):
+    """An outage stopped the run; the message says how to resume."""
+
+
+def _outages_recorded(solver: Solver) -> Solver:
+    """`solver`, with an outage turned into that question's infrastructure error."""
+
+    def answer(question: Question) -> ProgramOutcome:
+        try:
+            return solver(question)
+        except OUTAGES as exc:
+            return ProgramOutcome(error=f"infrastructure error: {one_line(str(exc), 600)}", infrastructure=True)
+
+    return answer
+
+
+def _record(results: ResultsFile, progress: Progress, result: QuestionResult) -> None:
+    results.append(result)
+    mark = "ok" if result.correct else ("error" if result.error else "wrong")
+    progress.question_done(f"q{result.question_id}: {mark}")
 
 
 def in_question_order(results: Iterable[QuestionResult], questions: Sequence[Question]) -> list[QuestionResult]:
@@ -172,8 +231,9 @@ def in_question_order(results: Iterable[QuestionResult], questions: Sequence[Que
 
 def write_summary(summary: EvalSummary, out_dir: Path) -> tuple[Path, Path]:
     """Write `summary.json` and `summary.md` next to the results."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path = out_dir / "summary.json", out_dir / "summary.md"
-    json_path.write_text(json.dumps(summary.as_dict(), indent=2, default=str) + "\n", encoding="utf-8")
-    md_path.write_text(summary.to_markdown(), encoding="utf-8")
+    with writing(out_dir):
+        out_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(json_path, json.dumps(summary.as_dict(), indent=2, default=str) + "\n")
+    write_text_atomically(md_path, summary.to_markdown())
     return json_path, md_path

@@ -8,7 +8,6 @@ first start writes `run.json` and every later start must match it.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from vadar.config import ConfigError
+from vadar.runs.storage import write_text_atomically, writing
 
 MANIFEST_NAME = "run.json"
 LOCK_NAME = ".run.lock"
@@ -45,14 +45,15 @@ def lock_run_dir(out_dir: Path) -> None:
     with _held_guard:
         if key in _held:
             return
-        out_dir.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(out_dir / LOCK_NAME), timeout=0, thread_local=False)
-        try:
-            lock.acquire()
-        except Timeout:
-            raise RunLockedError(
-                f"another vadar run is writing to {out_dir}; wait for it to finish, or choose another --out"
-            ) from None
+        with writing(out_dir / LOCK_NAME, "lock"):  # a read-only or full file system
+            out_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                lock.acquire()
+            except Timeout:  # an OSError too: told apart first
+                raise RunLockedError(
+                    f"another vadar run is writing to {out_dir}; wait for it to finish, or choose another --out"
+                ) from None
         _held[key] = lock
 
 
@@ -92,7 +93,4 @@ def claim_run_dir(out_dir: Path, identity: Mapping[str, Any]) -> None:
                 f"{out_dir} holds results made with {started}; this command asks for {asked}. "
                 f"Choose another --out, or delete {out_dir} to start over.")
         return
-    out_dir.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".json.tmp")
-    temporary.write_text(json.dumps(identity, indent=2, default=str) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    write_text_atomically(path, json.dumps(identity, indent=2, default=str) + "\n")

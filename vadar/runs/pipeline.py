@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks
 from vadar.agents.stubs import Stub
 from vadar.agents.api_text import render_api
+from vadar.runs.storage import write_text_atomically, writing
 from vadar.runs.evaluation import EvalSummary, run_questions, summarize_results, write_summary
 from vadar.runs.executors import QuestionExecutor
 from vadar.runs.executors.job import QuestionJob
@@ -86,7 +86,8 @@ def evaluate(
                           base_url=getattr(session.llm, "base_url", None), llm_factory=cluster.llm_factory)
         executor = cluster.executor(job, usage=session.usage)
     results = run_questions(questions, answer, ResultsFile(out_dir / "results.jsonl"), method=method,
-                            jobs=jobs, progress=session.progress if show_progress else None, executor=executor)
+                            jobs=jobs, progress=session.progress if show_progress else None, executor=executor,
+                            keep_going=session.config.eval.keep_going)
     used = _library_functions_used(results, [f.name for f in library])
     header = {
         "name": out_dir.name, "data": str(dataset.root), "split": split, "method": method,
@@ -317,7 +318,6 @@ class _BuildState:
         self._write()
 
     def _write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"run_id": self.run_id, "finished": self.finished}))
-        os.replace(temporary, self.path)
+        with writing(self.path.parent):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomically(self.path, json.dumps({"run_id": self.run_id, "finished": self.finished}))

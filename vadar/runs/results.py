@@ -7,8 +7,9 @@ import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from vadar.runs.storage import writing
 from vadar.text import bounded_repr, clip
 
 MAX_LINE_BYTES = 1024 * 1024
@@ -41,6 +42,7 @@ class QuestionResult:
     module_calls: list[Any] = field(default_factory=list)
     step_errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
     extra: dict[str, Any] = field(default_factory=dict)  # reasoning techniques: constraint, votes, agreement
+    infrastructure_error: bool = False  # an outage, not an answer: a rerun asks the question again
 
 
 class ResultsFile:
@@ -53,19 +55,28 @@ class ResultsFile:
         return list(self._iter())
 
     def answered_ids(self) -> set[str]:
-        return {r.question_id for r in self._iter()}
+        """Questions with an answer; one recorded as an infrastructure error is asked again."""
+        return {r.question_id for r in self._iter() if not r.infrastructure_error}
 
     def append(self, result: QuestionResult) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = encode_line(asdict(result))
-        with self.path.open("a+b") as handle:
-            if handle.tell() > 0:
-                handle.seek(-1, os.SEEK_END)
-                if handle.read(1) != b"\n":
-                    handle.write(b"\n")  # close a torn line so this record stays parseable
-            handle.write((line + "\n").encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
+        """Add one whole line, durably. A line that cannot be written whole (a full disk) is
+        cut back off before `StorageError` is raised, and a torn last line left by a kill is
+        removed first, so the file only ever holds whole lines."""
+        record = asdict(result)
+        if not record["infrastructure_error"]:
+            del record["infrastructure_error"]  # lines stay as they were unless it is set
+        line = (encode_line(record) + "\n").encode("utf-8")
+        with writing(self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a+b") as handle:
+                start = _drop_torn_line(handle)
+                try:
+                    handle.write(line)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                except OSError:
+                    handle.truncate(start)
+                    raise
 
     def rows(self) -> list[dict[str, Any]]:
         """The raw records, the last one per question id, in first-answered order.
@@ -91,6 +102,30 @@ class ResultsFile:
     def _iter(self) -> Iterator[QuestionResult]:
         for data in self.rows():
             yield QuestionResult(**data)
+
+
+def _drop_torn_line(handle: BinaryIO) -> int:
+    """Cut the file back to its last newline (a kill mid-write leaves a partial line); return
+    the size it has then, where the next line starts."""
+    end = handle.seek(0, os.SEEK_END)
+    if end == 0:
+        return 0
+    handle.seek(end - 1)
+    if handle.read(1) == b"\n":
+        return end
+    position = end
+    while position > 0:
+        step = min(65536, position)
+        handle.seek(position - step)
+        block = handle.read(step)
+        newline = block.rfind(b"\n")
+        if newline >= 0:
+            position = position - step + newline + 1
+            break
+        position -= step
+    handle.truncate(position)
+    handle.seek(position)
+    return position
 
 
 def _dumps(record: dict[str, Any]) -> str:

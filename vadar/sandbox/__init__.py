@@ -15,14 +15,17 @@ from vadar.sandbox.executor import (
     default_sandbox,
     execute,
 )
+from vadar.sandbox.library_source import LibrarySourceError, check_library_source
 from vadar.sandbox.pool import SandboxPool
 
 __all__ = [
     "ExecutionResult",
     "HostCall",
     "LibraryFunction",
+    "LibrarySourceError",
     "Sandbox",
     "SandboxPool",
+    "check_library_source",
     "default_sandbox",
     "execute",
 ]

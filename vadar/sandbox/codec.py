@@ -144,8 +144,27 @@ def _exact(base: type, value: Any) -> Any:
     return int.__int__(value) if base is int else bool(value)
 
 
-def decode(tree: Any, make_dataclass: Callable[[str, dict[str, Any]], Any], *, depth: int = 0) -> Any:
-    """Rebuild a value from `encode`'s tree; never executes anything but `make_dataclass`."""
+class DecodeTimeout(CodecError):
+    """Decoding ran past its deadline (a set of values sharing one hash costs O(n^2))."""
+
+
+_CHECK_EVERY = 32
+"""Set members and dict keys inserted between two looks at the clock."""
+
+
+def decode(
+    tree: Any,
+    make_dataclass: Callable[[str, dict[str, Any]], Any],
+    *,
+    depth: int = 0,
+    deadline: float | None = None,
+) -> Any:
+    """Rebuild a value from `encode`'s tree; never executes anything but `make_dataclass`.
+
+    With `deadline` (a `time.monotonic()` value), raises `DecodeTimeout` once it passes: sets and
+    dicts are filled one member at a time and the clock is read every few members, because
+    inserting values that share one hash (`k * (2**61 - 1)`) costs time quadratic in their number.
+    """
     if depth > MAX_DEPTH + 2:
         raise CodecError("encoded value is nested too deeply")
     kind = type(tree)
@@ -153,7 +172,13 @@ def decode(tree: Any, make_dataclass: Callable[[str, dict[str, Any]], Any], *, d
         return tree
     if kind is not dict or len(tree) not in (1, 2):
         raise CodecError(f"malformed encoded value of type {kind.__name__}")
+    if deadline is not None and time.monotonic() > deadline:
+        raise DecodeTimeout("decoding exceeded the time limit")
     nested = depth + 1
+
+    def inner(value: Any) -> Any:
+        return decode(value, make_dataclass, depth=nested, deadline=deadline)
+
     if "C" in tree:
         key, fields = tree["C"], tree.get("f")
         if type(key) is not str or type(fields) is not list:
@@ -162,30 +187,40 @@ def decode(tree: Any, make_dataclass: Callable[[str, dict[str, Any]], Any], *, d
         for pair in fields:
             if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str:
                 raise CodecError("malformed dataclass field")
-            values[pair[0]] = decode(pair[1], make_dataclass, depth=nested)
+            values[pair[0]] = inner(pair[1])
         return make_dataclass(key, values)
     (tag, items), = tree.items()
     if type(items) is not list:
         raise CodecError("malformed container entry")
     if tag == "D":
         out: dict[Any, Any] = {}
-        for pair in items:
+        for count, pair in enumerate(items):
             if type(pair) is not list or len(pair) != 2:
                 raise CodecError("malformed dict entry")
+            _check_clock(count, deadline)
             try:
-                out[decode(pair[0], make_dataclass, depth=nested)] = decode(
-                    pair[1], make_dataclass, depth=nested
-                )
+                out[inner(pair[0])] = inner(pair[1])
             except TypeError as exc:  # unhashable key
                 raise CodecError(str(exc)) from None
         return out
-    builders: dict[str, Callable[[Any], Any]] = {"L": list, "T": tuple, "S": set, "F": frozenset}
-    if tag not in builders:
+    if tag in ("L", "T"):
+        members = [inner(v) for v in items]
+        return members if tag == "L" else tuple(members)
+    if tag not in ("S", "F"):
         raise CodecError(f"unknown tag {tag!r}")
-    try:
-        return builders[tag](decode(v, make_dataclass, depth=nested) for v in items)
-    except TypeError as exc:  # unhashable set member
-        raise CodecError(str(exc)) from None
+    collected: set[Any] = set()
+    for count, item in enumerate(items):
+        _check_clock(count, deadline)
+        try:
+            collected.add(inner(item))
+        except TypeError as exc:  # unhashable set member
+            raise CodecError(str(exc)) from None
+    return collected if tag == "S" else frozenset(collected)
+
+
+def _check_clock(count: int, deadline: float | None) -> None:
+    if deadline is not None and count % _CHECK_EVERY == 0 and time.monotonic() > deadline:
+        raise DecodeTimeout("decoding exceeded the time limit")
 
 
 def dumps(message: dict[str, Any]) -> bytes:

@@ -19,7 +19,7 @@ from typing import Any
 
 from vadar.sandbox.calls import CallLog, HostCall
 from vadar.sandbox.crash import crash_line, signal_name
-from vadar.sandbox.codec import CodecError, ProtocolError, decode, dumps, encode
+from vadar.sandbox.codec import CodecError, DecodeTimeout, ProtocolError, decode, dumps, encode
 from vadar.sandbox.policy import RESERVED_NAME as _RESERVED
 from vadar.sandbox.process import WorkerProcess
 from vadar.text import clip, utf8_safe
@@ -119,7 +119,13 @@ class Sandbox:
         memory_mb: int = 2048,
         max_stdout_chars: int | None = None,
     ) -> ExecutionResult:
-        """Run `code` with `namespace`; never raises for anything the program does."""
+        """Run `code` with `namespace`; never raises for anything the program does.
+
+        Raises `ValueError` for a limit that is not positive: it would remove the memory limit
+        or time every program out.
+        """
+        if not (timeout_s > 0 and memory_mb > 0) or timeout_s != timeout_s:
+            raise ValueError(f"sandbox limits must be positive, got timeout_s={timeout_s!r}, memory_mb={memory_mb!r}")
         started = time.monotonic()
         registry = _Registry()
         request = _build_request(code, namespace, registry)
@@ -172,14 +178,19 @@ class Sandbox:
                     result.error = f"TimeoutError: program exceeded the {timeout_s:g} s time limit"
                     return result
                 if message.get("op") == "call":
-                    worker.send(_serve_call(message, namespace, registry, log))
+                    worker.send(_serve_call(message, namespace, registry, log, deadline))
                 elif message.get("op") == "done":
-                    _fill_result(result, message, registry)
+                    _fill_result(result, message, registry, deadline)
                     if result.memory_exceeded or message.get("recycle") or worker.stderr.full:
                         self._discard_worker()  # start the next program with a fresh worker
                     return result
                 else:
                     raise ProtocolError(f"unexpected message {message.get('op')!r}")
+        except DecodeTimeout:  # decoding what the program sent counts against its time limit
+            self._discard_worker()
+            result.value, result.has_final_result, result.timed_out = None, False, True
+            result.error = f"TimeoutError: program exceeded the {timeout_s:g} s time limit"
+            return result
         except (ProtocolError, CodecError, OSError) as exc:
             self._report_crash(result, exc, code, namespace, memory_mb)
             return result
@@ -239,6 +250,8 @@ def _build_request(code: str, namespace: Mapping[str, Any], registry: _Registry)
         if not isinstance(name, str) or not name.isidentifier() or name.startswith("__") or _RESERVED.match(name):
             raise ValueError(f"namespace name {name!r} is not allowed in the sandbox")
         if isinstance(value, LibraryFunction):
+            if value.name != name:
+                raise ValueError(f"library function {value.name!r} is stored under the name {name!r}")
             library.append([value.name, value.source])
         elif callable(value):
             hosts.append(name)
@@ -251,15 +264,16 @@ def _build_request(code: str, namespace: Mapping[str, Any], registry: _Registry)
 
 
 def _serve_call(
-    message: dict[str, Any], namespace: Mapping[str, Any], registry: _Registry, log: CallLog
+    message: dict[str, Any], namespace: Mapping[str, Any], registry: _Registry, log: CallLog,
+    deadline: float | None = None,
 ) -> bytes:
     """Run one host function for the program; its exceptions go back to the program."""
     name = message.get("name")
     function = namespace.get(name) if isinstance(name, str) else None
     if function is None or not callable(function) or isinstance(function, LibraryFunction):
         raise ProtocolError(f"worker asked for unknown host function {name!r}")
-    args = decode(message.get("args"), registry.make)
-    kwargs = decode(message.get("kwargs"), registry.make)
+    args = decode(message.get("args"), registry.make, deadline=deadline)
+    kwargs = decode(message.get("kwargs"), registry.make, deadline=deadline)
     if type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
         raise ProtocolError("malformed host call")
     call = log.start(name, args, kwargs)
@@ -287,9 +301,11 @@ def _plain_copy(value: Any) -> Any:
         return value
 
 
-def _fill_result(result: ExecutionResult, message: dict[str, Any], registry: _Registry) -> None:
+def _fill_result(
+    result: ExecutionResult, message: dict[str, Any], registry: _Registry, deadline: float | None = None
+) -> None:
     result.has_final_result = bool(message.get("has_final_result"))
-    result.value = decode(message.get("value"), registry.make)
+    result.value = decode(message.get("value"), registry.make, deadline=deadline)
     result.stdout = str(message.get("stdout", ""))
     result.stdout_truncated = bool(message.get("stdout_truncated"))
     result.memory_exceeded = bool(message.get("memory_exceeded"))

@@ -45,6 +45,10 @@ class PolicyError(Exception):
         self.message = message
 
 
+CLASS_WALKS = frozenset({"mro"})
+"""Public attributes that walk a class hierarchy (`ValueError.mro()[-1]` is `object`)."""
+
+
 class ProgramPolicy(RestrictingNodeTransformer):
     """RestrictedPython's policy, allowing `_single_underscore` names for definitions and calls."""
 
@@ -59,6 +63,11 @@ class ProgramPolicy(RestrictingNodeTransformer):
             return  # a private helper such as `_find_left_object`
         else:
             super().check_name(node, name, allow_magic_methods)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        if node.attr in CLASS_WALKS:
+            self.error(node, f'"{node.attr}" is a restricted name: it leads from a class to `object`')
+        return super().visit_Attribute(node)
 
     def check_import_names(self, node: ast.Import | ast.ImportFrom) -> ast.AST:
         if isinstance(node, ast.ImportFrom) and node.level:
@@ -202,6 +211,10 @@ def _safe_getattr(obj: Any, name: str, *default: Any) -> Any:
     """`getattr` for programs: no private names, no `str.format`, no frame/code attributes."""
     if len(default) > 1:
         raise TypeError("getattr expected at most 3 arguments")
+    if name in CLASS_WALKS:
+        if default:
+            return default[0]
+        raise AttributeError(f'"{name}" is a restricted name: it leads from a class to `object`')
     if not default:
         return safer_getattr_raise(obj, name)
     return safer_getattr(obj, name, default[0])

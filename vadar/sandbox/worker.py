@@ -34,6 +34,7 @@ from vadar.sandbox.codec import (
     write_frame,
 )
 from vadar.sandbox.errors import MAX_MESSAGE_CHARS, format_error, source_line
+from vadar.sandbox.library_source import LibrarySourceError, check_library_source
 from vadar.sandbox.policy import PolicyError, PrintCollector, build_globals, compile_program
 from vadar.text import clip, utf8_safe
 
@@ -158,14 +159,21 @@ def run_program(request: dict[str, Any], channel: HostChannel) -> bytes:
 
     def step() -> tuple[bool, Any]:
         namespace.update(build_globals(stdout))
+        for name, source in request["library"]:
+            filename = f"<library {name}>"
+            sources[filename] = (name, source.splitlines())
+            code = compile_program(source, filename)
+            try:
+                check_library_source(name, source)
+            except LibrarySourceError as exc:
+                raise PolicyError(filename, exc.lineno, exc.message) from None
+            exec(code, namespace)  # noqa: S102 - restricted code
+        # Bound after the helpers, so that nothing a helper's definition did can stand in for them.
+        namespace.pop("final_result", None)
         for name, tree in request["globals"]:
             namespace[name] = decode(tree, channel.lookalikes.make)
         for name in request["hosts"]:
             namespace[name] = channel.proxy(name)
-        for name, source in request["library"]:
-            filename = f"<library {name}>"
-            sources[filename] = (name, source.splitlines())
-            exec(compile_program(source, filename), namespace)  # noqa: S102 - restricted code
         exec(compile_program(request["code"], PROGRAM_FILE), namespace)  # noqa: S102
         if "final_result" not in namespace:
             return False, None
