@@ -125,13 +125,15 @@ def test_a_pattern_used_by_fewer_questions_than_the_minimum_is_not_proposed(samp
     assert report.admitted == [] and not llm.calls
 
 
-def test_a_bad_name_is_refused_and_a_second_bad_one_falls_back_to_a_plain_name(sample):
+def test_a_bad_name_is_refused_and_a_candidate_left_without_a_name_is_not_admitted(sample):
     store, dataset, modules, questions = sample
     llm = ScriptedLLM(['```python\ndef loc(image, object_prompt):\n    """x"""\n```', "no code at all"])
     report = distiller(store, llm).distill(dataset, modules, questions)
-    assert report.admitted == ["_loc_then_depth"]
+    assert report.admitted == []
     assert "not a valid name" in llm.calls[1][-1]["content"]
-    assert "Returns the result of" in store.current("_loc_then_depth").docstring
+    assert report.rejected["_loc_then_depth"].startswith("the LLM gave it no usable name")
+    assert "_loc_then_depth" not in store
+    assert not [p for p in store.verified_programs() if p.variant == REWRITTEN]
 
 
 def test_the_placeholder_name_copied_back_is_refused(sample):

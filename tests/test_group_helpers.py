@@ -133,6 +133,10 @@ def test_a_helper_that_changes_an_answer_is_rejected_without_being_told_the_righ
 
 @pytest.mark.parametrize("reply, problem", [
     ("```python\nfinal_result = 2\n```", "exactly one helper"),
+    (COUNT.replace("final_result = _count_matching(image, \"cylinders\")",
+                   "def _count_large(image):\n    \"\"\"Large.\"\"\"\n    return len(loc(image, 'large things'))\n\n"
+                   "final_result = _count_matching(image, \"cylinders\")"),
+     "(`_count_matching`, `_count_large`): make what differs between them"),
     (COUNT.replace('final_result = _count_matching(image, "large things")\n', ""), "for each of the 2 questions"),
     (COUNT.replace('"large things"', '"cylinders"'), "the same arguments"),
     (COUNT.replace("def _count_matching(image", "@staticmethod\ndef _count_matching(image"), "without decorators"),

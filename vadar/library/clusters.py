@@ -112,7 +112,10 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
         raise ValueError(f"the code does not parse: {exc.msg} (line {exc.lineno})") from None
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if len(defs) != 1:
-        raise ValueError(f"write exactly one helper `def`, not {len(defs)}")
+        several = ", ".join(f"`{d.name}`" for d in defs)
+        raise ValueError(f"write exactly one helper `def`, not {len(defs)}" + (
+            f" ({several}): make what differs between them (an attribute, a relation, an object) a parameter "
+            "of one helper and pass it in each call" if defs else ""))
     node = defs[0]
     if not _NAME.match(node.name) or node.name in taken:
         raise ValueError(f"`{node.name}` cannot be used: the name must be new, start with one underscore and "

@@ -122,7 +122,8 @@ class Distiller:
                 break
             tried.add(candidate.pattern.shape)
             self._name(candidate, codes, library)
-            self._verify(candidate, [sources[i] for i in candidate.rewritten], by_id, dataset, modules, library)
+            if candidate.reason is None:
+                self._verify(candidate, [sources[i] for i in candidate.rewritten], by_id, dataset, modules, library)
             if candidate.reason is not None:
                 report.rejected[candidate.name] = candidate.reason
                 self.on_event(f"distilled candidate {candidate.name} not admitted: {candidate.reason}")
@@ -169,23 +170,29 @@ class Distiller:
         taken = {f.name for f in self.store.functions(include_failed=True)} | set(api_signatures(library)[0])
         examples = _example_words(candidate.pattern)
         named: list[tuple[str, str]] = []
+        problems: list[str] = []
 
         def judge(reply: Reply) -> Verdict:
             try:
                 name, docstring = _parse_stub(extract_code(reply.text))
             except (NoCodeError, ValueError) as exc:
+                problems.append(str(exc))
                 return Verdict.retry(prompts.render("distill_retry", error=str(exc)))
             problem = self._name_problem(name, taken) or _names_an_example(name, examples) or \
                 (None if docstring else "write a one-sentence docstring")
             if problem:
+                problems.append(problem)
                 return Verdict.retry(prompts.render("distill_retry", error=problem))
             named.append((name, docstring))
             return Verdict.accept()
 
         self.loop.run(messages, judge)
-        name, docstring = named[0] if named else (_fallback_name(candidate.draft, taken), _fallback_doc(candidate.draft))
-        candidate.name, candidate.docstring = name, docstring
-        candidate.rewritten = rewrite(codes, candidate.pattern, name, candidate.draft)
+        if not named:  # a name that says nothing helps no program: the candidate is not admitted
+            candidate.name = _fallback_name(candidate.draft, taken)
+            candidate.reason = "the LLM gave it no usable name" + (f" ({problems[-1]})" if problems else "")
+            return
+        candidate.name, candidate.docstring = named[0]
+        candidate.rewritten = rewrite(codes, candidate.pattern, candidate.name, candidate.draft)
 
     def _name_problem(self, name: str, taken: set[str]) -> str | None:
         if name == PLACEHOLDER:
@@ -344,11 +351,6 @@ def _fallback_name(draft: HelperDraft, taken: set[str]) -> str:
     while name in taken:
         name, n = f"{base}_{n}", n + 1
     return name
-
-
-def _fallback_doc(draft: HelperDraft) -> str:
-    returned = "Returns the result of" if draft.has_output else "Runs"
-    return f"{returned}: " + "; ".join(line.strip() for line in draft.body.splitlines() if not line.startswith("return"))
 
 
 def _as_record(candidate: Candidate) -> Any:
