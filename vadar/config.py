@@ -60,8 +60,8 @@ class LLMConfig:
     stop_repeats: int = 3
 
     def validate(self) -> None:
-        _positive("llm", self, "timeout_s", "inactivity_timeout_s", "max_tokens")
-        _at_least_zero("llm", self, "max_retries")
+        _check_limits("llm", self, "timeout_s", "inactivity_timeout_s", "max_tokens")
+        _check_limits("llm", self, "max_retries", zero_ok=True)
         if self.stop_repeats == 1 or self.stop_repeats < 0:
             raise ConfigError(f"llm.stop_repeats must be 0 (off) or at least 2, got {self.stop_repeats}")
 
@@ -85,9 +85,9 @@ class EmbeddedLLMConfig:
     speculative: str = "none"
 
     def validate(self) -> None:
-        _positive("embedded", self, "n_ctx", "n_parallel", "startup_timeout_s", "inactivity_timeout_s")
+        _check_limits("embedded", self, "n_ctx", "n_parallel", "startup_timeout_s", "inactivity_timeout_s")
         if self.n_threads is not None:
-            _positive("embedded", self, "n_threads")
+            _check_limits("embedded", self, "n_threads")
 
 
 @dataclass
@@ -100,24 +100,16 @@ class SandboxConfig:
 
     def validate(self) -> None:
         """A zero or negative limit would remove it (memory) or fail every program (time)."""
-        _positive("sandbox", self, "timeout_s", "memory_mb")
-        _at_least_zero("sandbox", self, "max_stdout_chars")
+        _check_limits("sandbox", self, "timeout_s", "memory_mb")
+        _check_limits("sandbox", self, "max_stdout_chars", zero_ok=True)
 
 
-def _positive(section: str, values: object, *names: str) -> None:
+def _check_limits(section: str, values: object, *names: str, zero_ok: bool = False) -> None:
     for name in names:
         value = getattr(values, name)
-        if not (value > 0 and math.isfinite(value)):
-            raise ConfigError(f"{section}.{name} must be a positive number, got {value!r} "
-                              f"(VADAR_{section.upper()}_{name.upper()})")
-
-
-def _at_least_zero(section: str, values: object, *names: str) -> None:
-    for name in names:
-        value = getattr(values, name)
-        if value < 0:
-            raise ConfigError(f"{section}.{name} must be 0 or more, got {value!r} "
-                              f"(VADAR_{section.upper()}_{name.upper()})")
+        if value < 0 if zero_ok else not (value > 0 and math.isfinite(value)):
+            raise ConfigError(f"{section}.{name} must be {'0 or more' if zero_ok else 'a positive number'}, "
+                              f"got {value!r} (VADAR_{section.upper()}_{name.upper()})")
 
 
 @dataclass
