@@ -26,10 +26,14 @@ from omni3d_bench.generator.scene import (
 
 LAYOUT_RADIUS = 1.6
 """Object footprints lie within this distance (m) of the room centre."""
-ORBIT_RADIUS = (3.0, 3.6)
+ORBIT_RADIUS = (2.6, 3.2)
 CAMERA_HEIGHT = (1.3, 1.7)
 ARC_DEGREES = (150.0, 270.0)
 """How far around the layout the camera travels between the first and the last frame."""
+LOOK_DISTANCE, LOOK_TURN = 1.2, 1.2
+"""The camera looks at a point LOOK_DISTANCE (m) from the centre, LOOK_TURN radians around from
+the far side, so each frame sees part of the layout and objects enter as it moves."""
+LOOK_HEIGHT = 0.4
 WALL_CLEARANCE = (0.4, 1.4)
 """Distance (m) from the farthest point of the camera orbit to each wall."""
 ROOM_HEIGHT = (2.5, 3.0)
@@ -58,16 +62,17 @@ class CameraPath:
 
 
 def sample_path(rng: np.random.Generator, views: int) -> CameraPath:
-    """`views` cameras evenly spaced along an arc around the centre, all looking inwards."""
+    """`views` cameras evenly spaced along an arc around the centre, looking inwards and aside."""
     radius = round(float(rng.uniform(*ORBIT_RADIUS)), 3)
     height = float(rng.uniform(*CAMERA_HEIGHT))
     start = float(rng.uniform(0.0, 2 * np.pi))
     arc = float(rng.uniform(*ARC_DEGREES))
-    target = np.array([*rng.uniform(-0.2, 0.2, 2), 0.4])
     cameras = []
     for k in range(views):
         angle = start + np.radians(arc) * (k / max(views - 1, 1))
         position = np.array([radius * np.cos(angle), radius * np.sin(angle), height])
+        look = angle + np.pi + LOOK_TURN
+        target = np.array([LOOK_DISTANCE * np.cos(look), LOOK_DISTANCE * np.sin(look), LOOK_HEIGHT])
         cameras.append(Camera(WIDTH, HEIGHT, FOCAL, position, target))
     return CameraPath(cameras, radius, arc)
 

@@ -28,9 +28,11 @@ Draft = tuple[str, Any, str, list[int], list[str]]
 """(question text, answer, answer_type, object ids, the phrases it names objects by)."""
 
 
-def _named(rng: np.random.Generator, objects: list[Obj], k: int) -> list[tuple[Obj, str]] | None:
+def _named(rng: np.random.Generator, objects: list[Obj],
+           k: int | None) -> list[tuple[Obj, str]] | None:
+    """k (None: all) objects that each have a unique phrase, in random order."""
     named = [(o, p) for o in objects if (p := describe(o, objects))]
-    if len(named) < k:
+    if k is not None and len(named) < k:
         return None
     return [named[i] for i in rng.permutation(len(named))[:k]]
 
@@ -107,15 +109,18 @@ def relative_direction(rng, scene) -> Draft | None:
 
 
 def appearance_order(rng, scene) -> Draft | None:
-    named = _named(rng, scene["objects"], 3)
-    if named is None:
-        return None
-    ranked = sorted(named, key=lambda p: p[0]["first_frame"])
-    if ranked[0][0]["first_frame"] == ranked[1][0]["first_frame"]:
-        return None
-    a, b, c = (n for _, n in named)
-    text = f"Which of these objects appears first in the video: the {a}, the {b}, or the {c}?"
-    return text, ranked[0][1], "str", [o["id"] for o, _ in named], [a, b, c]
+    """The answer is drawn first, then two objects that first show in strictly later frames."""
+    named = _named(rng, scene["objects"], None) or []
+    for first, name in named:
+        later = [p for p in named if p[0]["first_frame"] > first["first_frame"]]
+        if len(later) >= 2:
+            picked = [(first, name), *(later[i] for i in rng.permutation(len(later))[:2])]
+            options = [picked[i] for i in rng.permutation(3)]
+            a, b, c = (n for _, n in options)
+            text = (f"Which of these objects appears first in the video: the {a}, the {b}, "
+                    f"or the {c}?")
+            return text, name, "str", [o["id"] for o, _ in options], [a, b, c]
+    return None
 
 
 VIEW_FAMILIES: dict[str, Callable[[np.random.Generator, dict[str, Any]], Draft | None]] = {
