@@ -127,3 +127,31 @@ def test_questions_file_keeps_frames_in_order(dataset):
     raw = json.loads((dataset.root / "questions" / "test.json").read_text())["questions"]
     for item in raw:
         assert item["view_ids"] == [f"{item['scene_id']}_f{k:02d}" for k in range(VIEWS)]
+
+
+def test_program_agent_gets_the_frames_and_the_multi_view_api(dataset, tmp_path):
+    from omni3d_bench.datasets.view_programs import view_gold_program
+    from vadar.config import VadarConfig
+    from vadar.llm.doubles import ScriptedLLM
+    from vadar.runs.pipeline import evaluate
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
+
+    questions = {q.question: q for q in dataset.questions("test")}
+
+    def reply(messages):
+        question = messages[-1]["content"].removeprefix("Question: ").split("\n")[0]
+        return "```python\n" + view_gold_program(questions[question]) + "```"
+
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    selection = DataSelection(data=dataset.root, split="test", limit=3).prepare(config)
+    assert selection.view_modules is not None
+    llm = ScriptedLLM([reply] * 3)
+    with open_session(config, llm=llm) as session:
+        summary = evaluate(session, selection, tmp_path / "run", show_progress=False, scope="all")
+    assert summary.metrics.total == 1.0
+    shown = "\n".join(str(m["content"]) for m in llm.calls[0])
+    assert "# Multi-view modules" in shown and "def objects_3d(views: list[Image]" in shown
+    rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert all(len(r["view_ids"]) == VIEWS and r["view_ids"][0] == r["image_id"] for r in rows)

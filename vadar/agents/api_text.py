@@ -48,7 +48,11 @@ def render_api(
     """
     examples = examples or {}
     parts = [prompts.render("api_types").rstrip("\n"), "# Predefined modules"]
-    parts += [module_stub(spec) for spec in modules]
+    parts += [module_stub(spec) for spec in modules if spec in PREDEFINED_MODULES]
+    several = [spec for spec in modules if spec not in PREDEFINED_MODULES]
+    if several:
+        parts.append(prompts.render("api_views").rstrip("\n"))
+        parts += [module_stub(spec) for spec in several]
     functions = list(library)
     if functions:
         parts.append("# Library functions (already implemented; call them directly)")

@@ -120,6 +120,7 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
         method=method,
         module_calls=[_call_summary(c) for c in outcome.calls],
         step_errors=list(outcome.errors),
+        view_ids=list(question.view_ids),
     )
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from api_store import ApiStore, FunctionRecord, FunctionStatus
 from api_store.evidence import VerifiedProgram
-from base_modules.module import ModuleSet
-from omni3d_bench.types import Dataset, Question
+from base_modules.module import PREDEFINED_MODULES, ModuleSet
+from base_modules.view_modules import VIEW_MODULES, ViewModuleSet
+from omni3d_bench.types import Dataset, Question, question_views
 from vadar.agents.direct import DirectAnswerer
 from vadar.agents.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
@@ -54,7 +55,7 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
     library = read_library(session.store, method)
     answer = build_answerer(method, library, llm=session.llm, executor=session.executor,
                             config=session.config, dataset=data.dataset, modules=data.modules,
-                            backends=data.backends)
+                            backends=data.backends, view_modules=data.view_modules)
     return answer, library.functions
 
 
@@ -69,7 +70,8 @@ def program_agent_for(config: VadarConfig, llm: ChatModel, executor: Executor,
 
 def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, executor: Executor,
                    config: VadarConfig, dataset: Dataset, modules: ModuleSet,
-                   backends: Mapping[str, str]) -> Answerer:
+                   backends: Mapping[str, str],
+                   view_modules: ViewModuleSet | None = None) -> Answerer:
     """The solver of `method` from its parts; no store or session, so a remote worker can build it."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
@@ -85,8 +87,15 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         calls = example_calls(snapshot.examples, [f.name for f in library])
 
         def solve_with_program(question: Question) -> ProgramOutcome:
-            namespace = program_namespace(dataset.image(question), modules, library)  # all callable
-            shown = render_api(retriever.select(question.question), examples=calls)
+            if question.multi_view:  # the frames and the modules across them
+                views = question_views(dataset, question)
+                namespace = program_namespace(views[0], modules, library, views=views,
+                                              view_modules=view_modules)
+                shown = render_api(retriever.select(question.question), examples=calls,
+                                   modules=PREDEFINED_MODULES + VIEW_MODULES)
+            else:
+                namespace = program_namespace(dataset.image(question), modules, library)
+                shown = render_api(retriever.select(question.question), examples=calls)
             worked = examples.render(question.question) if examples is not None else None
             return program_agent.solve(question.question, shown, namespace, worked)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from base_modules.module import ModuleSet
+from base_modules.view_modules import ViewModuleSet
 from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from base_modules.oracle.clevr import clevr_oracle_modules
 from omni3d_bench import DatasetError, sample_path
@@ -31,6 +32,7 @@ class PreparedData:
     questions: list[Question]
     modules: ModuleSet
     backends: dict[str, str] = field(default_factory=dict)  # slot -> backend, lower-case
+    view_modules: ViewModuleSet | None = None  # only when some question has several frames
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,21 @@ def prepare_questions(dataset: Dataset, split: str, questions: list[Question], c
     backends = config.modules.resolved(overrides)
     preflight(dataset, questions, needs_scenes="oracle" in backends.values())
     modules = build_modules(config, backends, oracle=lambda: oracle_modules(dataset), load=load)
-    return PreparedData(dataset, split, questions, modules, backends)
+    views = view_modules(dataset, backends) if any(q.view_ids for q in questions) else None
+    return PreparedData(dataset, split, questions, modules, backends, views)
+
+
+def view_modules(dataset: Dataset, backends: Mapping[str, str]) -> ViewModuleSet:
+    """The multi-view modules: for now only their oracle twins, which read the scene graph of
+    a generated multi-view benchmark, so every slot must be an oracle."""
+    world = getattr(dataset, "world", None)
+    if world is None or any(b != "oracle" for b in backends.values()):
+        raise DatasetError("questions about several frames need the oracle modules and a "
+                           "generated multi-view benchmark (vadar bench generate --views K); "
+                           "model-backed multi-view modules are not available yet")
+    from base_modules.oracle.scene_graph import scene_graph_oracle_modules
+
+    return scene_graph_oracle_modules(dataset.scene, world)
 
 
 def _only_split(dataset: Dataset) -> str:

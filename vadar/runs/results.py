@@ -40,6 +40,7 @@ class QuestionResult:
     method: str = "vadar"
     module_calls: list[Any] = field(default_factory=list)
     step_errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
+    view_ids: list[str] = field(default_factory=list)  # the frames of a multi-view question
 
 
 class ResultsFile:
@@ -56,7 +57,10 @@ class ResultsFile:
 
     def append(self, result: QuestionResult) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = encode_line(asdict(result))
+        record = asdict(result)
+        if not record["view_ids"]:
+            del record["view_ids"]  # single-image lines stay as they were
+        line = encode_line(record)
         with self.path.open("a+b") as handle:
             if handle.tell() > 0:
                 handle.seek(-1, os.SEEK_END)
