@@ -152,6 +152,6 @@ def test_program_agent_gets_the_frames_and_the_multi_view_api(dataset, tmp_path)
         summary = evaluate(session, selection, tmp_path / "run", show_progress=False, scope="all")
     assert summary.metrics.total == 1.0
     shown = "\n".join(str(m["content"]) for m in llm.calls[0])
-    assert "# Multi-view modules" in shown and "def objects_3d(views: list[Image]" in shown
+    assert "multi-view modules below work across frames" in shown and "def objects_3d(views: list[Image]" in shown
     rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     assert all(len(r["view_ids"]) == VIEWS and r["view_ids"][0] == r["image_id"] for r in rows)

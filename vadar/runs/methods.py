@@ -91,8 +91,9 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
                 views = question_views(dataset, question)
                 namespace = program_namespace(views[0], modules, library, views=views,
                                               view_modules=view_modules)
+                across = VIEW_MODULES if view_modules is not None else ()
                 shown = render_api(retriever.select(question.question), examples=calls,
-                                   modules=PREDEFINED_MODULES + VIEW_MODULES)
+                                   modules=PREDEFINED_MODULES + across, views=True)
             else:
                 namespace = program_namespace(dataset.image(question), modules, library)
                 shown = render_api(retriever.select(question.question), examples=calls)

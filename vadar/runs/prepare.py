@@ -61,9 +61,10 @@ class DataSelection:
         return prepare_questions(dataset, split, questions, config or VadarConfig(), overrides, load=load)
 
 
-def prepare_single(image: Path, question: str, scene: Path | None, config: VadarConfig,
-                   overrides: Mapping[str, str] | None = None) -> PreparedData:
-    """One question about one image file (scene annotations optional), checked like a data set."""
+def prepare_single(image: Path | list[Path], question: str, scene: Path | None,
+                   config: VadarConfig, overrides: Mapping[str, str] | None = None) -> PreparedData:
+    """One question about one image file, or the ordered frames of one scene (scene annotations
+    optional, for one image), checked like a data set."""
     dataset = SingleQuestionDataset(image, question, scene)
     return prepare_questions(dataset, dataset.splits()[0], dataset.questions(dataset.splits()[0]),
                              config, overrides)
@@ -78,14 +79,13 @@ def prepare_questions(dataset: Dataset, split: str, questions: list[Question], c
     return PreparedData(dataset, split, questions, modules, backends, views)
 
 
-def view_modules(dataset: Dataset, backends: Mapping[str, str]) -> ViewModuleSet:
-    """The multi-view modules: for now only their oracle twins, which read the scene graph of
-    a generated multi-view benchmark, so every slot must be an oracle."""
+def view_modules(dataset: Dataset, backends: Mapping[str, str]) -> ViewModuleSet | None:
+    """The multi-view modules for questions about several frames: their oracle twins, reading
+    the scene graph, when every slot is an oracle and the data set has world annotations; None
+    otherwise (programs then get the frames and the per-frame modules only)."""
     world = getattr(dataset, "world", None)
     if world is None or any(b != "oracle" for b in backends.values()):
-        raise DatasetError("questions about several frames need the oracle modules and a "
-                           "generated multi-view benchmark (vadar bench generate --views K); "
-                           "model-backed multi-view modules are not available yet")
+        return None
     from base_modules.oracle.scene_graph import scene_graph_oracle_modules
 
     return scene_graph_oracle_modules(dataset.scene, world)
