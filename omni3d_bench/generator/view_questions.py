@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from omni3d_bench.generator.phrases import Obj, describe, plural
-from omni3d_bench.generator.questions import DIST_MARGIN, _num, distance
+from omni3d_bench.generator.questions import DIST_MARGIN, _num, distance, drafts
 
 DIRECTION_MARGIN_DEG = 12.0
 """Relative direction needs this many degrees away from straight ahead and from the 135-degree
@@ -134,16 +134,9 @@ def view_questions(scene: dict[str, Any], rng: np.random.Generator,
                    per_scene: int) -> list[dict[str, Any]]:
     """Up to `per_scene` questions about one multi-view scene, each from a different family."""
     frames = scene["frames"]
-    names = list(VIEW_FAMILIES)
     out: list[dict[str, Any]] = []
-    for index in rng.permutation(len(names)):
-        if len(out) == per_scene:
-            break
-        family = names[index]
-        draft = VIEW_FAMILIES[family](rng, scene)
-        if draft is None:
-            continue
-        text, answer, answer_type, ids, phrases = draft
+    for family, (text, answer, answer_type, ids, phrases) in drafts(VIEW_FAMILIES, scene, rng,
+                                                                    per_scene):
         out.append({
             "question_id": f"{scene['scene_id']}_q{len(out)}",
             "image_id": frames[0]["image_id"], "image_filename": frames[0]["image_filename"],
