@@ -155,3 +155,10 @@ def test_program_agent_gets_the_frames_and_the_multi_view_api(dataset, tmp_path)
     assert "multi-view modules below work across frames" in shown and "def objects_3d(views: list[Image]" in shown
     rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     assert all(len(r["view_ids"]) == VIEWS and r["view_ids"][0] == r["image_id"] for r in rows)
+
+    report = CliRunner().invoke(app, ["report", str(tmp_path / "run"), "--data", str(dataset.root),
+                                      "--out", str(tmp_path / "html")])
+    assert report.exit_code == 0, report.output
+    page = (tmp_path / "html" / "index.html").read_text()
+    assert f"frame {VIEWS - 1}: {rows[0]['view_ids'][-1]}" in page
+    assert len(list((tmp_path / "html" / "images").glob("*-f*.jpg"))) == len(rows) * (VIEWS - 1)
