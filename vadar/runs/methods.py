@@ -87,16 +87,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         calls = example_calls(snapshot.examples, [f.name for f in library])
 
         def solve_with_program(question: Question) -> ProgramOutcome:
-            if question.multi_view:  # the frames and the modules across them
-                views = question_views(dataset, question)
-                namespace = program_namespace(views[0], modules, library, views=views,
-                                              view_modules=view_modules)
-                across = VIEW_MODULES if view_modules is not None else ()
-                shown = render_api(retriever.select(question.question), examples=calls,
-                                   modules=PREDEFINED_MODULES + across, views=True)
-            else:
-                namespace = program_namespace(dataset.image(question), modules, library)
-                shown = render_api(retriever.select(question.question), examples=calls)
+            namespace, api = question_context(question, dataset, modules, view_modules, library)
+            shown = render_api(retriever.select(question.question), examples=calls, **api)
             worked = examples.render(question.question) if examples is not None else None
             return program_agent.solve(question.question, shown, namespace, worked)
 
@@ -104,11 +96,9 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
 
     if method == "tool-agent":
         tool_agent = ToolAgent(llm, executor, budget=limits.tool_budget, max_reply_tokens=cap)
-        api_text = render_api(library)
-
         def solve_with_tools(question: Question) -> ProgramOutcome:
-            namespace = program_namespace(dataset.image(question), modules)
-            return tool_agent.solve(question.question, api_text, namespace)
+            namespace, api = question_context(question, dataset, modules, view_modules)
+            return tool_agent.solve(question.question, render_api(library, **api), namespace)
 
         return solve_with_tools
 
@@ -120,3 +110,17 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         return direct.solve(question.question, scene=scene, image_path=None if scene else question.image_path)
 
     return solve_directly
+
+
+def question_context(question: Question, dataset: Dataset, modules: ModuleSet,
+                     view_modules: ViewModuleSet | None, library: list[FunctionRecord] | None = None,
+                     ) -> tuple[dict, dict]:
+    """What a program for `question` runs with, and the `render_api` options that describe it:
+    for a question about several frames, the frames as `views` and the multi-view modules."""
+    if not question.multi_view:
+        return program_namespace(dataset.image(question), modules, library or ()), {}
+    views = question_views(dataset, question)
+    namespace = program_namespace(views[0], modules, library or (), views=views,
+                                  view_modules=view_modules)
+    across = VIEW_MODULES if view_modules is not None else ()
+    return namespace, {"modules": PREDEFINED_MODULES + across, "views": True}
