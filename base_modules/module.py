@@ -139,6 +139,9 @@ def spec_class(module: Module | type[Module]) -> type[Module]:
     for spec in PREDEFINED_MODULES:
         if issubclass(cls, spec):
             return spec
+    for base in cls.__mro__:  # another spec (a multi-view module) derives from Module directly
+        if Module in base.__bases__ and "name" in vars(base):
+            return base
     raise TypeError(f"{cls.__name__} implements none of the predefined modules")
 
 

@@ -33,6 +33,16 @@ class Question:
     source: str
     gold_program: list[dict[str, Any]] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    view_ids: tuple[str, ...] = ()
+    """Ordered frames of one scene the question is about (the first is `image_id`); empty for a
+    single-image question."""
+    view_paths: tuple[Path, ...] = ()
+    scene_id: str | None = None
+    """The multi-view scene, whose world annotation the 3D scene-graph oracle reads."""
+
+    @property
+    def multi_view(self) -> bool:
+        return len(self.view_ids) > 1
 
 
 class Dataset(Protocol):
@@ -48,3 +58,10 @@ class Dataset(Protocol):
     def scene(self, image_id: str) -> dict[str, Any] | None: ...
 
     def image(self, question_or_image_id: Question | str) -> Image: ...
+
+
+def question_views(dataset: Dataset, question: Question) -> list[Image]:
+    """The frames a question is about, in order: its views, or its one image."""
+    if not question.view_ids:
+        return [dataset.image(question)]
+    return [dataset.image(view_id) for view_id in question.view_ids]

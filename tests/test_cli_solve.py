@@ -77,3 +77,45 @@ def test_solve_with_samples_prints_the_agreement(scripted):
     assert result.exit_code == 0, result.output
     assert "answer: 2" in result.output and "agreement: 2 of 3 working programs (3 sampled)" in result.output
     assert [r.get("seed") for r in scripted.requests] == [None, 1, 2]
+
+
+def test_solve_over_several_frames_gives_the_program_views(monkeypatch, tmp_path):
+    """--video DIR (and --image repeated): the frames in order reach the program as `views`,
+    and the page shows every frame."""
+    import shutil
+
+    import vadar.cli.solve as solve_module
+    import vadar.runs.prepare as prepare_module
+    from base_modules.oracle.clevr import clevr_oracle_modules
+    from vadar.runs.session import open_session as real_open_session
+
+    root = sample_path()
+    scenes = json.loads(next((root / "scenes").glob("*.json")).read_text())["scenes"][:2]
+    video = tmp_path / "video"
+    video.mkdir()
+    by_id = {}
+    for k, scene in enumerate(scenes):
+        frame = video / f"frame{k}.png"
+        shutil.copy(root / "images" / scene["image_filename"], frame)
+        by_id[f"{k:03d}_frame{k}"] = scene
+    expected = sum(o["shape"] == "cylinder" for s in scenes for o in s["objects"])
+    monkeypatch.setattr(prepare_module, "build_modules",
+                        lambda *a, **kw: clevr_oracle_modules(by_id.get))
+    program = "final_result = [len(loc(v, 'cylinder')) for v in views]"
+    llm = ScriptedLLM([f"```python\n{program}\n```"] * 2)
+    monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    page = tmp_path / "page.html"
+    result = runner.invoke(app, ["solve", "--video", str(video), "--question", "How many cylinders?",
+                                 "--modules", "real", "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    counts = [sum(o["shape"] == "cylinder" for o in s["objects"]) for s in scenes]
+    assert f"answer: {counts}" in result.output and sum(counts) == expected
+    assert "frame 1: 001_frame1" in page.read_text()
+    shown = "\n".join(str(m["content"]) for m in llm.calls[0])
+    assert "`views` is the list of frames" in shown and "def objects_3d" not in shown
+    images = ["--image", str(video / "frame0.png"), "--image", str(video / "frame1.png")]
+    again = runner.invoke(app, ["solve", *images, "--question", "How many cylinders?", "--modules", "real"])
+    assert again.exit_code == 0 and f"answer: {counts}" in again.output
+    both = runner.invoke(app, ["solve", *images, "--video", str(video), "--question", "q"])
+    assert both.exit_code != 0 and "not both" in both.output

@@ -48,6 +48,7 @@ class BenchDataset:
         self.info: dict[str, Any] = read_json(self.root / "benchmark.json")
         self._questions: dict[str, list[Question]] = {}
         self._scenes: dict[str, dict[str, Any] | None] = {}
+        self._worlds: dict[str, dict[str, Any] | None] = {}
         self._handles: dict[str, Image] = {}
 
     def splits(self) -> list[str]:
@@ -65,6 +66,13 @@ class BenchDataset:
             self._scenes[image_id] = read_json(path) if path.is_file() else None
         return self._scenes[image_id]
 
+    def world(self, scene_id: str) -> dict[str, Any] | None:
+        """The world-frame annotation of multi-view scene `scene_id` (room, cameras, objects)."""
+        if scene_id not in self._worlds:
+            path = self.root / "scenes" / f"{scene_id}.json"
+            self._worlds[scene_id] = read_json(path) if path.is_file() else None
+        return self._worlds[scene_id]
+
     def image(self, question_or_image_id: Question | str) -> Image:
         if isinstance(question_or_image_id, Question):
             image_id, path = question_or_image_id.image_id, question_or_image_id.image_path
@@ -77,6 +85,17 @@ class BenchDataset:
             focal = float(intrinsics[0][0]) if intrinsics else None
             self._handles[image_id] = image_handle(image_id, Path(path), focal_length=focal)
         return self._handles[image_id]
+
+    def _views(self, item: dict[str, Any]) -> dict[str, Any]:
+        """The frame fields of a multi-view question; nothing for a single-image one."""
+        if "view_ids" not in item:
+            return {}
+        ids, files = item["view_ids"], item.get("view_filenames") or []
+        if len(ids) != len(files) or not ids or ids[0] != item["image_id"]:
+            raise DatasetError(f"question {item['question_id']}: view_ids and view_filenames "
+                               "must be equally long and start with image_id")
+        return {"view_ids": tuple(map(str, ids)), "scene_id": item.get("scene_id"),
+                "view_paths": tuple(self.root / "images" / f for f in files)}
 
     def _load(self, split: str) -> list[Question]:
         path = self.root / "questions" / f"{split}.json"
@@ -101,6 +120,8 @@ class BenchDataset:
                 image_id=str(item["image_id"]),
                 image_path=self.root / "images" / item["image_filename"], split=split,
                 source="vadar-bench",
-                metadata={"family": item.get("family"), "object_ids": item.get("object_ids")},
+                metadata={"family": item.get("family"), "object_ids": item.get("object_ids"),
+                          **({"phrases": item["phrases"]} if "phrases" in item else {})},
+                **self._views(item),
             ))
         return out

@@ -1,4 +1,5 @@
-"""One question about one image file, as a data set, so `vadar solve` takes the same path as `eval`.
+"""One question about one image file (or the ordered frames of one scene), as a data set, so
+`vadar solve` takes the same path as `eval`.
 
 The scene annotations are optional (CLEVR format: a scene object, or a scenes file holding the
 image's entry); without them only model-backed modules can serve the question.
@@ -16,6 +17,17 @@ from omni3d_bench.images import image_handle
 from omni3d_bench.types import DatasetError, Question
 
 SINGLE_SPLIT = "single"
+FRAME_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+def video_frames(directory: Path) -> list[Path]:
+    """The frames of a video given as a directory of images, in file-name order."""
+    if not Path(directory).is_dir():
+        raise DatasetError(f"--video {directory}: not a directory of frames")
+    frames = sorted(p for p in Path(directory).iterdir() if p.suffix.lower() in FRAME_SUFFIXES)
+    if not frames:
+        raise DatasetError(f"--video {directory}: no frames ({', '.join(FRAME_SUFFIXES)}) in it")
+    return frames
 
 
 def load_scene_file(path: Path, image: Path) -> dict[str, Any]:
@@ -43,17 +55,25 @@ class SingleQuestionDataset:
     name = "single"
     example_words = CLEVR_EXAMPLE_WORDS  # scene files are CLEVR scenes
 
-    def __init__(self, image_path: Path, question: str, scene_path: Path | None = None) -> None:
+    def __init__(self, image_path: Path | list[Path], question: str,
+                 scene_path: Path | None = None) -> None:
         if not question.strip():
             raise DatasetError("the question is empty; pass it with --question")
-        self.image_path = Path(image_path)
+        paths = [Path(p) for p in image_path] if isinstance(image_path, list) else [Path(image_path)]
+        if len(paths) > 1 and scene_path is not None:
+            raise DatasetError("--scene annotates one image; several frames need --modules real")
+        self.image_path = paths[0]
         self.root = self.image_path.resolve().parent
-        self.image_id = self.image_path.stem
-        self._handle = image_handle(self.image_id, self.image_path)
+        ids = [p.stem if len(paths) == 1 else f"{k:03d}_{p.stem}" for k, p in enumerate(paths)]
+        self._handles = {i: image_handle(i, p) for i, p in zip(ids, paths)}
+        self._handle = self._handles[ids[0]]
         self._scene = load_scene_file(scene_path, self.image_path) if scene_path is not None else None
+        frames = {"view_ids": tuple(ids), "view_paths": tuple(paths)} if len(paths) > 1 else {}
         self._question = Question(question_id="0", question=question.strip(), answer=None,
-                                  answer_type="str", image_id=self.image_id,
-                                  image_path=self.image_path, split=SINGLE_SPLIT, source="cli")
+                                  answer_type="str", image_id=ids[0],
+                                  image_path=self.image_path, split=SINGLE_SPLIT, source="cli",
+                                  **frames)
+        self.image_id = ids[0]
 
     def splits(self) -> list[str]:
         return [SINGLE_SPLIT]
@@ -65,4 +85,6 @@ class SingleQuestionDataset:
         return self._scene if image_id == self.image_id else None
 
     def image(self, question_or_image_id: Question | str) -> Image:
+        if isinstance(question_or_image_id, str):
+            return self._handles.get(question_or_image_id, self._handle)
         return self._handle

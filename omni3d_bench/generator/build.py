@@ -8,6 +8,8 @@ Layout written under `out`:
   masks/<id>.png              instance masks, uint8 (0 = floor/sky, k = object with mask_value k)
   annotations/<id>.json       camera and objects (see annotate.py)
   questions/<split>.json      {"info": ..., "questions": [...]}
+With views > 1 every scene is K frames <id>_f<k> (images, depth, masks, annotations as above)
+plus scenes/<id>.json, the scene in world coordinates (see views.py).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from omni3d_bench.generator.annotate import scene_annotation
 from omni3d_bench.generator.questions import QUESTIONS_PER_SCENE, scene_questions
 from omni3d_bench.generator.render import Rendering, render
 from omni3d_bench.generator.scene import sample_scene
+from omni3d_bench.generator.view_questions import view_questions
+from omni3d_bench.generator.views import generate_views_scene
 
 FORMAT = "vadar-bench"
 FORMAT_VERSION = 1
@@ -76,19 +80,33 @@ def write_scene(out: Path, annotation: dict[str, Any], rendering: Rendering) -> 
 
 def generate_benchmark(out: Path, scenes: int, seed: int = 0, split: str = DEFAULT_SPLIT,
                        per_scene: int = QUESTIONS_PER_SCENE,
-                       progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Write `scenes` scenes and their questions under `out`; returns the benchmark info."""
+                       progress: Callable[[int], None] | None = None,
+                       views: int = 1) -> dict[str, Any]:
+    """Write `scenes` scenes and their questions under `out`; returns the benchmark info.
+
+    `views` > 1 renders each scene as that many frames along a camera path in a room and asks
+    the multi-view question families; 1 writes exactly the single-image benchmark.
+    """
     if scenes < 1:
         raise ValueError("scenes must be at least 1")
+    if views < 1:
+        raise ValueError("views must be at least 1")
     out = Path(out)
-    for sub in ("images", "depth", "masks", "annotations", "questions"):
+    for sub in ("images", "depth", "masks", "annotations", "questions") + (("scenes",) * (views > 1)):
         (out / sub).mkdir(parents=True, exist_ok=True)
     questions: list[dict[str, Any]] = []
     for index in range(scenes):
-        annotation, rendering = generate_scene(seed, index)
-        write_scene(out, annotation, rendering)
-        questions += scene_questions(annotation, np.random.default_rng([seed, index, 1]),
-                                     per_scene)
+        rng = np.random.default_rng([seed, index, 1])
+        if views > 1:
+            scene, frames = generate_views_scene(seed, index, views)
+            for annotation, rendering in frames:
+                write_scene(out, annotation, rendering)
+            dump_json(scene, out / "scenes" / f"{scene['scene_id']}.json")
+            questions += view_questions(scene, rng, per_scene)
+        else:
+            annotation, rendering = generate_scene(seed, index)
+            write_scene(out, annotation, rendering)
+            questions += scene_questions(annotation, rng, per_scene)
         if progress is not None:
             progress(index + 1)
     families = Counter(q["family"] for q in questions)
@@ -98,6 +116,8 @@ def generate_benchmark(out: Path, scenes: int, seed: int = 0, split: str = DEFAU
         "families": dict(sorted(families.items())),
         "answer_types": dict(sorted(Counter(q["answer_type"] for q in questions).items())),
     }
+    if views > 1:
+        info["views"] = views
     dump_json({"info": info, "questions": questions}, out / "questions" / f"{split}.json")
     dump_json(info, out / "benchmark.json")
     return info

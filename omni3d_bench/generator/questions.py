@@ -238,20 +238,26 @@ FAMILIES: dict[str, Callable[[np.random.Generator, list[Obj]], Draft | None]] = 
 }
 
 
-def scene_questions(annotation: dict[str, Any], rng: np.random.Generator,
-                    per_scene: int = QUESTIONS_PER_SCENE) -> list[dict[str, Any]]:
-    """Up to `per_scene` questions about one scene, each from a different family."""
-    objects = annotation["objects"]
-    names = list(FAMILIES)
-    out: list[dict[str, Any]] = []
+def drafts(families: dict[str, Callable[[np.random.Generator, Any], Any]], subject: Any,
+           rng: np.random.Generator, per_scene: int) -> list[tuple[str, Any]]:
+    """Up to `per_scene` (family, draft) pairs, families tried in a random order, each once."""
+    names = list(families)
+    out: list[tuple[str, Any]] = []
     for index in rng.permutation(len(names)):
         if len(out) == per_scene:
             break
-        family = names[index]
-        draft = FAMILIES[family](rng, objects)
-        if draft is None:
-            continue
-        text, answer, answer_type, ids = draft
+        draft = families[names[index]](rng, subject)
+        if draft is not None:
+            out.append((names[index], draft))
+    return out
+
+
+def scene_questions(annotation: dict[str, Any], rng: np.random.Generator,
+                    per_scene: int = QUESTIONS_PER_SCENE) -> list[dict[str, Any]]:
+    """Up to `per_scene` questions about one scene, each from a different family."""
+    out: list[dict[str, Any]] = []
+    for family, (text, answer, answer_type, ids) in drafts(FAMILIES, annotation["objects"], rng,
+                                                           per_scene):
         out.append({
             "question_id": f"{annotation['image_id']}_q{len(out)}",
             "image_id": annotation["image_id"],

@@ -16,9 +16,11 @@ import numpy as np
 
 from omni3d_bench.generator.catalogue import COLORS, Part
 from omni3d_bench.generator.geometry import Camera, yaw_matrix
+from omni3d_bench.generator.room import Room
 from omni3d_bench.generator.scene import SceneObject
 
 SAMPLES_PER_PIXEL = 4
+WALL_THICKNESS = 0.05
 FLOOR_EPS = 1e-3
 LIGHTS = (((-0.35, 0.45, -1.0), 1.0), ((0.6, -0.2, -0.5), 0.45))
 """(direction, irradiance) of the key and fill lights."""
@@ -77,8 +79,24 @@ def _part_shapes(part: Part, position: np.ndarray, yaw: float, bsdf: dict, mi: A
     return [{"type": "sphere", "bsdf": bsdf, "center": centre.tolist(), "radius": part[2]}]
 
 
+def room_shapes(room: Room, mi: Any) -> dict[str, dict]:
+    """The floor and four walls of `room` (centred on the world origin) as thin boxes."""
+    T = mi.ScalarTransform4f
+    wall = {"type": "diffuse", "reflectance": {"type": "rgb", "value": 0.62}}
+    hx, hy, h, t = room.width / 2, room.length / 2, room.height, WALL_THICKNESS
+    shapes = {"floor": {"type": "rectangle", "to_world": T().scale([hx, hy, 1.0]),
+                        "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": 0.38}}}}
+    for name, centre, half in (("wall_east", [hx + t, 0, h / 2], [t, hy + 2 * t, h / 2]),
+                               ("wall_west", [-hx - t, 0, h / 2], [t, hy + 2 * t, h / 2]),
+                               ("wall_north", [0, hy + t, h / 2], [hx + 2 * t, t, h / 2]),
+                               ("wall_south", [0, -hy - t, h / 2], [hx + 2 * t, t, h / 2])):
+        shapes[name] = {"type": "cube", "bsdf": wall,
+                        "to_world": T().translate(centre).scale(half)}
+    return shapes
+
+
 def scene_dict(objects: list[SceneObject], camera: Camera, spp: int, seed: int,
-               integrator: dict[str, Any], mi: Any) -> dict[str, Any]:
+               integrator: dict[str, Any], mi: Any, room: Room | None = None) -> dict[str, Any]:
     T = mi.ScalarTransform4f
     scene: dict[str, Any] = {
         "type": "scene",
@@ -95,6 +113,9 @@ def scene_dict(objects: list[SceneObject], camera: Camera, spp: int, seed: int,
         "floor": {"type": "rectangle", "to_world": T().scale([30.0, 30.0, 1.0]),
                   "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": 0.38}}},
     }
+    if room is not None:
+        del scene["floor"]
+        scene.update(room_shapes(room, mi))
     for k, (direction, power) in enumerate(LIGHTS):
         scene[f"light_{k}"] = {"type": "directional", "direction": list(direction),
                                "irradiance": {"type": "rgb", "value": power}}
@@ -107,16 +128,17 @@ def scene_dict(objects: list[SceneObject], camera: Camera, spp: int, seed: int,
 
 
 def render(objects: list[SceneObject], camera: Camera, seed: int = 0,
-           spp: int = SAMPLES_PER_PIXEL) -> Rendering:
-    """Render the picture, the depth map and the instance masks of one scene."""
+           spp: int = SAMPLES_PER_PIXEL, room: Room | None = None) -> Rendering:
+    """Render the picture, the depth map and the instance masks of one scene (in `room` if
+    given, else on an open ground plane)."""
     mi = _mitsuba()
     direct = {"type": "direct", "emitter_samples": 4, "bsdf_samples": 0}
-    picture = mi.render(mi.load_dict(scene_dict(objects, camera, spp, seed, direct, mi)))
+    picture = mi.render(mi.load_dict(scene_dict(objects, camera, spp, seed, direct, mi, room)))
     bitmap = mi.Bitmap(picture).convert(mi.Bitmap.PixelFormat.RGB,
                                         mi.Struct.Type.UInt8, srgb_gamma=True)
     rgb = np.array(bitmap, dtype=np.uint8).reshape(camera.height, camera.width, 3)
     aov = {"type": "aov", "aovs": "dd:depth,pos:position"}
-    hits = np.array(mi.render(mi.load_dict(scene_dict(objects, camera, 1, seed, aov, mi))))
+    hits = np.array(mi.render(mi.load_dict(scene_dict(objects, camera, 1, seed, aov, mi, room))))
     hit = hits[..., 0] > 0
     points = hits[..., 1:4].astype(np.float64)
     depth = np.where(hit, camera.to_camera(points.reshape(-1, 3))[:, 2]

@@ -41,14 +41,21 @@ def render_api(
     library: Iterable[FunctionSpec] = (),
     modules: Sequence[type[Module]] = PREDEFINED_MODULES,
     examples: Mapping[str, str] | None = None,
+    views: bool = False,
 ) -> str:
     """The whole API as Python stubs: types, predefined modules, then library functions.
 
-    `examples` maps a library function's name to one call of it from a right program.
+    `examples` maps a library function's name to one call of it from a right program. `views`
+    (a question about several frames) explains `views` and lists the multi-view modules given
+    in `modules`.
     """
     examples = examples or {}
     parts = [prompts.render("api_types").rstrip("\n"), "# Predefined modules"]
-    parts += [module_stub(spec) for spec in modules]
+    parts += [module_stub(spec) for spec in modules if spec in PREDEFINED_MODULES]
+    several = [spec for spec in modules if spec not in PREDEFINED_MODULES]
+    if views:
+        parts.append(prompts.render("api_views", across=bool(several)).rstrip("\n"))
+        parts += [module_stub(spec) for spec in several]
     functions = list(library)
     if functions:
         parts.append("# Library functions (already implemented; call them directly)")

@@ -26,6 +26,9 @@ def generate(
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives identical files.")] = 0,
     split: Annotated[str, typer.Option(help="Name of the question split.")] = "test",
     per_scene: Annotated[int, typer.Option(min=1, help="Questions per scene (at most).")] = 6,
+    views: Annotated[int, typer.Option(min=1, help=(
+        "Frames per scene along a camera path in a room, with multi-view questions; "
+        "1 renders single images."))] = 1,
 ) -> None:
     """Render scenes with exact 3D ground truth and write metric questions about them."""
     from omni3d_bench.generator import generate_benchmark
@@ -36,7 +39,8 @@ def generate(
     if marker.is_file():
         existing = json.loads(marker.read_text(encoding="utf-8"))
         wanted = {"seed": seed, "scenes": scenes, "split": split}
-        if all(existing.get(k) == v for k, v in wanted.items()) and existing.get("per_scene", per_scene) == per_scene:
+        if all(existing.get(k) == v for k, v in wanted.items()) and existing.get("per_scene", per_scene) == per_scene \
+                and existing.get("views", 1) == views:
             typer.echo(f"{out} already holds this benchmark ({scenes} scenes, seed {seed}); reusing it")
             return
     started = time.perf_counter()
@@ -47,12 +51,14 @@ def generate(
 
     try:
         info = generate_benchmark(out, scenes, seed=seed, split=split, per_scene=per_scene,
-                                  progress=progress)
+                                  progress=progress, views=views)
     except RendererUnavailable as exc:
         print_error(exc)
         raise typer.Exit(code=2) from None
     seconds = time.perf_counter() - started
+    frames = f" ({info['scenes'] * views} frames, {seconds / (info['scenes'] * views):.2f} s per " \
+        "frame)" if views > 1 else ""
     typer.echo(f"wrote {info['scenes']} scenes and {info['questions']} questions to {out} "
-               f"in {seconds:.1f} s")
+               f"in {seconds:.1f} s{frames}")
     typer.echo("families: " + ", ".join(f"{k} {v}" for k, v in info["families"].items()))
     typer.echo("answer types: " + ", ".join(f"{k} {v}" for k, v in info["answer_types"].items()))

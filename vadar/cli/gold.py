@@ -1,4 +1,5 @@
-"""`vadar eval-gold`: run CLEVR gold programs through the oracle modules and score them."""
+"""`vadar eval-gold`: run gold programs (CLEVR's, or the multi-view benchmark's) through the
+oracle modules and score them."""
 
 from __future__ import annotations
 
@@ -17,11 +18,12 @@ app = typer.Typer(no_args_is_help=True, help="gold commands")
 
 def eval_gold(
     data: Annotated[Path | None, typer.Option(
-        help="CLEVR-layout directory (questions/, scenes/, images/); default: built-in sample."
+        help="CLEVR-layout directory (questions/, scenes/, images/) or a multi-view benchmark "
+        "(vadar bench generate --views K); default: built-in sample."
     )] = None,
     split: Annotated[str | None, typer.Option(
         help="Question split (questions/<split>.json); default: 'sample' for the built-in "
-        "sample, else 'dev'."
+        "sample, 'test' for a generated benchmark, else 'dev'."
     )] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Evaluate only the first N.")] = None,
     show_mismatches: Annotated[bool, typer.Option(
@@ -29,15 +31,18 @@ def eval_gold(
     )] = False,
 ) -> None:
     """Check modules, data and metric: gold programs on oracle modules must reproduce answers."""
+    from omni3d_bench.datasets.bench import BenchDataset, is_bench_dir
     from omni3d_bench.datasets.clevr import ClevrDataset
     from omni3d_bench.sample import SAMPLE_SPLIT, sample_path
-    from vadar.runs.gold_eval import evaluate_gold
+    from vadar.runs.gold_eval import evaluate_gold, evaluate_view_gold
 
     err = Console(stderr=True)
     root = data if data is not None else sample_path()
-    split = split or (SAMPLE_SPLIT if data is None else "dev")
+    bench = is_bench_dir(root)
+    split = split or (SAMPLE_SPLIT if data is None else "test" if bench else "dev")
     try:
-        dataset = ClevrDataset(root)
+        dataset = BenchDataset(root) if bench else ClevrDataset(root)
+        evaluate = evaluate_view_gold if bench else evaluate_gold
         questions = dataset.questions(split)[:limit]
         progress = Progress(
             TextColumn("gold programs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -45,7 +50,7 @@ def eval_gold(
         )
         with progress:
             task = progress.add_task("gold", total=len(questions))
-            report = evaluate_gold(dataset, questions, lambda: progress.advance(task))
+            report = evaluate(dataset, questions, lambda: progress.advance(task))  # type: ignore[arg-type]
     except DatasetError as exc:
         print_error(exc)
         raise typer.Exit(code=2) from None

@@ -1,4 +1,4 @@
-"""`vadar solve`: answer one question about one image and show how."""
+"""`vadar solve`: answer one question about one image (or the frames of one scene) and show how."""
 
 from __future__ import annotations
 
@@ -25,8 +25,11 @@ console = Console()
 
 
 def solve_command(
-    image: Annotated[Path, typer.Option("--image", help="The image file.")],
     question: Annotated[str, typer.Option("--question", help="The question to answer.")],
+    image: Annotated[list[Path] | None, typer.Option(
+        "--image", help="The image file; repeat it for several frames of one scene, in order.")] = None,
+    video: Annotated[Path | None, typer.Option(
+        "--video", file_okay=False, help="A directory of frames (file-name order) of one scene.")] = None,
     scene: Annotated[Path | None, typer.Option(
         "--scene", help="Scene annotations (CLEVR format) for the oracle modules.")] = None,
     modules: ModulesOption = None,
@@ -43,10 +46,12 @@ def solve_command(
         problem = invalid_unicode(question)
         if problem is not None:
             raise DatasetError(f"--question {problem}; pass it as UTF-8 text")
+        frames = frame_paths(image, video)
         settings = load_config(config)
         overrides = apply_module_choice(settings, modules, module)
         apply_reasoning(settings, samples, formalize, reflect, tests)
-        prepared = prepare_single(image, question, scene, settings, overrides)
+        prepared = prepare_single(frames if len(frames) > 1 else frames[0], question, scene,
+                                  settings, overrides)
         with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
             method = "vadar" if library else "static-api"
             answer, functions = make_answerer(method, session, prepared)
@@ -56,7 +61,9 @@ def solve_command(
         if html is not None:
             from vadar.report import write_question_page
 
-            page = write_question_page(html, question=question, image=image, outcome=outcome, functions=functions)
+            page = write_question_page(html, question=question, image=frames[0], outcome=outcome,
+                                       functions=functions, frames=list(zip(prepared.questions[0].view_ids,
+                                                                            prepared.questions[0].view_paths)))
             console.print(f"wrote {page}", highlight=False)
     console.print(f"[bold]program[/bold] ({outcome.attempts} LLM "
                   f"{'reply' if outcome.attempts == 1 else 'replies'}, {outcome.seconds:.1f}s):")
@@ -76,3 +83,14 @@ def solve_command(
         agreeing = sum(1 for s in samples if not s["error"]) * outcome.extra["agreement"]
         console.print(f"agreement: {agreeing:.0f} of {sum(1 for s in samples if not s['error'])} working programs "
                       f"({len(samples)} sampled)", highlight=False)
+
+
+def frame_paths(images: list[Path] | None, video: Path | None) -> list[Path]:
+    """The images to reason about: the `--image` files in order, or the frames of `--video`."""
+    from omni3d_bench.datasets.single import video_frames
+    from omni3d_bench.types import DatasetError
+
+    if bool(images) == (video is not None):
+        raise DatasetError("give the image with --image (repeated for several frames) or a "
+                           "directory of frames with --video, not both")
+    return list(images) if images else video_frames(video)  # type: ignore[arg-type]

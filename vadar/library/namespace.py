@@ -1,7 +1,9 @@
 """What generated code sees when it runs: the one place program namespaces are built.
 
 Programs, API-agent tests and tool-agent steps all run with the image handle, the five
-predefined modules and (where the method allows) the implemented library functions.
+predefined modules and (where the method allows) the implemented library functions. A question
+about several frames of one scene adds `views` (the frames, in order; `image` is the first) and
+the multi-view modules.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from base_modules.oracle.clevr import clevr_oracle_modules
 from base_modules.oracle.clevr_camera import REFERENCE_HEIGHT, REFERENCE_WIDTH
 from base_modules.oracle.clevr_synthetic import camera_placed, camera_pose, synthetic_scene
 from base_modules.types import Image
+from base_modules.view_modules import ViewModuleSet
 from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
 
 
@@ -36,9 +39,16 @@ def _plain(name: str, code: str) -> bool:
 
 
 def program_namespace(image: Image, modules: ModuleSet,
-                      library: Iterable[FunctionRecord] = ()) -> dict[str, Any]:
-    """The image handle, the five modules and the given library functions."""
-    return {"image": image, **modules.as_namespace(), **library_functions(library)}
+                      library: Iterable[FunctionRecord] = (), *,
+                      views: list[Image] | None = None,
+                      view_modules: ViewModuleSet | None = None) -> dict[str, Any]:
+    """The image handle, the five modules and the given library functions; with `views`, also
+    the frames and (when given) the multi-view modules."""
+    namespace: dict[str, Any] = {"image": image, **modules.as_namespace()}
+    if views:
+        namespace["views"] = list(views)
+        namespace.update(view_modules.as_namespace() if view_modules is not None else {})
+    return {**namespace, **library_functions(library)}
 
 
 def unit_scene_namespace(library: Iterable[FunctionRecord] = ()) -> Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]:

@@ -54,11 +54,14 @@ class DataLookup:
             return f"family {metadata['question_family_index']}"
         return None
 
-    def image_path(self, row: dict[str, Any]) -> Path | None:
-        """The first existing file among the data set's, the recorded one and one under the root."""
+    def image_path(self, row: dict[str, Any], frame: int | None = None) -> Path | None:
+        """The first existing file among the data set's, the recorded one and one under the root
+        (of frame number `frame` of a multi-view question when given)."""
         candidates: list[Path] = []
         question = self.questions.get(str(row.get("question_id")))
-        if question is not None:
+        if question is not None and frame is not None and frame < len(question.view_paths):
+            candidates.append(Path(question.view_paths[frame]))
+        elif question is not None:
             candidates.append(Path(question.image_path))
         recorded = recorded_image(row.get("module_calls") or [])
         if recorded.get("path"):

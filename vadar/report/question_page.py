@@ -39,15 +39,21 @@ def outcome_row(question: str, outcome: Any, *, image_id: str, gold: Any = None)
 
 
 def write_question_page(path: Path, *, question: str, image: Path, outcome: Any,
-                        functions: Sequence[Any] = ()) -> Path:
+                        functions: Sequence[Any] = (),
+                        frames: Sequence[tuple[str, Path]] = ()) -> Path:
     """Write the single-question page for `outcome` (a `ProgramOutcome`) to `path`.
 
     `functions` are the library's `FunctionRecord`s; the ones the program called are shown.
+    `frames`, (frame id, file) of a question about several frames, are all shown, each with the
+    boxes of the calls made on it.
     """
     row = outcome_row(question, outcome, image_id=image.stem)
+    if len(frames) > 1:
+        row["view_ids"] = [frame_id for frame_id, _ in frames]
     records = [f.to_dict() if hasattr(f, "to_dict") else dict(f) for f in functions]
     called = set(functions_called(outcome.program, [r["name"] for r in records]))
     library = Library("library", functions_from_export(r for r in records if r["name"] in called))
-    view = question_view(row, DataLookup(None), inline_sink(), library=library.anchors(), image_path=image)
+    view = question_view(row, DataLookup(None), inline_sink(), library=library.anchors(), image_path=image,
+                         frame_paths=[path for _, path in frames])
     problems = [view.image_note] if view.image_note else []
     return write_page(Path(path), "question.html.j2", q=view, library=library, problems=problems)

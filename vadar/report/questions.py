@@ -51,6 +51,8 @@ class QuestionView:
     image_note: str | None
     library_used: list[tuple[str, str]] = field(default_factory=list)
     techniques: list[str] = field(default_factory=list)  # constraint, votes, revisions, one line each
+    frames: list[tuple[str, str]] = field(default_factory=list)
+    """(frame id, picture) of every frame of a multi-view question, each with its own boxes."""
 
 
 def question_anchor(question_id: str) -> str:
@@ -111,10 +113,12 @@ def technique_lines(extra: Mapping[str, Any]) -> list[str]:
 
 
 def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *,
-                  library: Mapping[str, str] | None = None, image_path: Path | None = None) -> QuestionView:
+                  library: Mapping[str, str] | None = None, image_path: Path | None = None,
+                  frame_paths: Sequence[Path] | None = None) -> QuestionView:
     """Build one entry; `library` maps function names to anchors for linking.
 
-    `image_path`, when given, is the picture to draw on instead of looking it up.
+    `image_path`, when given, is the picture to draw on instead of looking it up; `frame_paths`
+    likewise for the frames of a multi-view question (its row's `view_ids`).
     """
     library = dict(library or {})
     question_id = str(row.get("question_id", "?"))
@@ -128,7 +132,9 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
     if note is not None:
         where = recorded.get("path") or row.get("image_id") or "?"
         note = f"image {where} not found; boxes drawn on a placeholder" if path is None else note
-    src = sink(anchor, encode_jpeg(draw_marks(picture, trace.marks)))
+    frame_ids = [str(v) for v in row.get("view_ids") or []]
+    frames = frame_pictures(row, frame_ids, calls, lookup, sink, anchor, frame_paths or [])
+    src = frames[0][1] if frames else sink(anchor, encode_jpeg(draw_marks(picture, trace.marks)))
     used = functions_called(row.get("program"), library)
     step_errors = [str(e) for e in row.get("step_errors") or []]
     return QuestionView(
@@ -142,9 +148,31 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
         prompt_tokens=_int(row.get("prompt_tokens")), completion_tokens=_int(row.get("completion_tokens")),
         cached_prompt_tokens=_int(row.get("cached_prompt_tokens")), calls=trace.calls,
         boxes=len(trace.marks), image_src=src, image_note=note,
-        library_used=[(name, library[name]) for name in used],
+        library_used=[(name, library[name]) for name in used], frames=frames,
         techniques=technique_lines(row.get("extra") or {}),
     )
+
+
+def _called_on(call: Any) -> str | None:
+    args = call.get("args") if isinstance(call, dict) else None
+    first = args[0] if args else None
+    return str(first.get("image_id")) if isinstance(first, dict) and "image_id" in first else None
+
+
+def frame_pictures(row: Mapping[str, Any], frame_ids: Sequence[str], calls: list[Any],
+                   lookup: DataLookup, sink: ImageSink, anchor: str,
+                   paths: Sequence[Path] = ()) -> list[tuple[str, str]]:
+    """Every frame drawn with the boxes of the calls made on that frame alone."""
+    out = []
+    for k, frame_id in enumerate(frame_ids):
+        path = paths[k] if k < len(paths) else lookup.image_path({**row, "image_id": frame_id,
+                                                                  "module_calls": []},
+                                                                 frame=k)
+        picture, _ = load_picture(path, None)
+        marks = trace_calls([c for c in calls if _called_on(c) == frame_id]).marks
+        name = anchor if k == 0 else f"{anchor}-f{k}"
+        out.append((frame_id, sink(name, encode_jpeg(draw_marks(picture, marks)))))
+    return out
 
 
 def question_views(rows: Sequence[Mapping[str, Any]], lookup: DataLookup, sink: ImageSink, *,

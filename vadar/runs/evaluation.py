@@ -128,6 +128,7 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
         step_errors=list(outcome.errors),
         extra=dict(outcome.extra),
         infrastructure_error=outcome.infrastructure,
+        view_ids=list(question.view_ids),
     )
 
 

@@ -10,10 +10,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from base_modules.module import ModuleError
+from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from base_modules.oracle.clevr import clevr_oracle_modules
+from base_modules.oracle.scene_graph import scene_graph_oracle_modules
+from omni3d_bench.datasets.bench import BenchDataset
 from omni3d_bench.datasets.clevr import ClevrDataset
+from omni3d_bench.datasets.view_programs import view_gold_program
 from omni3d_bench.metrics import score_answer
-from omni3d_bench.types import Question
+from omni3d_bench.types import Question, question_views
+from vadar.library.namespace import program_namespace
+from vadar.sandbox import execute
 from omni3d_bench.datasets.clevr_module_world import run_gold_program
 from omni3d_bench.datasets.clevr_programs import ProgramError
 
@@ -71,6 +77,32 @@ def evaluate_gold(
                 prediction = f"error: {exc}"
             score = score_answer(prediction, question.answer, question.answer_type)
             report.outcomes.append(GoldOutcome(question, prediction, score))
+        if on_step is not None:
+            on_step()
+    return report
+
+
+def evaluate_view_gold(
+    dataset: BenchDataset,
+    questions: Iterable[Question],
+    on_step: Callable[[], None] | None = None,
+) -> GoldReport:
+    """Run each multi-view question's gold program in the sandbox on the oracle modules (the
+    five per frame and the scene graph) of a generated multi-view benchmark."""
+    modules = annotations3d_oracle_modules(dataset.scene)
+    view_modules = scene_graph_oracle_modules(dataset.scene, dataset.world)
+    report = GoldReport()
+    for question in questions:
+        program = view_gold_program(question)
+        if program is None or question.answer is None:
+            report.skipped += 1
+        else:
+            views = question_views(dataset, question)
+            result = execute(program, program_namespace(views[0], modules, views=views,
+                                                         view_modules=view_modules))
+            prediction = result.value if result.ok else f"error: {result.error or result.infrastructure_error}"
+            score = score_answer(prediction, question.answer, question.answer_type)
+            report.outcomes.append(GoldOutcome(question, str(prediction), score))
         if on_step is not None:
             on_step()
     return report

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from api_store import ApiStore, FunctionRecord, FunctionStatus
 from api_store.evidence import VerifiedProgram
-from base_modules.module import ModuleSet
-from omni3d_bench.types import Dataset, Question
+from base_modules.module import PREDEFINED_MODULES, ModuleSet
+from base_modules.view_modules import VIEW_MODULES, ViewModuleSet
+from omni3d_bench.types import Dataset, Question, question_views
 from vadar.agents.direct import DirectAnswerer
 from vadar.agents.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
@@ -57,7 +58,7 @@ def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[An
     library = read_library(session.store, method)
     answer = build_answerer(method, library, llm=session.llm, executor=session.executor,
                             config=session.config, dataset=data.dataset, modules=data.modules,
-                            backends=data.backends)
+                            backends=data.backends, view_modules=data.view_modules)
     return answer, library.functions
 
 
@@ -84,7 +85,8 @@ def _test_scenes(config: VadarConfig, dataset: Dataset, library: list[FunctionRe
 
 def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, executor: Executor,
                    config: VadarConfig, dataset: Dataset, modules: ModuleSet,
-                   backends: Mapping[str, str]) -> Answerer:
+                   backends: Mapping[str, str],
+                   view_modules: ViewModuleSet | None = None) -> Answerer:
     """The solver of `method` from its parts; no store or session, so a remote worker can build it."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
@@ -101,8 +103,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         scenes = _test_scenes(config, dataset, library)
 
         def solve_with_program(question: Question) -> ProgramOutcome:
-            namespace = program_namespace(dataset.image(question), modules, library)  # all callable
-            shown = render_api(retriever.select(question.question), examples=calls)
+            namespace, api = question_context(question, dataset, modules, view_modules, library)
+            shown = render_api(retriever.select(question.question), examples=calls, **api)
             worked = examples.render(question.question) if examples is not None else None
             return program_agent.solve(question.question, shown, namespace, worked, scenes)
 
@@ -110,11 +112,9 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
 
     if method == "tool-agent":
         tool_agent = ToolAgent(llm, executor, budget=limits.tool_budget, max_reply_tokens=cap)
-        api_text = render_api(library)
-
         def solve_with_tools(question: Question) -> ProgramOutcome:
-            namespace = program_namespace(dataset.image(question), modules)
-            return tool_agent.solve(question.question, api_text, namespace)
+            namespace, api = question_context(question, dataset, modules, view_modules)
+            return tool_agent.solve(question.question, render_api(library, **api), namespace)
 
         return solve_with_tools
 
@@ -126,3 +126,17 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         return direct.solve(question.question, scene=scene, image_path=None if scene else question.image_path)
 
     return solve_directly
+
+
+def question_context(question: Question, dataset: Dataset, modules: ModuleSet,
+                     view_modules: ViewModuleSet | None, library: list[FunctionRecord] | None = None,
+                     ) -> tuple[dict, dict]:
+    """What a program for `question` runs with, and the `render_api` options that describe it:
+    for a question about several frames, the frames as `views` and the multi-view modules."""
+    if not question.multi_view:
+        return program_namespace(dataset.image(question), modules, library or ()), {}
+    views = question_views(dataset, question)
+    namespace = program_namespace(views[0], modules, library or (), views=views,
+                                  view_modules=view_modules)
+    across = VIEW_MODULES if view_modules is not None else ()
+    return namespace, {"modules": PREDEFINED_MODULES + across, "views": True}

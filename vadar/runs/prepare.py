@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from base_modules.module import ModuleSet
+from base_modules.view_modules import ViewModuleSet
 from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from base_modules.oracle.clevr import clevr_oracle_modules
 from omni3d_bench import DatasetError, sample_path
@@ -31,6 +32,7 @@ class PreparedData:
     questions: list[Question]
     modules: ModuleSet
     backends: dict[str, str] = field(default_factory=dict)  # slot -> backend, lower-case
+    view_modules: ViewModuleSet | None = None  # only when some question has several frames
 
 
 @dataclass(frozen=True)
@@ -59,9 +61,10 @@ class DataSelection:
         return prepare_questions(dataset, split, questions, config or VadarConfig(), overrides, load=load)
 
 
-def prepare_single(image: Path, question: str, scene: Path | None, config: VadarConfig,
-                   overrides: Mapping[str, str] | None = None) -> PreparedData:
-    """One question about one image file (scene annotations optional), checked like a data set."""
+def prepare_single(image: Path | list[Path], question: str, scene: Path | None,
+                   config: VadarConfig, overrides: Mapping[str, str] | None = None) -> PreparedData:
+    """One question about one image file, or the ordered frames of one scene (scene annotations
+    optional, for one image), checked like a data set."""
     dataset = SingleQuestionDataset(image, question, scene)
     return prepare_questions(dataset, dataset.splits()[0], dataset.questions(dataset.splits()[0]),
                              config, overrides)
@@ -72,7 +75,20 @@ def prepare_questions(dataset: Dataset, split: str, questions: list[Question], c
     backends = config.modules.resolved(overrides)
     preflight(dataset, questions, needs_scenes="oracle" in backends.values())
     modules = build_modules(config, backends, oracle=lambda: oracle_modules(dataset), load=load)
-    return PreparedData(dataset, split, questions, modules, backends)
+    views = view_modules(dataset, backends) if any(q.view_ids for q in questions) else None
+    return PreparedData(dataset, split, questions, modules, backends, views)
+
+
+def view_modules(dataset: Dataset, backends: Mapping[str, str]) -> ViewModuleSet | None:
+    """The multi-view modules for questions about several frames: their oracle twins, reading
+    the scene graph, when every slot is an oracle and the data set has world annotations; None
+    otherwise (programs then get the frames and the per-frame modules only)."""
+    world = getattr(dataset, "world", None)
+    if world is None or any(b != "oracle" for b in backends.values()):
+        return None
+    from base_modules.oracle.scene_graph import scene_graph_oracle_modules
+
+    return scene_graph_oracle_modules(dataset.scene, world)
 
 
 def _only_split(dataset: Dataset) -> str:

@@ -43,6 +43,7 @@ class QuestionResult:
     step_errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
     extra: dict[str, Any] = field(default_factory=dict)  # reasoning techniques: constraint, votes, agreement
     infrastructure_error: bool = False  # an outage, not an answer: a rerun asks the question again
+    view_ids: list[str] = field(default_factory=list)  # the frames of a multi-view question
 
 
 class ResultsFile:
@@ -65,6 +66,8 @@ class ResultsFile:
         record = asdict(result)
         if not record["infrastructure_error"]:
             del record["infrastructure_error"]  # lines stay as they were unless it is set
+        if not record["view_ids"]:
+            del record["view_ids"]  # single-image lines stay as they were
         line = (encode_line(record) + "\n").encode("utf-8")
         with writing(self.path):
             self.path.parent.mkdir(parents=True, exist_ok=True)

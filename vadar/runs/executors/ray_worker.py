@@ -28,7 +28,7 @@ from vadar.runs.executors.module_server import served_module
 from vadar.llm.chat import ChatModel, ChatResponse, Message
 from vadar.llm.usage import CallRecord, UsageTracker
 from vadar.runs.methods import Answerer, build_answerer
-from vadar.runs.prepare import oracle_modules
+from vadar.runs.prepare import oracle_modules, view_modules
 
 KEPT_JOBS = 8
 """Jobs whose runtime a worker process keeps (concurrent ablation configurations share workers)."""
@@ -71,7 +71,8 @@ class WorkerRuntime:
                                      memory_mb=limits.memory_mb, max_stdout_chars=limits.max_stdout_chars)
         self.answerer: Answerer = build_answerer(
             job.method, job.library, llm=self.llm, executor=executor, config=job.config,
-            dataset=job.dataset, modules=worker_modules(job, servers), backends=job.backends)
+            dataset=job.dataset, modules=worker_modules(job, servers), backends=job.backends,
+            view_modules=view_modules(job.dataset, job.backends))  # oracle twins read annotations
 
     def answer(self, question: Question) -> Answered:
         self.llm.tracker = UsageTracker()

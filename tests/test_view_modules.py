@@ -1,0 +1,164 @@
+"""The multi-view oracle modules against the annotations, and the gold programs of every
+multi-view family through the sandbox (`vadar eval-gold` on a generated multi-view benchmark)."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("mitsuba", reason="rendering needs Mitsuba 3: pip install -e '.[bench]'")
+
+from base_modules.module import ModuleError, module_stub, spec_class  # noqa: E402
+from base_modules.oracle.annotations3d import annotations3d_oracle_modules  # noqa: E402
+from base_modules.oracle.scene_graph import scene_graph_oracle_modules  # noqa: E402
+from base_modules.view_modules import VIEW_MODULES, Objects3D  # noqa: E402
+from omni3d_bench.datasets.bench import BenchDataset  # noqa: E402
+from omni3d_bench.generator import generate_benchmark  # noqa: E402
+from omni3d_bench.generator.view_questions import VIEW_FAMILIES  # noqa: E402
+from omni3d_bench.types import question_views  # noqa: E402
+from vadar.cli import app  # noqa: E402
+from vadar.runs.gold_eval import evaluate_view_gold  # noqa: E402
+
+SEED, SCENES, VIEWS = 2, 4, 5
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    root = tmp_path_factory.mktemp("views")
+    generate_benchmark(root, SCENES, seed=SEED, views=VIEWS, per_scene=7)
+    return BenchDataset(root)
+
+
+@pytest.fixture(scope="module")
+def modules(dataset):
+    return scene_graph_oracle_modules(dataset.scene, dataset.world)
+
+
+def frames_of(dataset, scene_id):
+    world = dataset.world(scene_id)
+    return world, [dataset.image(f["image_id"]) for f in world["frames"]]
+
+
+def test_objects_3d_is_the_world_annotation_each_instance_once(dataset, modules):
+    for k in range(SCENES):
+        world, views = frames_of(dataset, f"scene_{k:05d}")
+        found = modules.objects_3d(views, "objects")
+        assert len(found) == len(world["objects"])
+        expected = {tuple(o["center_world"]) for o in world["objects"]}
+        assert {tuple(o["center"]) for o in found} == expected
+        for obj in world["objects"]:
+            hits = modules.objects_3d(views, obj["category_name"])
+            same = [o for o in world["objects"] if o["category_name"] == obj["category_name"]]
+            assert len(hits) == len(same)
+            match = next(h for h in hits if h["center"] == obj["center_world"])
+            assert match["size"] == obj["dimensions"] and match["yaw"] == obj["yaw_world"]
+        first = [o["first_frame"] for o in world["objects"]]
+        order = [next(o["first_frame"] for o in world["objects"] if o["center_world"] == f["center"])
+                 for f in found]
+        assert order == sorted(first)  # in order of first appearance
+
+
+def test_camera_pose_and_room_layout_read_the_frames_and_room(dataset, modules):
+    world, views = frames_of(dataset, "scene_00001")
+    for frame, view in zip(world["frames"], views):
+        pose = modules.camera_pose(view)
+        assert pose["position"] == frame["camera"]["position"]
+        w2c = np.array(pose["world_to_camera"])
+        assert np.allclose(w2c[:3, :3] @ pose["position"] + w2c[:3, 3], 0, atol=1e-5)
+    room = modules.room_layout(views)
+    assert room == {k: world["room"][k] for k in ("width", "length", "height")}
+    other = frames_of(dataset, "scene_00000")[1]
+    with pytest.raises(ModuleError, match="one multi-view scene"):
+        modules.room_layout([views[0], other[0]])
+
+
+def test_same_object_across_follows_the_scene_ids(dataset, modules):
+    loc = annotations3d_oracle_modules(dataset.scene).loc
+    world, views = frames_of(dataset, "scene_00002")
+    pairs = 0
+    for i in range(len(views)):
+        for j in range(i + 1, len(views)):
+            a = dataset.scene(views[i].image_id)["objects"]
+            b = dataset.scene(views[j].image_id)["objects"]
+            boxes_a = {o["id"]: o["bbox2D_proj"] for o in a}
+            for o in b:
+                for oid, box in boxes_a.items():
+                    pairs += 1
+                    assert modules.same_object_across(views[i], box, views[j], o["bbox2D_proj"]) \
+                        == (oid == o["id"])
+    assert pairs > 10
+    assert loc(views[0], "objects")  # the per-frame modules still answer each frame
+
+
+def test_view_modules_render_as_api_stubs_from_their_signatures():
+    for spec in VIEW_MODULES:
+        stub = module_stub(spec)
+        assert stub.startswith(f"def {spec.name}(") and '"""' in stub
+    assert "views: list[Image], object_prompt: str" in module_stub(Objects3D)
+    assert spec_class(type("Real", (Objects3D,), {"forward": lambda s, v, p: []})) is Objects3D
+
+
+def test_gold_programs_score_one_on_every_family(dataset):
+    questions = dataset.questions("test")
+    assert all(q.multi_view and q.scene_id for q in questions)
+    assert len(question_views(dataset, questions[0])) == VIEWS
+    report = evaluate_view_gold(dataset, questions)
+    assert report.skipped == 0 and report.count == len(questions)
+    assert [o.prediction for o in report.mismatches] == []
+    assert report.accuracy == 1.0
+    assert {q.metadata["family"] for q in questions} == set(VIEW_FAMILIES)
+
+
+def test_eval_gold_command_on_a_multi_view_benchmark(dataset):
+    result = CliRunner().invoke(app, ["eval-gold", "--data", str(dataset.root)])
+    assert result.exit_code == 0, result.output
+    count = len(dataset.questions("test"))
+    assert f"accuracy: 1.000 ({count} questions)" in result.output
+
+
+def test_a_wrong_answer_is_caught(dataset):
+    question = next(q for q in dataset.questions("test") if q.metadata["family"] == "room_size")
+    bad = type(question)(**{**question.__dict__, "answer": str(float(question.answer) * 2)})
+    assert evaluate_view_gold(dataset, [bad]).accuracy < 1.0
+
+
+def test_questions_file_keeps_frames_in_order(dataset):
+    raw = json.loads((dataset.root / "questions" / "test.json").read_text())["questions"]
+    for item in raw:
+        assert item["view_ids"] == [f"{item['scene_id']}_f{k:02d}" for k in range(VIEWS)]
+
+
+def test_program_agent_gets_the_frames_and_the_multi_view_api(dataset, tmp_path):
+    from omni3d_bench.datasets.view_programs import view_gold_program
+    from vadar.config import VadarConfig
+    from vadar.llm.doubles import ScriptedLLM
+    from vadar.runs.pipeline import evaluate
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
+
+    questions = {q.question: q for q in dataset.questions("test")}
+
+    def reply(messages):
+        question = messages[-1]["content"].removeprefix("Question: ").split("\n")[0]
+        return "```python\n" + view_gold_program(questions[question]) + "```"
+
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    selection = DataSelection(data=dataset.root, split="test", limit=3).prepare(config)
+    assert selection.view_modules is not None
+    llm = ScriptedLLM([reply] * 3)
+    with open_session(config, llm=llm) as session:
+        summary = evaluate(session, selection, tmp_path / "run", show_progress=False, scope="all")
+    assert summary.metrics.total == 1.0
+    shown = "\n".join(str(m["content"]) for m in llm.calls[0])
+    assert "multi-view modules below work across frames" in shown and "def objects_3d(views: list[Image]" in shown
+    rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert all(len(r["view_ids"]) == VIEWS and r["view_ids"][0] == r["image_id"] for r in rows)
+
+    report = CliRunner().invoke(app, ["report", str(tmp_path / "run"), "--data", str(dataset.root),
+                                      "--out", str(tmp_path / "html")])
+    assert report.exit_code == 0, report.output
+    page = (tmp_path / "html" / "index.html").read_text()
+    assert f"frame {VIEWS - 1}: {rows[0]['view_ids'][-1]}" in page
+    assert len(list((tmp_path / "html" / "images").glob("*-f*.jpg"))) == len(rows) * (VIEWS - 1)
