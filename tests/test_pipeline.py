@@ -195,3 +195,20 @@ def test_build_resumes_after_a_crash_and_finishes_leftover_proposals(config, tmp
         assert len(session.store.history("_count")) == 2  # proposed, then implemented
         again = build_api(session, data, out, batch_size=2)
     assert all(r.skipped for r in again)
+
+
+def test_a_build_program_that_does_not_parse_is_recorded_wrong_and_the_build_goes_on(config, tmp_path):
+    config.library.distill, config.library.propose = True, False
+
+    def unparsable(messages):
+        if messages[0]["content"].startswith("You write helper functions") or \
+                messages[0]["content"].startswith("You name helper functions"):
+            return "no code"
+        return "```python\nfinal_result = len(loc(image, 'cylinder')\n```"  # a parenthesis short, every attempt
+
+    selection = DataSelection(limit=4).prepare()
+    with open_session(config, llm=ScriptedLLM([unparsable] * 200)) as session:
+        reports = build_api(session, selection, tmp_path / "run", batch_size=2)
+        programs = session.store.verified_programs()
+    assert len(reports) == 2 and not any(r.distilled for r in reports)
+    assert len(programs) == 4 and not any(p.correct or p.uses for p in programs)

@@ -26,7 +26,7 @@ from omni3d_bench.types import Dataset, Question
 from vadar.agents.api import TestContext
 from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
 from vadar.agents.program import ProgramAgent, program_error
-from vadar.agents.stubs import called_names
+from vadar.agents.stubs import StubFormatError, called_names
 from vadar.agents.answers import normalize_answer
 from vadar.agents.api_text import render_api
 from vadar.library.checks import BehaviourChecks, CheckResult
@@ -141,7 +141,7 @@ class Admission:
             return set()
         try:
             pending = list(called_names(program))
-        except SyntaxError:
+        except (SyntaxError, StubFormatError):
             return set()
         by_name = {c.name: c for c in candidates}
         reached: set[str] = set()

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
-from vadar.agents.stubs import called_names
+from vadar.agents.stubs import StubFormatError, called_names
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import DistillReport, Distiller
 from vadar.library.truth_checks import TruthChecks
@@ -44,7 +44,7 @@ def distill_batch(session: Session, data: PreparedData, chunk: Sequence[Question
             right = outcome.error is None and score_answer(outcome.answer, question.answer, question.answer_type) >= 1.0
             try:
                 uses = set(called_names(outcome.program)) & names if outcome.program else set()
-            except SyntaxError:
+            except (SyntaxError, StubFormatError):  # a program that does not parse calls nothing
                 uses = set()
             store.record_verified_program(
                 batch_id=batch_id, question_id=question.question_id, question=question.question, variant=BUILD,
