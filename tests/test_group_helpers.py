@@ -126,7 +126,8 @@ def test_a_helper_that_changes_an_answer_is_rejected_without_being_told_the_righ
     report = writer(store, llm).write(dataset, modules, questions)
     assert report.admitted == [] and "rewritten programs changed" in report.rejected["_count_matching"]
     feedback = llm.calls[1][-1]["content"]
-    assert "answered 3" in feedback and "was" not in feedback.split("answered 3")[1]
+    assert "question 1 (How many cylinders are there?): answered 3, which is wrong" in feedback
+    assert "make that a parameter" in feedback
     assert "_count_matching" not in store
     assert not [p for p in store.verified_programs() if p.variant == REWRITTEN]
 

@@ -225,7 +225,8 @@ class GroupWriter:
             outcome["name"] = written.name
             if problem is None:
                 return Verdict.accept()
-            return Verdict.retry(prompts.render("group_retry", error=_without_answers(problem)))
+            return Verdict.retry(prompts.render("group_retry", error=_for_the_llm(problem, group),
+                                                changed="rewritten programs changed" in problem))
 
         self.loop.run(messages, judge)
         name, reason = outcome.get("name", "(unnamed)"), outcome.get("reason", "no usable reply")
@@ -247,6 +248,9 @@ def _one_call(program: VerifiedProgram) -> bool:
     return bool(program.uses) and len((program.code or "").strip().splitlines()) == 1
 
 
-def _without_answers(reason: str) -> str:
-    """The failure, without the right answer it was compared with (the LLM must compute it, not copy it)."""
-    return re.sub(r", was .*$", " (wrong)", reason)
+def _for_the_llm(reason: str, group: Sequence[VerifiedProgram]) -> str:
+    """The failure with each question named by its number and text, and without the right answer it
+    was compared with (the LLM must compute it, not copy it)."""
+    for number, program in enumerate(group, 1):
+        reason = reason.replace(f"question {program.question_id}:", f"question {number} ({program.question}):")
+    return re.sub(r", was .*$", ", which is wrong", reason)
