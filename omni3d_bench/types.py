@@ -33,6 +33,8 @@ class Question:
     source: str
     gold_program: list[dict[str, Any]] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    metric: str | None = None
+    """A metric of `omni3d_bench.metrics.METRICS` (e.g. "acc@10"); None scores by answer type."""
 
 
 class Dataset(Protocol):

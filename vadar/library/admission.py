@@ -51,7 +51,8 @@ class QuestionEvidence:
     def score(self, outcome: ProgramOutcome) -> float:
         if self.reference is None or outcome.error is not None:
             return 0.0
-        return score_answer(outcome.answer, self.reference, self.question.answer_type)
+        return score_answer(outcome.answer, self.reference, self.question.answer_type,
+                            self.question.metric)
 
 
 @dataclass

@@ -202,7 +202,8 @@ class Distiller:
             error = program_error(result)
             if error is not None:
                 failures.append(f"question {question.question_id}: {error.splitlines()[-1]}")
-            elif score_answer(normalize_answer(result.value), source.gold, question.answer_type) < 1.0:
+            elif score_answer(normalize_answer(result.value), source.gold, question.answer_type,
+                                  question.metric) < 1.0:
                 failures.append(f"question {question.question_id}: answered {result.value!r}, was {source.answer!r}")
         candidate.evidence = {"reproduced": len(sources) - len(failures), "programs": len(sources)}
         if failures:

@@ -100,7 +100,7 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
     if outcome.error is not None or gold is None:
         score = 0.0
     else:
-        score = score_answer(outcome.answer, gold, question.answer_type)
+        score = score_answer(outcome.answer, gold, question.answer_type, question.metric)
     return QuestionResult(
         question_id=question.question_id,
         question=question.question,
