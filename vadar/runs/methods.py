@@ -21,7 +21,7 @@ from vadar.agents.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
 from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
-from vadar.agents.api_text import render_api
+from vadar.agents.api_text import render_api, with_regions
 from vadar.config import VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
 from vadar.llm.chat import ChatModel
@@ -85,8 +85,10 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         calls = example_calls(snapshot.examples, [f.name for f in library])
 
         def solve_with_program(question: Question) -> ProgramOutcome:
-            namespace = program_namespace(dataset.image(question), modules, library)  # all callable
-            shown = render_api(retriever.select(question.question), examples=calls)
+            namespace = program_namespace(dataset.image(question), modules, library,  # all callable
+                                          question.regions)
+            shown = with_regions(render_api(retriever.select(question.question), examples=calls),
+                                 question.regions)
             worked = examples.render(question.question) if examples is not None else None
             return program_agent.solve(question.question, shown, namespace, worked)
 
@@ -97,8 +99,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         api_text = render_api(library)
 
         def solve_with_tools(question: Question) -> ProgramOutcome:
-            namespace = program_namespace(dataset.image(question), modules)
-            return tool_agent.solve(question.question, api_text, namespace)
+            namespace = program_namespace(dataset.image(question), modules, regions=question.regions)
+            return tool_agent.solve(question.question, with_regions(api_text, question.regions), namespace)
 
         return solve_with_tools
 
