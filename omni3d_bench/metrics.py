@@ -121,16 +121,26 @@ def mean_relative_accuracy(prediction: Any, gold: Any) -> float:
     Example: gold 10, pred 11 -> relative error 0.10 passes 0.50 ... 0.15 (8 bounds) -> 0.8.
     A gold of 0 has no relative error: only an exact 0 scores 1.
     """
+    rel_err = relative_error(prediction, gold)
+    if rel_err is None:
+        return 0.0
+    return sum(rel_err < bound for bound in MRA_THRESHOLDS) / len(MRA_THRESHOLDS)
+
+
+def relative_error(prediction: Any, gold: Any) -> float | None:
+    """|pred - gold| / |gold|, rounded to `REL_ERR_DECIMALS`; None when the prediction is no number.
+
+    A gold of 0 has no relative error: an exact 0 counts as 0.0, anything else as infinity.
+    """
     target = parse_number(gold)
     if target is None:
         raise ValueError(f"gold answer {gold!r} is not a number; check the question's answer_type")
     value = parse_number(prediction)
     if value is None:
-        return 0.0
+        return None
     if target == 0:
-        return 1.0 if value == 0 else 0.0
-    rel_err = round(abs(value - target) / abs(target), REL_ERR_DECIMALS)
-    return sum(rel_err < bound for bound in MRA_THRESHOLDS) / len(MRA_THRESHOLDS)
+        return 0.0 if value == 0 else math.inf
+    return round(abs(value - target) / abs(target), REL_ERR_DECIMALS)
 
 
 ACC10_BOUND = 0.10
@@ -143,15 +153,8 @@ def within_ten_percent(prediction: Any, gold: Any) -> float:
     Example: gold 10 accepts 9.0 ... 11.0 and rejects 8.99 and 11.01. A gold of 0 has no
     relative error: only an exact 0 scores 1.
     """
-    target = parse_number(gold)
-    if target is None:
-        raise ValueError(f"gold answer {gold!r} is not a number; check the question's metric")
-    value = parse_number(prediction)
-    if value is None:
-        return 0.0
-    if target == 0:
-        return 1.0 if value == 0 else 0.0
-    return 1.0 if round(abs(value - target) / abs(target), REL_ERR_DECIMALS) <= ACC10_BOUND else 0.0
+    rel_err = relative_error(prediction, gold)
+    return 1.0 if rel_err is not None and rel_err <= ACC10_BOUND else 0.0
 
 
 def score_exact(prediction: Any, gold: Any) -> float:
