@@ -108,7 +108,7 @@ def encode_rle(mask: np.ndarray) -> dict[str, Any]:
     return {"size": [int(mask.shape[0]), int(mask.shape[1])], "counts": counts_to_string(runs)}
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=32)
 def cached_mask(height: int, width: int, counts: str) -> np.ndarray:
     """Decoded masks of regions, kept since one question's tools look at the same few masks."""
     mask = decode_rle({"size": [height, width], "counts": counts})
