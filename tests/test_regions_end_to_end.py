@@ -130,3 +130,18 @@ def test_report_draws_the_regions(bench: BenchDataset) -> None:
         assert any(max(abs(a - b) for a, b in zip(pixel, tint)) < 12 for tint in tints), pixel
     empty = DataLookup(bench.root, {})
     assert question_view(row, empty, sink).boxes == 2 and empty.regions(question.question_id) == ()
+
+
+def test_admission_evidence_programs_see_the_region_tools(bench: BenchDataset) -> None:
+    from api_store import ApiStore
+    from vadar.agents.program import ProgramAgent
+    from vadar.library.admission import Admission, AdmissionReport
+
+    question = next(q for q in bench.questions("test") if q.question_id == "q-dist")
+    llm = ScriptedLLM([f"```python\n{PROGRAMS['q-dist']}\n```"] * 2)
+    admission = Admission(ApiStore(":memory:"), ProgramAgent(llm, run), run)
+    modules = annotations3d_oracle_modules(bench.scene)
+    item = admission._question(question, bench, modules, [], [], AdmissionReport())
+    assert item.without.error is None and item.score(item.without) == 1.0
+    assert all("# Regions of this question: <pallet_0>, <pallet_1>" in r["messages"][0]["content"]
+               for r in llm.requests)

@@ -197,7 +197,7 @@ class Distiller:
         failures = []
         for (index, code), source in zip(candidate.rewritten.items(), sources, strict=True):
             question = by_id[source.question_id]
-            namespace = program_namespace(dataset.image(question), modules, functions)
+            namespace = program_namespace(dataset.image(question), modules, functions, question.regions)
             result = check_infrastructure(self.executor(code, namespace))
             error = program_error(result)
             if error is not None:
