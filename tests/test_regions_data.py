@@ -182,3 +182,27 @@ def test_clevr_layout_reads_optional_regions(tmp_path: Path) -> None:
     assert first.regions[0].box == (10.0, 20.0, 30.0, 40.0) and first.metric == "acc@10"
     assert second.regions == () and second.metric is None
     assert second.question == raw["questions"][1]["question"]
+
+
+def test_warehouse_questions_run_on_geometric_tools() -> None:
+    from base_modules.module import Depth
+    from base_modules.region_geometry import geometric_region_modules
+    from base_modules.region_tools import bind_region_tools
+    from omni3d_bench.metrics import score_answer
+    from vadar.sandbox import execute
+
+    class FlatDepth(Depth):
+        def forward(self, image, bbox):
+            return 4.0
+
+    data = WarehouseDataset(WAREHOUSE)
+    programs = {"wh-lr": 'final_result = "left" if is_left(image, "<pallet_0>", region(1)) else "right"',
+                "wh-mcq": 'final_result = [0, 1, 2][pick_region(image, [0, 1, 2], "rightmost")]'}
+    for question in data.questions("val"):
+        if question.question_id not in programs:
+            continue
+        namespace = {"image": data.image(question),
+                     **bind_region_tools(question.regions, geometric_region_modules(FlatDepth()))}
+        result = execute(programs[question.question_id], namespace, timeout_s=20)
+        assert result.error is None, result.error
+        assert score_answer(result.value, question.answer, question.answer_type, question.metric) == 1.0
