@@ -108,6 +108,27 @@ def encode_rle(mask: np.ndarray) -> dict[str, Any]:
     return {"size": [int(mask.shape[0]), int(mask.shape[1])], "counts": counts_to_string(runs)}
 
 
+def rle_box(size: Sequence[int], runs: Sequence[int]) -> tuple[float, float, float, float] | None:
+    """`mask_box` of an RLE mask from its run lengths alone, without decoding it (cheap for the
+    many full-HD masks of a data set); None if empty."""
+    height = int(size[0])
+    x_min = y_min = None
+    x_max = y_max = -1
+    position = 0
+    for k, run in enumerate(runs):
+        if k % 2 == 1 and run > 0:
+            first, last = position, position + run - 1
+            col0, col1 = first // height, last // height
+            row0, row1 = (first % height, last % height) if col0 == col1 else (0, height - 1)
+            x_min = col0 if x_min is None else min(x_min, col0)
+            y_min = row0 if y_min is None else min(y_min, row0)
+            x_max, y_max = max(x_max, col1), max(y_max, row1)
+        position += run
+    if x_min is None or y_min is None:
+        return None
+    return (float(x_min), float(y_min), float(x_max + 1), float(y_max + 1))
+
+
 @lru_cache(maxsize=32)
 def cached_mask(height: int, width: int, counts: str) -> np.ndarray:
     """Decoded masks of regions, kept since one question's tools look at the same few masks."""

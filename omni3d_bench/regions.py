@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from base_modules.masks import MaskError, decode_rle, encode_rle, mask_box, rle_counts
+from base_modules.masks import MaskError, counts_to_string, rle_box, rle_counts
 from base_modules.types import Region
 from omni3d_bench.metrics import METRICS
 from omni3d_bench.types import DatasetError
@@ -93,7 +93,7 @@ def rewrite_tokens(text: str, count: int) -> tuple[str, list[str]]:
 
 def read_region(raw: Any, where: str) -> Region:
     """One region record: {"box": [x0, y0, x1, y1]} and/or {"mask": RLE}, optional "object_id";
-    a bare RLE record ({"size", "counts"}) is a mask. The name is set later by `name_regions`."""
+    a bare RLE record ({"size", "counts"}) is a mask. Its name is given by `question_regions`."""
     if not isinstance(raw, Mapping):
         raise DatasetError(f"{where}: a region must be an object with 'box' and/or 'mask', got {raw!r}")
     rle = raw if "counts" in raw else raw.get("mask")
@@ -102,12 +102,11 @@ def read_region(raw: Any, where: str) -> Region:
     if rle is not None:
         try:
             runs = rle_counts(rle)
-            mask = decode_rle({"size": rle["size"], "counts": runs})
         except MaskError as exc:
             raise DatasetError(f"{where}: bad mask: {exc}") from None
         size = (int(rle["size"][0]), int(rle["size"][1]))
-        counts = rle["counts"] if isinstance(rle["counts"], str) else encode_rle(mask)["counts"]
-        box = mask_box(mask)
+        counts = rle["counts"] if isinstance(rle["counts"], str) else counts_to_string(runs)
+        box = rle_box(size, runs)
     if raw.get("box") is not None:
         try:
             box = tuple(float(v) for v in raw["box"])

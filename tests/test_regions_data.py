@@ -206,3 +206,19 @@ def test_warehouse_questions_run_on_geometric_tools() -> None:
         result = execute(programs[question.question_id], namespace, timeout_s=20)
         assert result.error is None, result.error
         assert score_answer(result.value, question.answer, question.answer_type, question.metric) == 1.0
+
+
+def test_box_from_runs_equals_box_of_decoded_mask() -> None:
+    from base_modules.masks import rle_box, rle_counts
+
+    rng = np.random.default_rng(3)
+    masks = [SMALL, large_mask(), np.zeros((5, 4), bool), np.ones((3, 7), bool)]
+    for _ in range(30):
+        mask = np.zeros((int(rng.integers(1, 12)), int(rng.integers(1, 12))), bool)
+        y0, x0 = rng.integers(0, mask.shape[0]), rng.integers(0, mask.shape[1])
+        mask[y0:y0 + int(rng.integers(1, 6)), x0:x0 + int(rng.integers(1, 6))] = True
+        mask |= rng.random(mask.shape) < 0.05
+        masks.append(mask)
+    for mask in masks:
+        rle = encode_rle(mask)
+        assert rle_box(rle["size"], rle_counts(rle)) == mask_box(mask)
