@@ -1,5 +1,8 @@
 """The one perception-module interface, the five predefined modules, and a set of one of each.
 
+The four region tools (`REGION_MODULES`) are modules too; they join a program's API only when its
+question points at regions (see base_modules.region_tools).
+
 A concrete module (oracle or model-backed) subclasses one of the five spec classes below and
 implements `forward`. The spec class owns the signature and the docstring: that text is what the
 LLM reads, rendered by `module_stub()`, so it is never kept by hand in a second place.
@@ -13,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from base_modules.types import BBox, Image
+from base_modules.types import BBox, Image, Region
 
 
 class ModuleError(Exception):
@@ -133,10 +136,52 @@ PREDEFINED_MODULES: tuple[type[Module], ...] = (Loc, Depth, VQA, SameObject, Obj
 """The predefined API, in the order the LLM sees it."""
 
 
+class RegionDistance(Module):
+    name = "distance"
+
+    @abstractmethod
+    def forward(self, image: Image, region_a: Region, region_b: Region) -> float:
+        """Return the distance in metres between the centres of `region_a` and `region_b`
+        in 3D, for example between two pallets or between a pallet and a buffer region."""
+
+
+class RegionInside(Module):
+    name = "inside"
+
+    @abstractmethod
+    def forward(self, image: Image, region: Region, area: Region) -> bool:
+        """Return True if the object `region` stands inside the floor region `area` (a buffer
+        zone, a marked area). To count the pallets in an area, count the boxes of
+        loc(image, "pallet") for which inside(image, box, area) is True."""
+
+
+class RegionLeft(Module):
+    name = "is_left"
+
+    @abstractmethod
+    def forward(self, image: Image, region_a: Region, region_b: Region) -> bool:
+        """Return True if `region_a` is to the left of `region_b` in the image, False if it is
+        to the right."""
+
+
+class RegionPick(Module):
+    name = "pick_region"
+
+    @abstractmethod
+    def forward(self, image: Image, regions: list[Region], which: str) -> int:
+        """Return the position in the list `regions` of the one that is `which`: "leftmost",
+        "rightmost", "middle" (the middle one from left to right) or "closest" (closest to
+        the camera). For example pick_region(image, [0, 1, 2], "leftmost") returns 0, 1 or 2."""
+
+
+REGION_MODULES: tuple[type[Module], ...] = (RegionDistance, RegionInside, RegionLeft, RegionPick)
+"""The region tools, in the order the LLM sees them when a question points at regions."""
+
+
 def spec_class(module: Module | type[Module]) -> type[Module]:
     """The predefined spec class a module implements (the one whose signature the LLM sees)."""
     cls = module if isinstance(module, type) else type(module)
-    for spec in PREDEFINED_MODULES:
+    for spec in (*PREDEFINED_MODULES, *REGION_MODULES):
         if issubclass(cls, spec):
             return spec
     for base in cls.__mro__:  # another spec (a multi-view module) derives from Module directly

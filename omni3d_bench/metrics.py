@@ -7,6 +7,10 @@ because one odd return value must not abort a benchmark run.
 - int: exact after numeric parsing ("3.0", " 3 ", 3.0, np.int64(3) and "three" all equal 3).
 - str: normalised exact match; yes/no golds also accept booleans and true/false/1/0.
 - float: mean relative accuracy (MRA), see `mean_relative_accuracy`.
+
+A question may name another metric (`Question.metric`, see `METRICS`): `acc@10` scores a numeric
+answer 1 when it lies within 10% of the gold (the warehouse challenge's rule for distances and
+counts), `mra` and `exact` force those rules whatever the answer type.
 """
 
 from __future__ import annotations
@@ -123,23 +127,59 @@ def mean_relative_accuracy(prediction: Any, gold: Any) -> float:
     Example: gold 10, pred 11 -> relative error 0.10 passes 0.50 ... 0.15 (8 bounds) -> 0.8.
     A gold of 0 has no relative error: only an exact 0 scores 1.
     """
+    rel_err = relative_error(prediction, gold)
+    if rel_err is None:
+        return 0.0
+    return sum(rel_err < bound for bound in MRA_THRESHOLDS) / len(MRA_THRESHOLDS)
+
+
+def relative_error(prediction: Any, gold: Any) -> float | None:
+    """|pred - gold| / |gold|, rounded to `REL_ERR_DECIMALS`; None when the prediction is no number.
+
+    A gold of 0 has no relative error: an exact 0 counts as 0.0, anything else as infinity.
+    """
     target = parse_number(gold)
     if target is None:
         raise ValueError(f"gold answer {gold!r} is not a number; check the question's answer_type")
     value = parse_number(prediction)
     if value is None:
-        return 0.0
+        return None
     if target == 0:
-        return 1.0 if value == 0 else 0.0
-    rel_err = round(abs(value - target) / abs(target), REL_ERR_DECIMALS)
-    return sum(rel_err < bound for bound in MRA_THRESHOLDS) / len(MRA_THRESHOLDS)
+        return 0.0 if value == 0 else math.inf
+    return round(abs(value - target) / abs(target), REL_ERR_DECIMALS)
+
+
+ACC10_BOUND = 0.10
+"""Acc@10 accepts a relative error up to and including this bound (0.9 gold <= pred <= 1.1 gold)."""
+
+
+def within_ten_percent(prediction: Any, gold: Any) -> float:
+    """Acc@10: 1.0 when |pred - gold| <= 0.10 |gold|, the bound itself included; else 0.0.
+
+    Example: gold 10 accepts 9.0 ... 11.0 and rejects 8.99 and 11.01. A gold of 0 has no
+    relative error: only an exact 0 scores 1.
+    """
+    rel_err = relative_error(prediction, gold)
+    return 1.0 if rel_err is not None and rel_err <= ACC10_BOUND else 0.0
+
+
+def score_exact(prediction: Any, gold: Any) -> float:
+    """Exact match: numerically equal for a numeric gold, else the normalised string match."""
+    return score_int(prediction, gold) if parse_number(gold) is not None else score_str(prediction, gold)
 
 
 SCORERS = {"int": score_int, "str": score_str, "float": mean_relative_accuracy}
+METRICS = {"acc@10": within_ten_percent, "mra": mean_relative_accuracy, "exact": score_exact}
+"""Metrics a question may choose instead of its answer type's rule (`Question.metric`)."""
 
 
-def score_answer(prediction: Any, gold: Any, answer_type: str) -> float:
-    """Score one prediction with the rule of its answer type ("int", "float" or "str")."""
+def score_answer(prediction: Any, gold: Any, answer_type: str, metric: str | None = None) -> float:
+    """Score one prediction with `metric` when given, else the rule of its answer type
+    ("int", "float" or "str")."""
+    if metric is not None:
+        if metric not in METRICS:
+            raise ValueError(f"unknown metric {metric!r}; expected one of {sorted(METRICS)}")
+        return float(METRICS[metric](prediction, gold))
     try:
         scorer = SCORERS[answer_type]
     except KeyError:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from base_modules.types import Image
+from base_modules.types import Image, Region
 
 AnswerType = Literal["int", "float", "str"]
 
@@ -33,6 +33,10 @@ class Question:
     source: str
     gold_program: list[dict[str, Any]] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    metric: str | None = None
+    """A metric of `omni3d_bench.metrics.METRICS` (e.g. "acc@10"); None scores by answer type."""
+    regions: tuple[Region, ...] = ()
+    """The regions the question points at, named as its text names them (omni3d_bench.regions)."""
     view_ids: tuple[str, ...] = ()
     """Ordered frames of one scene the question is about (the first is `image_id`); empty for a
     single-image question."""

@@ -14,6 +14,7 @@ from omni3d_bench.metrics import (
     score_int,
     score_str,
     summarize,
+    within_ten_percent,
 )
 
 
@@ -131,3 +132,33 @@ def test_evaluate_dict_and_markdown() -> None:
     assert "| int | 1 | 1.0000 |" in md
     assert "| float | 1 | 0.8000 |" in md
     assert "| **total (weighted)** | 3 | 0.6000 |" in md
+
+
+@pytest.mark.parametrize(("pred", "expected"), [
+    (10, 1.0), (9, 1.0), (11, 1.0), ("9.0", 1.0), ("11.0", 1.0), (10.5, 1.0),
+    (8.99, 0.0), (11.01, 0.0), (12, 0.0), ("eleven", 0.0), (None, 0.0), ("n/a", 0.0),
+])
+def test_acc10_bounds_are_inclusive(pred: object, expected: float) -> None:
+    assert score_answer(pred, "10", "float", metric="acc@10") == expected
+
+
+def test_acc10_small_golds_and_zero() -> None:
+    # 1.1 * 3.7 is 4.07 exactly in decimal: on the bound, accepted despite binary rounding
+    assert within_ten_percent(4.07, 3.7) == 1.0 and within_ten_percent(4.0701, 3.7) == 0.0
+    assert within_ten_percent(3.33, 3.7) == 1.0 and within_ten_percent(3.3299, 3.7) == 0.0
+    assert within_ten_percent(0, "0") == 1.0 and within_ten_percent(0.01, "0") == 0.0
+    # a count of 3 accepts only 3 among integers (2 and 4 are 33% off)
+    assert [within_ten_percent(k, 3) for k in (2, 3, 4)] == [0.0, 1.0, 0.0]
+
+
+def test_metric_overrides_answer_type_and_default_is_unchanged() -> None:
+    assert score_answer(11, "10", "float") == pytest.approx(0.8)  # MRA by answer type
+    assert score_answer(11, "10", "float", metric="acc@10") == 1.0
+    assert score_answer(10.5, "10", "int", metric="acc@10") == 1.0
+    assert score_answer("Left", "left", "str", metric="exact") == 1.0
+    assert score_answer(3.0, "3", "str", metric="exact") == 1.0
+    assert score_answer(11, "10", "float", metric="mra") == pytest.approx(0.8)
+    with pytest.raises(ValueError, match="unknown metric 'acc10'"):
+        score_answer(1, "1", "int", metric="acc10")
+    with pytest.raises(ValueError, match="not a number"):
+        within_ten_percent(1, "left")

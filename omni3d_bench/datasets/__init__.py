@@ -8,18 +8,21 @@ from omni3d_bench.datasets.bench import BenchDataset, is_bench_dir
 from omni3d_bench.datasets.clevr import ClevrDataset
 from omni3d_bench.datasets.omni3d import Omni3DBenchDataset
 from omni3d_bench.datasets.tables import find_tables
+from omni3d_bench.datasets.warehouse import WarehouseDataset, is_warehouse_dir
 from omni3d_bench.types import Dataset, DatasetError
 
 KINDS = {"bench": "bench", "vadar-bench": "bench", "clevr": "clevr", "omni3d": "omni3d",
-         "omni3d_bench": "omni3d", "omni3d-bench": "omni3d"}
+         "omni3d_bench": "omni3d", "omni3d-bench": "omni3d", "warehouse": "warehouse"}
 OMNI3D_FILE_SUFFIXES = (".zip", ".parquet", ".json", ".jsonl")
 
-__all__ = ["BenchDataset", "ClevrDataset", "Omni3DBenchDataset", "detect_kind", "load_dataset"]
+__all__ = ["BenchDataset", "ClevrDataset", "Omni3DBenchDataset", "WarehouseDataset", "detect_kind",
+           "load_dataset"]
 
 
 def detect_kind(path: Path) -> str:
     """"bench" for generated benchmarks (benchmark.json), "clevr" for questions/<split>.json
-    layouts, "omni3d" for Omni3D-Bench tables or archives."""
+    layouts, "omni3d" for Omni3D-Bench tables or archives, "warehouse" for the warehouse
+    challenge's <split>.json files with RLE masks."""
     path = Path(path)
     if not path.exists():
         raise DatasetError(f"data set path not found: {path}.")
@@ -28,6 +31,8 @@ def detect_kind(path: Path) -> str:
             return "omni3d"
     elif is_bench_dir(path):
         return "bench"
+    elif is_warehouse_dir(path):
+        return "warehouse"
     elif (path / "questions").is_dir() and any((path / "questions").glob("*.json")):
         return "clevr"
     elif find_tables(path):
@@ -51,4 +56,6 @@ def load_dataset(path: Path, kind: str | None = None, cache_dir: Path | None = N
         return BenchDataset(Path(path))
     if chosen == "clevr":
         return ClevrDataset(Path(path))
+    if chosen == "warehouse":
+        return WarehouseDataset(Path(path))
     return Omni3DBenchDataset(Path(path), cache_dir=cache_dir)

@@ -12,6 +12,7 @@ from typing import Any
 from base_modules.types import Image
 from omni3d_bench.datasets.clevr import read_json
 from omni3d_bench.images import image_handle
+from omni3d_bench.regions import region_fields
 from omni3d_bench.types import DatasetError, Question
 
 FORMAT = "vadar-bench"
@@ -115,7 +116,8 @@ class BenchDataset:
                 raise DatasetError(f"{path}: question #{pos} has answer_type "
                                    f"{item['answer_type']!r}; expected one of {ANSWER_TYPES}.")
             out.append(Question(
-                question_id=str(item["question_id"]), question=item["question"],
+                question_id=str(item["question_id"]),
+                **region_fields(item, item["question"], f"{path}: question #{pos}"),
                 answer=str(item["answer"]), answer_type=item["answer_type"],
                 image_id=str(item["image_id"]),
                 image_path=self.root / "images" / item["image_filename"], split=split,

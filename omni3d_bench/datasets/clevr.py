@@ -12,6 +12,7 @@ from typing import Any
 from base_modules.types import Image
 from omni3d_bench.datasets.tables import load_json
 from omni3d_bench.images import image_handle
+from omni3d_bench.regions import region_fields
 from omni3d_bench.types import AnswerType, DatasetError, Question
 
 REQUIRED_QUESTION_FIELDS = ("question", "image_index", "image_filename")
@@ -221,7 +222,7 @@ class ClevrDataset:
         metadata["image_index"] = image_index
         return Question(
             question_id=str(qid),
-            question=text,
+            **region_fields(item, text, f"{path}: question #{pos}"),
             answer=answer_str,
             answer_type=answer_type_of(answer_str),
             image_id=image_id,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from base_modules.module import PREDEFINED_MODULES, Module, module_stub
+from base_modules.module import PREDEFINED_MODULES, REGION_MODULES, Module, module_stub
+from base_modules.types import Region
 from vadar import prompts
 
 
@@ -61,3 +62,14 @@ def render_api(
         parts.append("# Library functions (already implemented; call them directly)")
         parts += [function_stub(f.name, f.signature, f.docstring, examples.get(f.name)) for f in functions]
     return "\n\n".join(parts) + "\n"
+
+
+def with_regions(api_text: str, regions: Sequence[Region]) -> str:
+    """`api_text` plus `region()` and the region tools when the question points at regions;
+    without regions the text is returned unchanged."""
+    if not regions:
+        return api_text
+    names = ", ".join(r.name for r in regions)
+    header = prompts.render("api_regions", names=names, first=regions[0].name).rstrip("\n")
+    parts = [header, *(module_stub(spec) for spec in REGION_MODULES)]
+    return api_text + "\n" + "\n\n".join(parts) + "\n"

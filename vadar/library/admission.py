@@ -28,7 +28,7 @@ from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
 from vadar.agents.program import ProgramAgent, program_error
 from vadar.agents.stubs import StubFormatError, called_names
 from vadar.agents.answers import normalize_answer
-from vadar.agents.api_text import render_api
+from vadar.agents.api_text import render_api, with_regions
 from vadar.library.checks import BehaviourChecks, CheckResult
 from vadar.library.namespace import library_functions, program_namespace
 from vadar.library.truth_checks import TruthChecks, TruthResult
@@ -51,7 +51,8 @@ class QuestionEvidence:
     def score(self, outcome: ProgramOutcome) -> float:
         if self.reference is None or outcome.error is not None:
             return 0.0
-        return score_answer(outcome.answer, self.reference, self.question.answer_type)
+        return score_answer(outcome.answer, self.reference, self.question.answer_type,
+                            self.question.metric)
 
 
 @dataclass
@@ -118,16 +119,20 @@ class Admission:
                   candidates: Sequence[FunctionRecord], report: AdmissionReport) -> QuestionEvidence:
         image = dataset.image(question)
         self.on_event(f"checking helpers on question {question.question_id}")
-        without = self.agent.solve(question.question, render_api(before), program_namespace(image, modules, before))
+
+        def solve(agent: ProgramAgent, library: list[FunctionRecord]) -> ProgramOutcome:
+            return agent.solve(question.question, with_regions(render_api(library), question.regions),
+                               program_namespace(image, modules, library, question.regions))
+
+        without = solve(self.agent, before)
         library = [*before, *candidates]
-        with_ = self.agent.solve(question.question, render_api(library), program_namespace(image, modules, library))
+        with_ = solve(self.agent, library)
         item = QuestionEvidence(question, without, with_, uses=self._reached(with_.program, candidates))
         outcomes = {"without": without, "with": with_}
         if self.mode == "labelled" and question.answer is not None:
             item.reference = str(question.answer)
         else:  # a second program without the candidates: the reference must not lean on them
-            outcomes["sample"] = self.sampler.solve(question.question, render_api(before),
-                                                    program_namespace(image, modules, before))
+            outcomes["sample"] = solve(self.sampler, before)
             item.reference = majority([without, outcomes["sample"]])
         for variant, outcome in outcomes.items():
             library = [*before, *candidates] if variant == "with" else before
@@ -237,7 +242,7 @@ class Admission:
     def _rerun(self, outcome: ProgramOutcome, question: Question, dataset: Dataset, modules: ModuleSet,
                library: list[FunctionRecord]) -> ProgramOutcome:
         """The same program text, run again with the repaired helper (no new LLM reply)."""
-        namespace = program_namespace(dataset.image(question), modules, library)
+        namespace = program_namespace(dataset.image(question), modules, library, question.regions)
         result = check_infrastructure(self.executor(outcome.program or "", namespace))
         error = program_error(result)
         return ProgramOutcome(answer=normalize_answer(result.value) if error is None else outcome.answer,

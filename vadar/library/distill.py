@@ -239,12 +239,12 @@ def verify_rewrites(record: Any, rewrites: Sequence[tuple[VerifiedProgram, str]]
     failures = []
     for source, code in rewrites:
         question = by_id[source.question_id]
-        namespace = program_namespace(dataset.image(question), modules, functions)
+        namespace = program_namespace(dataset.image(question), modules, functions, question.regions)
         result = check_infrastructure(executor(code, namespace))
         error = program_error(result)
         if error is not None:
             failures.append(f"question {question.question_id}: {error.splitlines()[-1]}")
-        elif score_answer(normalize_answer(result.value), source.gold, question.answer_type) < 1.0:
+        elif score_answer(normalize_answer(result.value), source.gold, question.answer_type, question.metric) < 1.0:
             failures.append(f"question {question.question_id}: answered {result.value!r}, was {source.answer!r}")
     evidence: dict[str, Any] = {"reproduced": len(rewrites) - len(failures), "programs": len(rewrites)}
     if failures:

@@ -4,6 +4,7 @@ Programs, API-agent tests and tool-agent steps all run with the image handle, th
 predefined modules and (where the method allows) the implemented library functions. A question
 about several frames of one scene adds `views` (the frames, in order; `image` is the first) and
 the multi-view modules.
+A question that points at regions adds `region()` and the region tools bound to its regions.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from base_modules.module import ModuleSet
 from base_modules.oracle.clevr import clevr_oracle_modules
 from base_modules.oracle.clevr_camera import REFERENCE_HEIGHT, REFERENCE_WIDTH
 from base_modules.oracle.clevr_synthetic import camera_placed, camera_pose, synthetic_scene
-from base_modules.types import Image
+from base_modules.region_geometry import region_modules
+from base_modules.region_tools import bind_region_tools
+from base_modules.types import Image, Region
 from base_modules.view_modules import ViewModuleSet
 from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
 
@@ -38,16 +41,17 @@ def _plain(name: str, code: str) -> bool:
     return True
 
 
-def program_namespace(image: Image, modules: ModuleSet,
-                      library: Iterable[FunctionRecord] = (), *,
-                      views: list[Image] | None = None,
+def program_namespace(image: Image, modules: ModuleSet, library: Iterable[FunctionRecord] = (),
+                      regions: Sequence[Region] = (), *, views: list[Image] | None = None,
                       view_modules: ViewModuleSet | None = None) -> dict[str, Any]:
     """The image handle, the five modules and the given library functions; with `views`, also
-    the frames and (when given) the multi-view modules."""
+    the frames and (when given) the multi-view modules; with `regions`, the question's region tools."""
     namespace: dict[str, Any] = {"image": image, **modules.as_namespace()}
     if views:
         namespace["views"] = list(views)
         namespace.update(view_modules.as_namespace() if view_modules is not None else {})
+    if regions:
+        namespace.update(bind_region_tools(regions, region_modules(modules)))
     return {**namespace, **library_functions(library)}
 
 

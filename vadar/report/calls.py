@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
+
+from base_modules.types import Region
 
 PALETTE = (
     "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324",
@@ -91,7 +94,8 @@ def fmt_value(value: Any, *, digits: int = 3) -> str:
     return str(value)
 
 
-def _key(box: Any) -> Box:
+def box_key(box: Any) -> Box:
+    """A box as the marks key it: rounded to a tenth of a pixel."""
     return tuple(round(float(v), 1) for v in box)  # type: ignore[return-value]
 
 
@@ -103,14 +107,14 @@ def _text_args(call: dict[str, Any]) -> list[str]:
 
 def _box_args(call: dict[str, Any]) -> list[Box]:
     values = list(call.get("args") or []) + list((call.get("kwargs") or {}).values())
-    return [_key(v) for v in values if is_box(v)]
+    return [box_key(v) for v in values if is_box(v)]
 
 
 def _returned_boxes(result: Any) -> list[Box]:
     if is_box(result):
-        return [_key(result)]
+        return [box_key(result)]
     if isinstance(result, (list, tuple)):
-        return [_key(v) for v in result if is_box(v)]
+        return [box_key(v) for v in result if is_box(v)]
     return []
 
 
@@ -159,6 +163,8 @@ def trace_calls(raw_calls: list[Any]) -> CallTrace:
         if returned and name == "loc":
             for position, box in enumerate(returned):
                 colors.append(mark(box, f"{name}({text})[{position}]"))
+        elif returned and name == "region":  # one box, named by the call itself
+            colors.append(mark(returned[0], f"{name}({text})"))
         elif returned:
             for position, box in enumerate(returned):
                 colors.append(mark(box, f"{name}({text}) -> [{position}]"))
@@ -169,3 +175,17 @@ def trace_calls(raw_calls: list[Any]) -> CallTrace:
         views.append(CallView(index, name, _arguments(call), "" if error else fmt_value(result),
                               str(error) if error else None, count, list(dict.fromkeys(colors))))
     return CallTrace(views, list(marks.values()))
+
+
+def add_region_marks(marks: list[BoxMark], regions: Sequence[Region]) -> list[BoxMark]:
+    """The marks with each question region's box labelled by its identifier ("<pallet_0>"),
+    first on a box the calls already marked (region(k) returns it), else as a mark of its own."""
+    out = list(marks)
+    by_box = {mark.box: mark for mark in out}
+    for region in regions:
+        box = box_key(region.box)
+        if box not in by_box:
+            by_box[box] = BoxMark(box, PALETTE[len(out) % len(PALETTE)])
+            out.append(by_box[box])
+        by_box[box].labels.insert(0, region.name)
+    return out

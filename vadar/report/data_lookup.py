@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from base_modules.types import Region
 from omni3d_bench.types import Question
 
 
@@ -53,6 +54,11 @@ class DataLookup:
         if metadata.get("question_family_index") is not None:
             return f"family {metadata['question_family_index']}"
         return None
+
+    def regions(self, question_id: str) -> tuple[Region, ...]:
+        """The regions a question points at (none when the data set is unknown)."""
+        question = self.questions.get(question_id)
+        return question.regions if question is not None else ()
 
     def image_path(self, row: dict[str, Any], frame: int | None = None) -> Path | None:
         """The first existing file among the data set's, the recorded one and one under the root

@@ -16,9 +16,13 @@ from pathlib import Path
 
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
-from vadar.report.calls import BoxMark
+from base_modules.region_tools import region_mask
+from base_modules.types import Region
+from vadar.report.calls import BoxMark, box_key
 
 MIN_LONG_SIDE = 800
+REGION_TINT = 0.45
+"""How strongly a region's mask is tinted in its mark's colour."""
 JPEG_QUALITY = 88
 PLACEHOLDER_SIZE = (480, 320)
 
@@ -53,6 +57,22 @@ def load_picture(path: Path | None, size: tuple[int, int] | None) -> tuple[Image
     draw = ImageDraw.Draw(placeholder)
     draw.text((10, 10), "image not available", fill="#555555", font=_font(14))
     return placeholder, reason
+
+
+def tint_regions(picture: Image.Image, regions: Sequence[Region], marks: Sequence[BoxMark]) -> Image.Image:
+    """A copy of `picture` with each region's mask tinted in the colour of its box's mark; masks
+    of another size than the picture (a placeholder) are left out."""
+    colors = {mark.box: mark.color for mark in marks}
+    canvas = picture.copy()
+    for region in regions:
+        mask = region_mask(region)
+        color = colors.get(box_key(region.box))
+        if mask is None or color is None or mask.shape != (picture.height, picture.width):
+            continue
+        overlay = Image.new("RGB", canvas.size, ImageColor.getrgb(color)[:3])
+        alpha = Image.fromarray((mask * int(255 * REGION_TINT)).astype("uint8"), mode="L")
+        canvas.paste(overlay, (0, 0), alpha)
+    return canvas
 
 
 def draw_marks(picture: Image.Image, marks: Sequence[BoxMark]) -> Image.Image:

@@ -10,9 +10,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from vadar.report.calls import CallView, fmt_value, trace_calls
+from vadar.report.calls import CallView, add_region_marks, fmt_value, trace_calls
 from vadar.report.data_lookup import DataLookup, recorded_image
-from vadar.report.drawing import draw_marks, encode_jpeg, load_picture
+from vadar.report.drawing import draw_marks, encode_jpeg, load_picture, tint_regions
 from vadar.report.highlight import highlight_python
 from vadar.report.library import functions_called
 
@@ -132,9 +132,12 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
     if note is not None:
         where = recorded.get("path") or row.get("image_id") or "?"
         note = f"image {where} not found; boxes drawn on a placeholder" if path is None else note
+    regions = lookup.regions(question_id)
+    marks = add_region_marks(trace.marks, regions)
     frame_ids = [str(v) for v in row.get("view_ids") or []]
     frames = frame_pictures(row, frame_ids, calls, lookup, sink, anchor, frame_paths or [])
-    src = frames[0][1] if frames else sink(anchor, encode_jpeg(draw_marks(picture, trace.marks)))
+    src = frames[0][1] if frames else sink(anchor, encode_jpeg(draw_marks(tint_regions(picture, regions, marks),
+                                                                          marks)))
     used = functions_called(row.get("program"), library)
     step_errors = [str(e) for e in row.get("step_errors") or []]
     return QuestionView(
@@ -147,7 +150,7 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
         attempts=_int(row.get("attempts")), seconds=_float(row.get("seconds")),
         prompt_tokens=_int(row.get("prompt_tokens")), completion_tokens=_int(row.get("completion_tokens")),
         cached_prompt_tokens=_int(row.get("cached_prompt_tokens")), calls=trace.calls,
-        boxes=len(trace.marks), image_src=src, image_note=note,
+        boxes=len(marks), image_src=src, image_note=note,
         library_used=[(name, library[name]) for name in used], frames=frames,
         techniques=technique_lines(row.get("extra") or {}),
     )

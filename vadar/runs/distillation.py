@@ -41,7 +41,8 @@ def distill_batch(session: Session, data: PreparedData, chunk: Sequence[Question
             if on_event:
                 on_event(f"writing a program for build question {question.question_id}")
             outcome = answer(question)
-            right = outcome.error is None and score_answer(outcome.answer, question.answer, question.answer_type) >= 1.0
+            right = outcome.error is None and score_answer(outcome.answer, question.answer, question.answer_type,
+                                                                   question.metric) >= 1.0
             try:
                 uses = set(called_names(outcome.program)) & names if outcome.program else set()
             except (SyntaxError, StubFormatError):  # a program that does not parse calls nothing

@@ -104,7 +104,7 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
     if outcome.error is not None or gold is None:
         score = 0.0
     else:
-        score, error = _score(outcome.answer, gold, question.answer_type)
+        score, error = _score(outcome.answer, gold, question.answer_type, question.metric)
         if error is not None:
             outcome = dataclasses.replace(outcome, error=error)
     return QuestionResult(
@@ -132,15 +132,15 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
     )
 
 
-def _score(answer: Any, gold: Any, answer_type: str) -> tuple[float, str | None]:
+def _score(answer: Any, gold: Any, answer_type: str, metric: str | None) -> tuple[float, str | None]:
     """The score, or 0 and that question's error when the answer cannot be scored.
 
     A gold answer the metric refuses is the data set's fault and still raises.
     """
     try:
-        return score_answer(answer, gold, answer_type), None
+        return score_answer(answer, gold, answer_type, metric), None
     except Exception as exc:  # noqa: BLE001 - whatever the program returned, the run goes on
-        score_answer(gold, gold, answer_type)
+        score_answer(gold, gold, answer_type, metric)
         return 0.0, f"the answer could not be scored: {type(exc).__name__}: {one_line(str(exc), 300)}"
 
 

@@ -75,7 +75,7 @@ def evaluate_gold(
                 prediction = run_gold_program(question.gold_program, image, modules)
             except (ModuleError, ProgramError) as exc:
                 prediction = f"error: {exc}"
-            score = score_answer(prediction, question.answer, question.answer_type)
+            score = score_answer(prediction, question.answer, question.answer_type, question.metric)
             report.outcomes.append(GoldOutcome(question, prediction, score))
         if on_step is not None:
             on_step()

@@ -22,7 +22,7 @@ from vadar.agents.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
 from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
-from vadar.agents.api_text import render_api
+from vadar.agents.api_text import render_api, with_regions
 from vadar.agents.unit_tests import SceneNamespace
 from vadar.config import ConfigError, VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
@@ -104,7 +104,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
 
         def solve_with_program(question: Question) -> ProgramOutcome:
             namespace, api = question_context(question, dataset, modules, view_modules, library)
-            shown = render_api(retriever.select(question.question), examples=calls, **api)
+            shown = with_regions(render_api(retriever.select(question.question), examples=calls, **api),
+                                 question.regions)
             worked = examples.render(question.question) if examples is not None else None
             return program_agent.solve(question.question, shown, namespace, worked, scenes)
 
@@ -114,7 +115,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         tool_agent = ToolAgent(llm, executor, budget=limits.tool_budget, max_reply_tokens=cap)
         def solve_with_tools(question: Question) -> ProgramOutcome:
             namespace, api = question_context(question, dataset, modules, view_modules)
-            return tool_agent.solve(question.question, render_api(library, **api), namespace)
+            return tool_agent.solve(question.question, with_regions(render_api(library, **api), question.regions),
+                                   namespace)
 
         return solve_with_tools
 
@@ -134,9 +136,9 @@ def question_context(question: Question, dataset: Dataset, modules: ModuleSet,
     """What a program for `question` runs with, and the `render_api` options that describe it:
     for a question about several frames, the frames as `views` and the multi-view modules."""
     if not question.multi_view:
-        return program_namespace(dataset.image(question), modules, library or ()), {}
+        return program_namespace(dataset.image(question), modules, library or (), question.regions), {}
     views = question_views(dataset, question)
-    namespace = program_namespace(views[0], modules, library or (), views=views,
+    namespace = program_namespace(views[0], modules, library or (), question.regions, views=views,
                                   view_modules=view_modules)
     across = VIEW_MODULES if view_modules is not None else ()
     return namespace, {"modules": PREDEFINED_MODULES + across, "views": True}
