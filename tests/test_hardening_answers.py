@@ -37,7 +37,7 @@ def test_an_unscorable_answer_is_that_questions_error(monkeypatch: pytest.Monkey
     question = Question(question_id="q1", image_id="i", question="How many?", answer=3, answer_type="int",
                         image_path="i.png", split="test", source="t")
 
-    def explode(prediction, gold, answer_type):
+    def explode(prediction, gold, answer_type, metric=None):
         if prediction == "boom":
             raise OverflowError("int too large to convert to float")
         return 1.0
