@@ -177,6 +177,7 @@ class GroupWriter:
         sources = current_programs(self.store.verified_programs(correct_only=True), set(by_id), implemented)
         report = DistillReport(programs=len(sources))
         report.tokens_before = report.tokens_after = sum(code_tokens(p.code or "") for p in sources)
+        # a group whose helper was admitted once and has since been retired is not written again
         tried = {tuple(e.get("questions", ())) for d in self.store.decisions()
                  if (e := d.evidence or {}).get("origin") == "group"}
         for group in group_programs([p for p in sources if not _one_call(p)]):
