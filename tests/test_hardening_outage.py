@@ -15,7 +15,7 @@ from rich.console import Console
 from llm_fake_server import FakeServer, MESSAGES, make_client, make_config
 from vadar.cli.errors import user_errors
 from vadar.config import LLMConfig, VadarConfig
-from vadar.llm.client import SILENT_ATTEMPTS, build_chat_model
+from vadar.llm.client import SILENT_ATTEMPTS, LLMClient, build_chat_model
 from vadar.llm.doubles import ScriptedLLM
 from vadar.llm.errors import LLMBadResponseError, LLMSilentError, LLMUnavailableError
 from vadar.runs.evaluation import RunStoppedError
@@ -43,9 +43,21 @@ def test_the_default_limits_report_a_hung_endpoint_in_about_a_minute(tmp_path: P
     config = VadarConfig()
     config.paths.home = tmp_path
     config.llm.base_url = "http://127.0.0.1:9/v1"
-    assert build_chat_model(config).config.inactivity_timeout_s == 30
-    config.llm.base_url = None  # the embedded server keeps its long silence limit
-    assert build_chat_model(config, base_url="http://127.0.0.1:9/v1").config.inactivity_timeout_s == 180
+    remote = build_chat_model(config)
+    assert remote.config.inactivity_timeout_s == 30 and remote.silence_setting == "VADAR_LLM_INACTIVITY_TIMEOUT_S"
+    config.llm.base_url = None  # the embedded server keeps its long silence limit, named in its errors
+    embedded = build_chat_model(config, base_url="http://127.0.0.1:9/v1")
+    assert embedded.config.inactivity_timeout_s == 180
+    assert embedded.silence_setting == "VADAR_EMBEDDED_INACTIVITY_TIMEOUT_S"
+
+
+def test_the_silence_error_names_the_variable_that_sets_the_limit(server: FakeServer) -> None:
+    server.script = [{"hang": True}] * 2
+    config = make_config(inactivity_timeout_s=0.2, max_retries=1, timeout_s=30)
+    client = LLMClient(config, base_url=server.base_url, retry_wait_s=0.01,
+                       silence_setting="VADAR_EMBEDDED_INACTIVITY_TIMEOUT_S")
+    with pytest.raises(LLMSilentError, match="VADAR_EMBEDDED_INACTIVITY_TIMEOUT_S"):
+        client.complete(MESSAGES)
 
 
 @pytest.mark.parametrize("outage", OUTAGES, ids=["http-500", "not-json", "hung"])

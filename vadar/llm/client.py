@@ -90,8 +90,10 @@ class LLMClient:
         retry_wait_s: float = 1.0,
         retry_wait_max_s: float = 30.0,
         on_token: TokenCallback | None = None,
+        silence_setting: str = "VADAR_LLM_INACTIVITY_TIMEOUT_S",
     ) -> None:
         self.config = config
+        self.silence_setting = silence_setting  # the variable that sets `inactivity_timeout_s`, for errors
         self.base_url = base_url or config.base_url
         if not self.base_url:
             raise LLMUnavailableError(
@@ -300,7 +302,7 @@ class LLMClient:
                 raise self._total_timeout(None) from exc
             raise LLMSilentError(
                 f"LLM endpoint {self._where()} sent nothing for {self.config.inactivity_timeout_s:g} s "
-                "(VADAR_LLM_INACTIVITY_TIMEOUT_S). If the model is just slow to read a long prompt, "
+                f"({self.silence_setting}). If the model is just slow to read a long prompt, "
                 f"raise it. {_HOW_TO_FIX}"
             ) from exc
         except (httpx.TransportError, httpx.DecodingError) as exc:  # dropped mid-stream
@@ -383,10 +385,11 @@ def build_chat_model(
     hears each streamed piece of reply text (a live display counts them).
     """
     cache = ResponseCache(config.paths.llm_cache) if config.llm.cache else None
-    llm = config.llm
+    llm, setting = config.llm, "VADAR_LLM_INACTIVITY_TIMEOUT_S"
     if not llm.base_url:  # the embedded server: a CPU model may be silent for long over a prompt
         llm = dataclasses.replace(llm, inactivity_timeout_s=config.embedded.inactivity_timeout_s)
-    return LLMClient(llm, base_url=base_url, cache=cache, usage=usage, on_token=on_token)
+        setting = "VADAR_EMBEDDED_INACTIVITY_TIMEOUT_S"
+    return LLMClient(llm, base_url=base_url, cache=cache, usage=usage, on_token=on_token, silence_setting=setting)
 
 
 def _reply_char_limit(max_tokens: Any) -> int:
