@@ -149,3 +149,38 @@ def test_malformed_replies_are_sent_back_with_the_reason(sample, reply, problem)
     report = writer(store, llm).write(dataset, modules, questions)
     assert report.admitted == []
     assert problem in llm.calls[1][-1]["content"]
+
+
+LEFT_OF = ('ref = loc(image, "red sphere")[0]\ncentre = (ref[0] + ref[2]) / 2\n'
+           'final_result = len([b for b in loc(image, "things") if (b[0] + b[2]) / 2 < centre])\n')
+COUNT_THREE = COUNT.replace('final_result = _count_matching(image, "large things")\n',
+                            'final_result = _count_matching(image, "large things")\n'
+                            'final_result = _count_matching(image, "things left of the red sphere")\n')
+
+
+def test_a_helper_right_on_most_of_its_group_is_kept_for_those_questions(sample):
+    store, dataset, modules, questions = sample
+    question = next(q for q in questions if q.question == "How many things are left of the red sphere?")
+    result = run(LEFT_OF, program_namespace(dataset.image(question), modules))
+    assert result.error is None and score_answer(normalize_answer(result.value), question.answer, "int") == 1.0
+    store.record_verified_program(batch_id=None, question_id=question.question_id, question=question.question,
+                                  variant="without", code=LEFT_OF, answer=question.answer, gold=question.answer,
+                                  error=None, correct=True, uses=[])
+    llm = ScriptedLLM([COUNT_THREE, COUNT_THREE])
+    report = writer(store, llm).write(dataset, modules, questions)
+    assert report.admitted == ["_count_matching"]
+    evidence = store.decisions("_count_matching")[-1].evidence
+    assert evidence["left_out"] == [question.question_id] and evidence["uses"] == 2
+    assert evidence["reproduced"] == evidence["programs"] == 2
+    rewritten = [p for p in store.verified_programs() if p.variant == REWRITTEN]
+    assert len(rewritten) == 2 and question.question_id not in {p.question_id for p in rewritten}
+    # with a minimum of three uses, two right answers of three are not enough
+    store2 = ApiStore(store.path.parent / "other.sqlite")
+    for program in store.verified_programs():
+        if program.variant != REWRITTEN:
+            store2.record_verified_program(batch_id=None, question_id=program.question_id, question=program.question,
+                                           variant=program.variant, code=program.code, answer=program.answer,
+                                           gold=program.gold, error=None, correct=True, uses=[])
+    strict = GroupWriter(store2, ScriptedLLM([COUNT_THREE, COUNT_THREE]), run, min_uses=3, truth=TruthChecks(run))
+    assert strict.write(dataset, modules, questions).admitted == []
+    store2.close()

@@ -231,17 +231,40 @@ class GroupWriter:
 
         self.loop.run(messages, judge)
         name, reason = outcome.get("name", "(unnamed)"), outcome.get("reason", "no usable reply")
-        if reason is not None:
+        if reason is not None and not self._keep_the_questions_it_answers(outcome, group, by_id, dataset, modules,
+                                                                          library):
             return name, reason, 0
         rewrites = outcome["rewrites"]
         saved = sum(code_tokens(p.code or "") - code_tokens(code) for p, code in rewrites)
         if saved <= 0:
             return name, "the calls are not shorter than the programs they replace", 0
         admit_helper(self.store, outcome["record"], rewrites, library, batch_id, evidence={
-            "origin": "group", "questions": [p.question_id for p in group], "uses": len(group),
+            "origin": "group", "questions": [p.question_id for p, _ in rewrites], "uses": len(rewrites),
             "tokens_saved": saved, "frame": " ".join(question_frame(group[0].question, group[0].code or "")),
             **outcome["evidence"]})
         return name, None, saved
+
+
+    def _keep_the_questions_it_answers(self, outcome: dict[str, Any], group: list[VerifiedProgram],
+                                       by_id: dict[str, Question], dataset: Dataset, modules: ModuleSet,
+                                       library: list[FunctionRecord]) -> bool:
+        """A helper right on most of its group is kept for the questions it answers right.
+
+        A question can land in a group it does not fit (its object is described by a relation the
+        helper's phrase parameter cannot carry). The helper is kept when the questions it answers
+        right are at least `min_uses` and two thirds of the group; it is checked again on them
+        alone, and the others are recorded as left out. `outcome` is updated in place.
+        """
+        changed = set(outcome.get("evidence", {}).get("changed", ()))
+        kept = [(p, code) for p, code in outcome.get("rewrites", ()) if p.question_id not in changed]
+        if not changed or len(kept) < self.min_uses or 3 * len(kept) < 2 * len(group):
+            return False
+        problem, evidence = verify_rewrites(outcome["record"], kept, by_id, dataset, modules, library,
+                                            self.executor, self.truth)
+        if problem is not None:
+            return False
+        outcome.update(rewrites=kept, reason=None, evidence={**evidence, "left_out": sorted(changed)})
+        return True
 
 
 def _one_call(program: VerifiedProgram) -> bool:

@@ -236,7 +236,7 @@ def verify_rewrites(record: Any, rewrites: Sequence[tuple[VerifiedProgram, str]]
     except LibrarySourceError as exc:
         return str(exc), {}
     functions = [*library, record]
-    failures = []
+    failures, changed = [], []
     for source, code in rewrites:
         question = by_id[source.question_id]
         namespace = program_namespace(dataset.image(question), modules, functions, question.regions)
@@ -246,7 +246,12 @@ def verify_rewrites(record: Any, rewrites: Sequence[tuple[VerifiedProgram, str]]
             failures.append(f"question {question.question_id}: {error.splitlines()[-1]}")
         elif score_answer(normalize_answer(result.value), source.gold, question.answer_type, question.metric) < 1.0:
             failures.append(f"question {question.question_id}: answered {result.value!r}, was {source.answer!r}")
+        else:
+            continue
+        changed.append(question.question_id)
     evidence: dict[str, Any] = {"reproduced": len(rewrites) - len(failures), "programs": len(rewrites)}
+    if changed:
+        evidence["changed"] = changed
     if failures:
         return f"{len(failures)} of {len(rewrites)} rewritten programs changed: {failures[0]}", evidence
     if truth is not None:
