@@ -116,7 +116,7 @@ def test_a_helper_that_tests_for_the_questions_own_phrases_is_refused_and_rewrit
     llm = ScriptedLLM([LOOKUP, COUNT])
     report = writer(store, llm).write(dataset, modules, questions)
     assert report.admitted == ["_count_matching"]
-    assert "take them as parameters" in llm.calls[1][-1]["content"]
+    assert "pass it on to the API instead of testing for it" in llm.calls[1][-1]["content"]
     assert "== 'cylinders'" not in store.current("_count_matching").code
 
 
@@ -184,3 +184,18 @@ def test_a_helper_right_on_most_of_its_group_is_kept_for_those_questions(sample)
     strict = GroupWriter(store2, ScriptedLLM([COUNT_THREE, COUNT_THREE]), run, min_uses=3, truth=TruthChecks(run))
     assert strict.write(dataset, modules, questions).admitted == []
     store2.close()
+
+
+def test_a_parameter_compared_with_a_closed_set_of_words_is_no_lookup():
+    from vadar.library.clusters import Written, misuse
+    from vadar.library.distill import api_signatures
+
+    side = ('def _count_beside(image, object_prompt, reference_prompt, side):\n    """Count."""\n'
+            '    ref = loc(image, reference_prompt)[0]\n    boxes = loc(image, object_prompt)\n'
+            '    if side == "left":\n        return len([b for b in boxes if b[2] < ref[0]])\n'
+            '    return len([b for b in boxes if b[0] > ref[2]])\n')
+    calls = ["_count_beside(image, 'chairs', 'table', 'left')", "_count_beside(image, 'cups', 'plate', 'right')"]
+    assert misuse(Written("_count_beside", "Count.", "(...)", side, calls), api_signatures([])[0]) is None
+    lookup = side.replace('if side == "left"', 'if reference_prompt == "table"')
+    assert "tests `reference_prompt`" in misuse(Written("_count_beside", "Count.", "(...)", lookup, calls),
+                                                 api_signatures([])[0])

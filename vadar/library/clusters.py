@@ -31,7 +31,7 @@ from vadar.agents.code_extract import NoCodeError, extract_code
 from vadar.agents.outcome import Executor
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.library.distill import DistillReport, admit_helper, current_programs, verify_rewrites
+from vadar.library.distill import DistillReport, admit_helper, api_signatures, current_programs, verify_rewrites
 from vadar.library.fragments import code_tokens
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
@@ -143,19 +143,28 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     return Written(node.name, docstring, signature, code, calls)
 
 
-def misuse(written: Written, api_names: set[str]) -> str | None:
-    """Why the helper is no real computation: it calls no API function, or names what its calls pass it."""
+def misuse(written: Written, api_params: dict[str, list[tuple[str, str]]]) -> str | None:
+    """Why the helper is no real computation: it calls no API function, or it tests a parameter that
+    it passes on as an object description (`object_prompt == "cylinders"`: a lookup of the group's own
+    questions). A parameter compared with a closed set of words (`side == "left"`) is fine."""
     tree = ast.parse(written.code)
-    phrases = {n.value.lower() for call in written.calls for n in ast.walk(ast.parse(call))
-               if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    if not called & api_names:
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    if not {c.func.id for c in calls} & set(api_params):  # type: ignore[union-attr]
         return "the helper must call the API (loc, depth, vqa, ...) to compute its answer"
-    literals = {n.value.lower() for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    hard_coded = sorted(literals & phrases)
-    if hard_coded:
-        return (f"the helper names the questions' own phrases ({hard_coded[0]!r}): take them as parameters "
-                "instead of testing for them")
+    described: set[str] = set()  # helper parameters passed to the API as an object description
+    for call in calls:
+        slots = [name for name, _ in api_params.get(call.func.id, [])]  # type: ignore[union-attr]
+        for position, argument in enumerate(call.args):
+            if isinstance(argument, ast.Name) and position < len(slots) and "prompt" in slots[position]:
+                described.add(argument.id)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            names = {s.id for s in sides if isinstance(s, ast.Name)} & described
+            texts = [s.value for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+            if names and texts:
+                return (f"the helper tests `{sorted(names)[0]}` against the questions' own phrases ({texts[0]!r}): "
+                        "pass it on to the API instead of testing for it")
     return None
 
 
@@ -201,8 +210,8 @@ class GroupWriter:
     def _write_one(self, group: list[VerifiedProgram], by_id: dict[str, Question], dataset: Dataset,
                    modules: ModuleSet, library: list[FunctionRecord], batch_id: int | None) -> tuple[str, str | None, int]:
         api = render_api(library)
-        api_names = {n.name for n in ast.parse(api).body if isinstance(n, ast.FunctionDef)}
-        taken = {f.name for f in self.store.functions(include_failed=True)} | api_names
+        api_params = api_signatures(library)[0]
+        taken = {f.name for f in self.store.functions(include_failed=True)} | set(api_params)
         messages = [{"role": "system", "content": prompts.render("group_system", api=api)},
                     {"role": "user", "content": prompts.render(
                         "group_request", shown=group[:MAX_SHOWN], questions=[p.question for p in group])}]
@@ -214,7 +223,7 @@ class GroupWriter:
             except ValueError as exc:
                 outcome.setdefault("reason", str(exc))
                 return Verdict.retry(prompts.render("group_retry", error=str(exc)))
-            problem = misuse(written, api_names)
+            problem = misuse(written, api_params)
             rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True)]
             if problem is None:
                 record = SimpleNamespace(name=written.name, signature=written.signature,
