@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from tests.sandbox_namespace import NAMESPACE
+from sandbox_namespace import NAMESPACE
 from vadar.cli import app
 from vadar.config import ConfigError, load_config
 from vadar.sandbox import Sandbox

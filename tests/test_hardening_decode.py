@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.sandbox_namespace import NAMESPACE
+from sandbox_namespace import NAMESPACE
 from vadar.sandbox import Sandbox
 from vadar.sandbox.codec import DecodeTimeout, decode, encode
 

@@ -3,7 +3,7 @@
 import pytest
 
 from api_store import ApiStore
-from tests.sandbox_namespace import IMAGE
+from sandbox_namespace import IMAGE
 from vadar.agents.api import ApiAgent, TestContext
 from vadar.library.hand import HandLibraryError, parse_functions
 from vadar.library.namespace import library_functions

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from llm_fake_server import FakeServer, make_client
 from omni3d_bench.datasets.omni3d import Omni3DBenchDataset
 from omni3d_bench.types import DatasetError, Question
-from tests.test_datasets_omni3d import make_dir, rewrite
+from test_datasets_omni3d import make_dir, rewrite
 from vadar.agents.outcome import ProgramOutcome
 from vadar.cli import app
 from vadar.llm.errors import LLMRequestError
