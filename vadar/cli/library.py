@@ -226,6 +226,25 @@ def add(
     typer.echo(f"added {len(names)} functions to {path}: {', '.join(names)}")
 
 
+@app.command("import")
+def import_(
+    source: Annotated[Path, typer.Argument(help="A JSON file written by `vadar library export`.", dir_okay=False)],
+    replace: Annotated[bool, typer.Option("--replace", help="Import functions the library already has as their "
+                                          "new current versions (otherwise they are refused).")] = False,
+    db: DbOption = None,
+) -> None:
+    """Import a library export: every function with its versions, attempts and decisions."""
+    from vadar.library.importing import LibraryImportError, import_library
+
+    with _open_store(db, create=True) as store:
+        try:
+            names = import_library(store, source, replace=replace)
+        except LibraryImportError as exc:
+            raise _fail(str(exc)) from exc
+        path = store.path
+    typer.echo(f"imported {len(names)} functions into {path}: {', '.join(names) or '-'}")
+
+
 @app.command("distill")
 def distill(
     data: Annotated[Path, typer.Option("--data", help="The data set the library was built on.")],
