@@ -7,6 +7,7 @@ questions in parallel): each public method holds it for its whole transaction or
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from api_store.connection import read_snapshot, write_transaction
+from api_store.connection import read_snapshot, storage_failure, write_transaction
 
 
 class StoreBase:
@@ -52,13 +53,24 @@ class StoreBase:
 
         Blocks nest (inner ones become savepoints); every write method already uses one.
         """
-        with self._lock, write_transaction(self._db):
+        with self._lock, self._storage_failures(), write_transaction(self._db):
             yield
 
     @contextlib.contextmanager
     def _snapshot(self) -> Iterator[None]:
-        with self._lock, read_snapshot(self._db):
+        with self._lock, self._storage_failures(), read_snapshot(self._db):
             yield
+
+    @contextlib.contextmanager
+    def _storage_failures(self) -> Iterator[None]:
+        """A full disk, a read-only file or a damaged file becomes one `StoreError` naming the file."""
+        try:
+            yield
+        except (sqlite3.DatabaseError, OSError) as exc:
+            failure = storage_failure(self._path, exc)
+            if failure is None:
+                raise
+            raise failure from exc
 
     def _insert(self, table: str, record: dict[str, Any]) -> int:
         """Insert one row and return its primary key."""

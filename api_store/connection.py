@@ -84,6 +84,33 @@ def unusable_reason(path: Path, exc: BaseException) -> str:
     return str(exc)
 
 
+def storage_failure(path: Path | None, exc: BaseException) -> StoreError | None:
+    """A `StoreError` naming `path` for a failure of the file or the disk under the library, or
+    `None` for anything else (a constraint or a bug keeps its traceback).
+
+    A full disk (`database or disk is full`, `ENOSPC`), a read-only file system and a file that is
+    not (or no longer) a database all reach the user as this one line; every write is one
+    transaction, so a run stopped this way resumes from the last one that committed.
+    """
+    where = ":memory:" if path is None else str(path)
+    if isinstance(exc, OSError):
+        cause = exc.strerror or str(exc) or type(exc).__name__
+    elif isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError:
+        cause = str(exc)
+    else:
+        return None
+    text = cause.lower()
+    if "full" in text or "no space" in text:
+        hint = "free some space and rerun the same command to resume"
+    elif "readonly" in text or "read-only" in text or "permission" in text:
+        hint = "make it writable, or point VADAR_HOME (or VADAR_PATHS_DB_PATH) elsewhere"
+    elif "not a database" in text or "malformed" in text:
+        hint = "restore it from a backup, or move it away to start a new library"
+    else:
+        hint = "check the file and its disk"
+    return StoreError(f"cannot use the library {where}: {cause}; {hint}")
+
+
 def _configure(conn: sqlite3.Connection, path: Path | None) -> Database:
     conn.isolation_level = None
     try:

@@ -16,11 +16,10 @@ from api_store.connection import BUSY_TIMEOUT_S, open_database, unusable_reason,
 from api_store.errors import StoreError
 from api_store.evidence import EvidenceMixin
 from api_store.functions import FunctionsMixin
+from api_store.imports import EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ImportMixin
 from api_store.migrations import MIGRATIONS, applied_migrations, apply_migrations
 from api_store.runs import RunsMixin
 
-EXPORT_FORMAT = "vadar-api-store"
-EXPORT_FORMAT_VERSION = 1
 
 
 @contextlib.contextmanager
@@ -47,7 +46,7 @@ def _opening_lock(path: Path | None, *, create: bool) -> Iterator[None]:
         lock.release()
 
 
-class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin):
+class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin, ImportMixin):
     """The persistent, versioned library of generated functions plus run provenance.
 
     `ApiStore(path)` opens or creates the file (and its parent directory) and applies pending

@@ -18,6 +18,18 @@ from vadar.llm.doubles import ScriptedLLM
 
 HELPER = "def _count(image, object_prompt):\n    return len(loc(image, object_prompt))\n"
 DIE_ONCE = "die-once"  # a question whose text contains a file name under home/die kills its worker once
+OUTAGE = "outage"  # home/outage holds `kind question-text`: that question's LLM call fails with `kind`
+
+
+def outage(kind: str) -> Exception:
+    """The failure an endpoint (or the sandbox) gives after every retry, by name."""
+    from vadar.agents.outcome import InfrastructureFailure
+    from vadar.llm.errors import LLMBadResponseError, LLMSilentError, LLMUnavailableError
+
+    return {"http-500": LLMUnavailableError("LLM endpoint x kept failing with HTTP 500 after 5 attempt(s)"),
+            "not-json": LLMBadResponseError("LLM endpoint x answered with a body that is not a chat completion"),
+            "hung": LLMSilentError("LLM endpoint x sent nothing for 30 s"),
+            "sandbox": InfrastructureFailure("sandbox worker failed: it died")}[kind]
 
 
 def program_for(question: str) -> str:
@@ -43,6 +55,11 @@ def scripted_llm(config, base_url):
         if marker.exists() and marker.read_text() in question:
             marker.unlink()  # the retry finds no marker and answers
             os.kill(os.getpid(), 9)
+        down = home / OUTAGE
+        if down.exists():
+            kind, _, text = down.read_text().partition(" ")
+            if text in question:
+                raise outage(kind)
         always = home / "die-always"
         if always.exists() and always.read_text() in question:
             os.kill(os.getpid(), 9)

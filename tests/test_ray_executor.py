@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,12 +19,13 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from ray_doubles import HELPER, scripted_llm, write_plugin_metadata  # noqa: E402
+from ray_doubles import HELPER, OUTAGE, outage, scripted_llm, write_plugin_metadata  # noqa: E402
 from vadar.runs.ablation import parse_grid_entry, run_ablation  # noqa: E402
 from vadar.config import VadarConfig  # noqa: E402
 from vadar.runs.executors.ray_cluster import RayCluster  # noqa: E402
 from vadar.runs.executors.ray_executor import QuestionsLostError  # noqa: E402
 from vadar.llm.doubles import ScriptedLLM  # noqa: E402
+from vadar.runs.evaluation import RunStoppedError  # noqa: E402
 from vadar.runs.pipeline import evaluate  # noqa: E402
 from vadar.runs.prepare import DataSelection  # noqa: E402
 from vadar.runs.results import ResultsFile  # noqa: E402
@@ -200,3 +202,66 @@ def test_ablation_runs_configurations_at_once_with_models_loaded_once_per_actor(
     assert len(loads) == 1  # one actor for the plugin backend, its detector loaded once for both entries
     for entry in grid:
         assert len(lines_of(tmp_path / "ablation" / entry.name / "results.jsonl")) == 6
+
+
+OUTAGE_KINDS = ["http-500", "not-json", "hung", "sandbox"]
+
+
+@pytest.mark.parametrize("kind", OUTAGE_KINDS)
+def test_keep_going_records_an_outage_in_a_task_and_the_rerun_asks_it_again(cluster_env, tmp_path, kind):
+    data = DataSelection(limit=4).prepare()
+    victim = data.questions[1]
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / OUTAGE).write_text(f"{kind} {victim.question}")
+    config = config_for(home)
+    config.eval.keep_going = True
+    with open_session(config, llm=local_llm()) as session, \
+            RayCluster(config.ray, llm_factory=scripted_llm) as cluster:
+        summary = evaluate(session, data, tmp_path / "run", method="static-api", show_progress=False,
+                           cluster=cluster)
+    rows = {r["question_id"]: r for r in lines_of(tmp_path / "run" / "results.jsonl")}
+    assert summary.questions == 4 and victim.question_id in summary.failed
+    assert [rows[q.question_id].get("infrastructure_error", False) for q in data.questions] == \
+        [False, True, False, False]
+    assert rows[victim.question_id]["error"] == f"infrastructure error: {outage(kind)}"
+
+    (home / OUTAGE).unlink()  # the endpoint is back
+    shutil.rmtree(home / "calls")
+    with open_session(config, llm=local_llm()) as session, \
+            RayCluster(config.ray, llm_factory=scripted_llm) as cluster:
+        summary = evaluate(session, data, tmp_path / "run", method="static-api", show_progress=False,
+                           cluster=cluster)
+    assert [p.read_text() for p in (home / "calls").iterdir()] == [f"Question: {victim.question}"]
+    assert summary.questions == 4 and victim.question_id not in summary.failed
+    rows = {r["question_id"]: r for r in lines_of(tmp_path / "run" / "results.jsonl")}  # the last line wins
+    assert not any(row.get("infrastructure_error") for row in rows.values())
+
+
+@pytest.mark.parametrize("kind", ["http-500", "sandbox"])
+def test_without_keep_going_an_outage_in_a_task_stops_the_run_with_how_to_resume(cluster_env, tmp_path, kind):
+    data = DataSelection(limit=4).prepare()
+    victim = data.questions[1]  # its program works once the endpoint is back
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / OUTAGE).write_text(f"{kind} {victim.question}")
+    config = config_for(home)
+    with open_session(config, llm=local_llm()) as session, \
+            RayCluster(config.ray, llm_factory=scripted_llm) as cluster:
+        with pytest.raises(RunStoppedError) as info:
+            evaluate(session, data, tmp_path / "run", method="static-api", show_progress=False, cluster=cluster)
+    message = str(info.value)
+    assert message.startswith(f"{outage(kind)} -- the run stopped; ") and "\n" not in message
+    assert "rerun the same command to resume" in message and "--keep-going" in message
+    assert "ray::" not in message and "Traceback" not in message
+    saved = {r.question_id for r in ResultsFile(tmp_path / "run" / "results.jsonl").read()}
+    assert victim.question_id not in saved and f"{len(saved)} of 4 questions are answered" in message
+
+    (home / OUTAGE).unlink()
+    with open_session(config, llm=local_llm()) as session, \
+            RayCluster(config.ray, llm_factory=scripted_llm) as cluster:
+        summary = evaluate(session, data, tmp_path / "run", method="static-api", show_progress=False,
+                           cluster=cluster)
+    assert summary.questions == 4 and victim.question_id not in summary.failed
+    ids = [r["question_id"] for r in lines_of(tmp_path / "run" / "results.jsonl")]
+    assert len(ids) == len(set(ids)) == 4

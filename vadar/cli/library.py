@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -32,16 +34,19 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=1)
 
 
-def _open_store(db: Path | None) -> ApiStore:
-    """Open an existing library; a missing or broken file is a one-line error, not a traceback."""
+@contextmanager
+def _open_store(db: Path | None, *, create: bool = False) -> Iterator[ApiStore]:
+    """An existing library (or a new one with `create`) for the block; a missing or broken file,
+    and a full or read-only disk met inside the block, are a one-line error, not a traceback."""
     try:
         path = db if db is not None else load_config().paths.database
     except ConfigError as exc:
         raise _fail(str(exc)) from exc
-    if not path.exists():
+    if not create and not path.exists():
         raise _fail(f"no library database at {path} (run vadar first, or pass --db)")
     try:
-        return ApiStore(path, create=False)
+        with ApiStore(path, create=create) as store:
+            yield store
     except StoreError as exc:
         raise _fail(str(exc)) from exc
 
@@ -219,6 +224,25 @@ def add(
     except (ConfigError, StoreError, HandLibraryError, DuplicateFunctionError, SyntaxError) as exc:
         raise _fail(str(exc)) from exc
     typer.echo(f"added {len(names)} functions to {path}: {', '.join(names)}")
+
+
+@app.command("import")
+def import_(
+    source: Annotated[Path, typer.Argument(help="A JSON file written by `vadar library export`.", dir_okay=False)],
+    replace: Annotated[bool, typer.Option("--replace", help="Import functions the library already has as their "
+                                          "new current versions (otherwise they are refused).")] = False,
+    db: DbOption = None,
+) -> None:
+    """Import a library export: every function with its versions, attempts and decisions."""
+    from vadar.library.importing import LibraryImportError, import_library
+
+    with _open_store(db, create=True) as store:
+        try:
+            names = import_library(store, source, replace=replace)
+        except LibraryImportError as exc:
+            raise _fail(str(exc)) from exc
+        path = store.path
+    typer.echo(f"imported {len(names)} functions into {path}: {', '.join(names) or '-'}")
 
 
 @app.command("distill")

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import sqlite3
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ import sqlite_utils
 from vadar.llm.chat import ChatResponse, canonical_json
 from vadar.llm.errors import LLMCacheError
 
+log = logging.getLogger(__name__)
 _TABLE = "responses"
 ACCEPTED, PENDING = "accepted", "pending"
 
@@ -39,6 +42,7 @@ class ResponseCache:
     def __init__(self, path: Path | str, *, busy_timeout_s: float = 30.0) -> None:
         self.path = Path(path)
         self.busy_timeout_s = busy_timeout_s
+        self._warned = threading.Event()  # `written` warns once per cache
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -77,6 +81,21 @@ class ResponseCache:
         finally:
             if conn is not None:
                 conn.close()
+
+    def written(self, write: Callable[..., None], *args: Any, **kwargs: Any) -> bool:
+        """Whether `write(*args, **kwargs)` (`put`, `accept`, `discard`) succeeded.
+
+        A cache that cannot be written (a full disk, a read-only file) does not end a run: the
+        reply is still used, only not cached, and one warning line says so.
+        """
+        try:
+            write(*args, **kwargs)
+        except LLMCacheError as exc:
+            if not self._warned.is_set():
+                self._warned.set()
+                log.warning("warning: %s -- replies that cannot be cached are still used", exc)
+            return False
+        return True
 
     def get(self, key: str) -> ChatResponse | None:
         """The accepted response for `key` (as recorded: original tokens and latency), or None."""
@@ -145,7 +164,13 @@ class ResponseCache:
             db.commit()
 
     def _error(self, what: str, exc: BaseException) -> LLMCacheError:
-        return LLMCacheError(
-            f"LLM response cache {self.path} {what}: {exc}. If the file is corrupt, delete it "
-            "(it only holds cached responses) or set VADAR_LLM_CACHE=false to run without it."
-        )
+        cause = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
+        text = cause.lower()
+        if "full" in text or "no space" in text:
+            hint = "free some space; the replies already cached are kept"
+        elif "readonly" in text or "read-only" in text or "permission" in text:
+            hint = "make it writable, or set VADAR_LLM_CACHE=false to run without it"
+        else:
+            hint = ("if the file is corrupt, delete it (it only holds cached responses) or set "
+                    "VADAR_LLM_CACHE=false to run without it")
+        return LLMCacheError(f"LLM response cache {self.path} {what}: {cause}; {hint}")

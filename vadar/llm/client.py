@@ -164,8 +164,7 @@ class LLMClient:
             response = dataclasses.replace(response, from_cache=True, latency_s=0.0)
         else:
             response = self._call(request)
-            if self.cache is not None:
-                self.cache.put(key, request, response, pending=True)
+            if self.cache is not None and self.cache.written(self.cache.put, key, request, response, pending=True):
                 with self._pending_lock:
                     self._pending.append(key)
         if response.from_cache or not self.config.stream:  # the guard watched only fresh streams
@@ -178,13 +177,13 @@ class LLMClient:
         """Let the cache replay the replies received so far (the caller did not fail on them)."""
         keys = self._take_pending()
         if keys and self.cache is not None:
-            self.cache.accept(keys)
+            self.cache.written(self.cache.accept, keys)
 
     def discard_pending(self) -> None:
         """Forget the replies not yet accepted: the run failed after them, so ask again next time."""
         keys = self._take_pending()
         if keys and self.cache is not None:
-            self.cache.discard(keys)
+            self.cache.written(self.cache.discard, keys)
 
     def _take_pending(self) -> list[str]:
         with self._pending_lock:

@@ -18,11 +18,10 @@ from typing import Any
 
 from omni3d_bench.metrics import Summary, score_answer, summarize
 from omni3d_bench.types import Question
-from vadar.agents.outcome import InfrastructureFailure, ProgramOutcome
+from vadar.agents.outcome import ProgramOutcome
 from vadar.agents.answers import ERROR_ANSWER
-from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError, LLMUnavailableError
 from vadar.runs.executors import LocalExecutor, QuestionExecutor
-from vadar.runs.executors.base import Solver
+from vadar.runs.executors.base import OUTAGES, Solver, outage_outcome
 from vadar.runs.progress import Progress
 from vadar.runs.results import QuestionResult, ResultsFile
 from vadar.runs.storage import write_text_atomically, writing
@@ -169,8 +168,9 @@ def run_questions(
     completion order; a kill loses at most the questions still in flight.
 
     An endpoint outage that outlasts the retries stops the run with `RunStoppedError`, which says
-    how to resume; with `keep_going` (local answering) that question is recorded as an
-    infrastructure error instead, the run goes on, and a rerun asks it again.
+    how to resume; with `keep_going` that question is recorded as an
+    infrastructure error instead (local answering and Ray tasks alike), the run goes on, and a rerun
+    asks it again.
     """
     progress = progress or Progress()
     done = results.answered_ids()
@@ -180,6 +180,7 @@ def run_questions(
         if solver is None:
             raise ValueError("run_questions needs a solver or an executor")
         executor = LocalExecutor(_outages_recorded(solver) if keep_going else solver, jobs)
+    # a given executor records outages itself when keep-going is on (see `RayCluster.executor`)
 
     unreadable = [(q, problem) for q in todo if (problem := invalid_unicode(q.question)) is not None]
     for question, problem in unreadable:  # the LLM cannot be asked: that question's error
@@ -198,10 +199,6 @@ def run_questions(
     return in_question_order(results.read(), questions)
 
 
-OUTAGES = (LLMUnavailableError, LLMBadResponseError, LLMEmptyResponseError, InfrastructureFailure)
-"""Failures of the endpoint or the sandbox (after the client's retries), not of a program."""
-
-
 class RunStoppedError(RuntimeError):
     """An outage stopped the run; the message says how to resume."""
 
@@ -213,7 +210,7 @@ def _outages_recorded(solver: Solver) -> Solver:
         try:
             return solver(question)
         except OUTAGES as exc:
-            return ProgramOutcome(error=f"infrastructure error: {one_line(str(exc), 600)}", infrastructure=True)
+            return outage_outcome(exc)
 
     return answer
 

@@ -6,7 +6,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from omni3d_bench.types import Question
-from vadar.agents.outcome import ProgramOutcome
+from vadar.agents.outcome import InfrastructureFailure, ProgramOutcome
+from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError, LLMUnavailableError
+from vadar.text import one_line
 
 Solver = Callable[[Question], ProgramOutcome]
 
@@ -25,3 +27,12 @@ class QuestionExecutor(Protocol):
 
 class QuestionsLostError(RuntimeError):
     """Questions whose workers kept dying; the rest were answered and a rerun retries these."""
+
+
+OUTAGES = (LLMUnavailableError, LLMBadResponseError, LLMEmptyResponseError, InfrastructureFailure)
+"""Failures of the endpoint or the sandbox (after the client's retries), not of a program."""
+
+
+def outage_outcome(exc: BaseException) -> ProgramOutcome:
+    """The question's infrastructure error for an outage (`--keep-going`): a rerun asks it again."""
+    return ProgramOutcome(error=f"infrastructure error: {one_line(str(exc), 600)}", infrastructure=True)

@@ -76,7 +76,8 @@ class RayCluster:
                           "other nodes cannot reach it (set llm.base_url to an address they can reach)")
         slots = sorted({slot for slot, backend in job.backends.items() if backend != "oracle"}, key=SLOTS.index)
         servers = {backend: self.module_servers(backend, job, slots) for backend in job.served_backends()}
-        return RayExecutor(job.job_id, ray.put(job), servers, self.settings, usage)
+        return RayExecutor(job.job_id, ray.put(job), servers, self.settings, usage,
+                           keep_going=job.config.eval.keep_going)
 
     def module_servers(self, backend: str, job: QuestionJob, slots: Sequence[str]) -> list[Any]:
         """The actors serving `backend`, started (and their models loaded) on first use."""

@@ -16,7 +16,7 @@ from ray.exceptions import RayError, RayTaskError
 from omni3d_bench.types import Question
 from vadar.agents.outcome import ProgramOutcome
 from vadar.config import RayConfig
-from vadar.runs.executors.base import QuestionsLostError
+from vadar.runs.executors.base import OUTAGES, QuestionsLostError, outage_outcome
 from vadar.runs.executors.ray_worker import Answered, answer_question
 from vadar.llm.usage import UsageTracker
 
@@ -27,8 +27,9 @@ class RayExecutor:
     """Answers one job's questions as Ray tasks; see `RayCluster.executor`."""
 
     def __init__(self, job_id: str, job_ref: Any, servers: Mapping[str, Sequence[Any]], settings: RayConfig,
-                 usage: UsageTracker | None = None) -> None:
+                 usage: UsageTracker | None = None, *, keep_going: bool = False) -> None:
         self.job_id = job_id
+        self.keep_going = keep_going  # an outage in a task is that question's infrastructure error
         self.job_ref = job_ref
         self.servers = dict(servers)
         self.settings = settings
@@ -50,6 +51,11 @@ class RayExecutor:
                     try:
                         answered: Answered = ray.get(ref)
                     except RayTaskError as exc:  # the solver raised: stop, as the local executor does
+                        if isinstance(exc.cause, OUTAGES):
+                            if self.keep_going:  # recorded, asked again on the rerun
+                                yield question, outage_outcome(exc.cause)
+                                continue
+                            raise exc.cause from None  # its own words, for the resume line
                         raise exc.as_instanceof_cause() from None
                     except RayError as exc:  # its workers died more often than max_retries
                         lost.append(f"{question.question_id} ({type(exc).__name__})")
