@@ -23,13 +23,13 @@ from omni3d_bench.generator.scene import FOCAL, GAP, HEIGHT, WIDTH, SceneObject,
 
 ZONE = "buffer"
 ZONE_THICKNESS = 0.006
-ZONE_SIZE = ((1.8, 2.8), (1.6, 2.4))
+ZONE_SIZE = ((2.6, 3.8), (2.2, 3.0))
 """Width and length ranges (m) of a buffer zone."""
 ZONES = (1, 2)
-LAYOUT_RADIUS = 3.2
-ZONE_RADIUS = 2.4
+LAYOUT_RADIUS = 3.4
+ZONE_RADIUS = 2.6
 """Object footprints lie within LAYOUT_RADIUS (m) of the scene centre, zone centres within ZONE_RADIUS."""
-IN_ZONE_SHARE = 0.5
+IN_ZONE_SHARE = 0.6
 """Chance that a pallet, box or transporter is placed inside a zone rather than anywhere."""
 SIZE_JITTER = 0.10
 CAMERA_DISTANCE = (8.5, 10.5)
@@ -52,8 +52,8 @@ def _shelf(w: float, l: float, h: float) -> list[Part]:
     post = 0.03
     posts = [_box(sx * (w / 2 - post), sy * (l / 2 - post), 0.0, h, post, post)
              for sx in (-1, 1) for sy in (-1, 1)]
-    return [*posts, *(_box(0.0, 0.0, z - 0.02, z + 0.02, w / 2, l / 2) for z in (0.17, h / 2))]\
-        + [_box(0.0, 0.0, h - 0.04, h, w / 2, l / 2)]
+    boards = [_box(0.0, 0.0, z0, z0 + 0.04, w / 2, l / 2) for z0 in (0.15, h / 2 - 0.02, h - 0.04)]
+    return posts + boards
 
 
 def _carton(w: float, l: float, h: float) -> list[Part]:
@@ -80,7 +80,7 @@ class WarehouseClass:
 
 
 CLASSES: tuple[WarehouseClass, ...] = (
-    WarehouseClass("pallet", (1.2, 1.0, 0.144), "brown", "wood", (3, 6)),
+    WarehouseClass("pallet", (1.2, 1.0, 0.144), "brown", "wood", (3, 7)),
     WarehouseClass("shelf", (1.8, 0.6, 2.0), "blue", "metal", (0, 2), ("rack",)),
     WarehouseClass("box", (0.6, 0.4, 0.4), "orange", "cardboard", (1, 4), ("crate", "carton")),
     WarehouseClass("transporter", (0.8, 1.4, 1.2), "red", "metal", (0, 2), ("forklift", "cart")),

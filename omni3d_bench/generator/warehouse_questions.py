@@ -24,6 +24,8 @@ INSIDE_MARGIN = 0.15
 """A count is only asked when every object of the class is this far (m) inside or outside the zone."""
 WORDS = {ZONE: "buffer region"}
 COUNTED = ("pallet", "box", "transporter")
+HELD_SHARE = 0.75
+"""How often a count asks about a class the zone holds at least one of (else any class present)."""
 
 Obj = dict[str, Any]
 Draft = tuple[str, Any, str, list[Obj], str | None, list[str]]
@@ -128,6 +130,10 @@ def count_in_zone(rng, objects) -> Draft | None:
     if not zones or not classes:
         return None
     zone = zones[rng.integers(len(zones))]
+    held = [c for c in classes if any(inside_by(o["center_world"], zone) > 0
+                                      for o in objects if o["category_name"] == c)]
+    if held and rng.uniform() < HELD_SHARE:
+        classes = held
     cls = classes[rng.integers(len(classes))]
     margins = [inside_by(o["center_world"], zone) for o in objects if o["category_name"] == cls]
     if any(abs(m) < INSIDE_MARGIN for m in margins):
