@@ -25,7 +25,7 @@ from PIL import Image as PILImage
 
 from omni3d_bench.generator.annotate import scene_annotation
 from omni3d_bench.generator.questions import QUESTIONS_PER_SCENE, scene_questions
-from omni3d_bench.generator.render import Rendering, render
+from omni3d_bench.generator.render import Rendering, render, visible_enough
 from omni3d_bench.generator.scene import sample_scene
 from omni3d_bench.generator.view_questions import view_questions
 from omni3d_bench.generator.views import generate_views_scene
@@ -35,9 +35,6 @@ from omni3d_bench.generator.warehouse_questions import warehouse_questions
 FORMAT = "vadar-bench"
 FORMAT_VERSION = 1
 DEFAULT_SPLIT = "test"
-MIN_VISIBLE_PIXELS = 30
-MIN_VISIBLE_SHARE = 0.08
-"""An object must show this many pixels, and this share of its 2D box, or the scene is redrawn."""
 MAX_RENDER_TRIES = 10
 KINDS = ("objects", "warehouse")
 """Scene kinds: household objects (the default), or a warehouse floor with buffer zones."""
@@ -51,22 +48,13 @@ def dump_json(data: Any, path: Path) -> None:
     path.write_text(json.dumps(data, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
 
 
-def _visible_enough(rendering: Rendering, boxes: list[list[float]]) -> bool:
-    for k, box in enumerate(boxes):
-        pixels = int((rendering.instances == k + 1).sum())
-        area = (box[2] - box[0]) * (box[3] - box[1])
-        if pixels < MIN_VISIBLE_PIXELS or pixels < MIN_VISIBLE_SHARE * area:
-            return False
-    return True
-
-
 def generate_scene(seed: int, index: int) -> tuple[dict[str, Any], Rendering]:
     """Render scene `index` of the benchmark with `seed`; redraws hidden-object layouts."""
     rng = np.random.default_rng([seed, index])
     for _ in range(MAX_RENDER_TRIES):
         objects, camera = sample_scene(rng)
         rendering = render(objects, camera, seed=index)
-        if _visible_enough(rendering, [o.box2d for o in objects]):
+        if visible_enough(rendering, [o.box2d for o in objects]):
             image_id = image_id_for(index)
             return scene_annotation(image_id, objects, camera, rendering, seed), rendering
     raise RuntimeError(f"scene {index}: no layout with every object visible after "

@@ -18,8 +18,8 @@ import numpy as np
 from omni3d_bench.generator.annotate import scene_annotation
 from omni3d_bench.generator.catalogue import Part
 from omni3d_bench.generator.geometry import Camera, amodal_box, yaw_matrix
-from omni3d_bench.generator.render import Rendering, render
-from omni3d_bench.generator.scene import FOCAL, GAP, HEIGHT, WIDTH, SceneObject, _in_frame, _mostly_hidden
+from omni3d_bench.generator.render import Rendering, render, visible_enough
+from omni3d_bench.generator.scene import FOCAL, GAP, HEIGHT, WIDTH, SceneObject, in_frame, mostly_hidden
 
 ZONE = "buffer"
 ZONE_THICKNESS = 0.006
@@ -34,7 +34,6 @@ IN_ZONE_SHARE = 0.6
 SIZE_JITTER = 0.10
 CAMERA_DISTANCE = (8.5, 10.5)
 CAMERA_ELEVATION = (32.0, 48.0)
-MIN_VISIBLE_PIXELS, MIN_VISIBLE_SHARE = 30, 0.08
 MAX_RENDER_TRIES = 10
 
 
@@ -101,9 +100,8 @@ def vocabulary() -> dict[str, dict[str, list[str]]]:
 
 
 class FloorZone(SceneObject):
-    """A buffer zone: claims only hit points on its own slab, so objects standing on it keep
-    theirs (an object's box grown by the usual 1 cm would otherwise not matter, but the zone's
-    would swallow the objects' bottom centimetre)."""
+    """A buffer zone. It claims only hit points on its own slab (1 mm of slack around its edges,
+    none above), so the objects standing on it, assigned after it, keep every pixel of theirs."""
 
     def contains(self, points: np.ndarray, eps: float = 1e-3) -> np.ndarray:
         local = (points - self.position) @ yaw_matrix(self.yaw)
@@ -138,7 +136,7 @@ def _zones(rng: np.random.Generator, camera: Camera, tries: int = 40) -> list[Sc
         for _ in range(tries):
             zone.position = _disc_point(rng, ZONE_RADIUS)
             zone.box2d = amodal_box(zone.parts, zone.position, zone.yaw, camera)
-            if _in_frame(zone.box2d, camera) and all(
+            if in_frame(zone.box2d, camera) and all(
                     np.linalg.norm(zone.position - z.position) >= zone.footprint_radius
                     + z.footprint_radius + GAP for z in zones):
                 zones.append(zone)
@@ -172,7 +170,7 @@ def _objects(rng: np.random.Generator, camera: Camera, zones: list[SceneObject],
                        + o.footprint_radius + GAP for o in placed):
                     continue
                 obj.box2d = amodal_box(obj.parts, obj.position, obj.yaw, camera)
-                if _in_frame(obj.box2d, camera):
+                if in_frame(obj.box2d, camera):
                     placed.append(obj)
                     break
     return placed
@@ -186,18 +184,9 @@ def sample_warehouse(rng: np.random.Generator, max_tries: int = 50) -> tuple[lis
         zones = _zones(rng, camera)
         objects = _objects(rng, camera, zones)
         if zones and sum(o.category == "pallet" for o in objects) >= 3 \
-                and not _mostly_hidden(objects, camera):
+                and not mostly_hidden(objects, camera):
             return zones + objects, camera
     raise RuntimeError("could not draw a valid warehouse layout; the generator's limits are too tight")
-
-
-def _visible_enough(rendering: Rendering, objects: list[SceneObject]) -> bool:
-    for k, obj in enumerate(objects):
-        pixels = int((rendering.instances == k + 1).sum())
-        box = obj.box2d
-        if pixels < MIN_VISIBLE_PIXELS or pixels < MIN_VISIBLE_SHARE * (box[2] - box[0]) * (box[3] - box[1]):
-            return False
-    return True
 
 
 def generate_warehouse_scene(seed: int, index: int, image_id: str) -> tuple[dict[str, Any], Rendering]:
@@ -206,7 +195,7 @@ def generate_warehouse_scene(seed: int, index: int, image_id: str) -> tuple[dict
     for _ in range(MAX_RENDER_TRIES):
         objects, camera = sample_warehouse(rng)
         rendering = render(objects, camera, seed=index)
-        if _visible_enough(rendering, objects):
+        if visible_enough(rendering, [o.box2d for o in objects]):
             annotation = scene_annotation(image_id, objects, camera, rendering, seed, vocabulary())
             annotation["kind"] = "warehouse"
             return annotation, rendering
