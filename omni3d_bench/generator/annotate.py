@@ -70,7 +70,9 @@ def vocabulary() -> dict[str, dict[str, list[str]]]:
 
 
 def scene_annotation(image_id: str, objects: list[SceneObject], camera: Camera,
-                     rendering: Rendering, seed: int) -> dict[str, Any]:
+                     rendering: Rendering, seed: int,
+                     words: dict[str, dict[str, list[str]]] | None = None) -> dict[str, Any]:
+    """`words`: the vocabulary to declare (default: the object catalogue's)."""
     return {
         "image_id": image_id,
         "image_filename": f"{image_id}.png",
@@ -86,6 +88,6 @@ def scene_annotation(image_id: str, objects: list[SceneObject], camera: Camera,
             "position": _r(camera.position),
             "convention": "camera x right, y down, z forward; world z up, ground plane z = 0",
         },
-        "vocabulary": vocabulary(),
+        "vocabulary": vocabulary() if words is None else words,
         "objects": [object_annotation(i, o, camera, rendering) for i, o in enumerate(objects)],
     }

@@ -25,18 +25,19 @@ from PIL import Image as PILImage
 
 from omni3d_bench.generator.annotate import scene_annotation
 from omni3d_bench.generator.questions import QUESTIONS_PER_SCENE, scene_questions
-from omni3d_bench.generator.render import Rendering, render
+from omni3d_bench.generator.render import Rendering, render, visible_enough
 from omni3d_bench.generator.scene import sample_scene
 from omni3d_bench.generator.view_questions import view_questions
 from omni3d_bench.generator.views import generate_views_scene
+from omni3d_bench.generator.warehouse import generate_warehouse_scene
+from omni3d_bench.generator.warehouse_questions import warehouse_questions
 
 FORMAT = "vadar-bench"
 FORMAT_VERSION = 1
 DEFAULT_SPLIT = "test"
-MIN_VISIBLE_PIXELS = 30
-MIN_VISIBLE_SHARE = 0.08
-"""An object must show this many pixels, and this share of its 2D box, or the scene is redrawn."""
 MAX_RENDER_TRIES = 10
+KINDS = ("objects", "warehouse")
+"""Scene kinds: household objects (the default), or a warehouse floor with buffer zones."""
 
 
 def image_id_for(index: int) -> str:
@@ -47,22 +48,13 @@ def dump_json(data: Any, path: Path) -> None:
     path.write_text(json.dumps(data, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
 
 
-def _visible_enough(rendering: Rendering, boxes: list[list[float]]) -> bool:
-    for k, box in enumerate(boxes):
-        pixels = int((rendering.instances == k + 1).sum())
-        area = (box[2] - box[0]) * (box[3] - box[1])
-        if pixels < MIN_VISIBLE_PIXELS or pixels < MIN_VISIBLE_SHARE * area:
-            return False
-    return True
-
-
 def generate_scene(seed: int, index: int) -> tuple[dict[str, Any], Rendering]:
     """Render scene `index` of the benchmark with `seed`; redraws hidden-object layouts."""
     rng = np.random.default_rng([seed, index])
     for _ in range(MAX_RENDER_TRIES):
         objects, camera = sample_scene(rng)
         rendering = render(objects, camera, seed=index)
-        if _visible_enough(rendering, [o.box2d for o in objects]):
+        if visible_enough(rendering, [o.box2d for o in objects]):
             image_id = image_id_for(index)
             return scene_annotation(image_id, objects, camera, rendering, seed), rendering
     raise RuntimeError(f"scene {index}: no layout with every object visible after "
@@ -81,16 +73,22 @@ def write_scene(out: Path, annotation: dict[str, Any], rendering: Rendering) -> 
 def generate_benchmark(out: Path, scenes: int, seed: int = 0, split: str = DEFAULT_SPLIT,
                        per_scene: int = QUESTIONS_PER_SCENE,
                        progress: Callable[[int], None] | None = None,
-                       views: int = 1) -> dict[str, Any]:
+                       views: int = 1, kind: str = "objects") -> dict[str, Any]:
     """Write `scenes` scenes and their questions under `out`; returns the benchmark info.
 
     `views` > 1 renders each scene as that many frames along a camera path in a room and asks
     the multi-view question families; 1 writes exactly the single-image benchmark.
+    `kind` "warehouse" renders warehouse floors and asks questions that point at regions
+    (single images only).
     """
     if scenes < 1:
         raise ValueError("scenes must be at least 1")
     if views < 1:
         raise ValueError("views must be at least 1")
+    if kind not in KINDS:
+        raise ValueError(f"unknown scene kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if kind == "warehouse" and views > 1:
+        raise ValueError("warehouse scenes are single images; leave views at 1")
     out = Path(out)
     for sub in ("images", "depth", "masks", "annotations", "questions") + (("scenes",) * (views > 1)):
         (out / sub).mkdir(parents=True, exist_ok=True)
@@ -103,6 +101,10 @@ def generate_benchmark(out: Path, scenes: int, seed: int = 0, split: str = DEFAU
                 write_scene(out, annotation, rendering)
             dump_json(scene, out / "scenes" / f"{scene['scene_id']}.json")
             questions += view_questions(scene, rng, per_scene)
+        elif kind == "warehouse":
+            annotation, rendering = generate_warehouse_scene(seed, index, image_id_for(index))
+            write_scene(out, annotation, rendering)
+            questions += warehouse_questions(annotation, rendering.instances, rng, per_scene)
         else:
             annotation, rendering = generate_scene(seed, index)
             write_scene(out, annotation, rendering)
@@ -118,6 +120,8 @@ def generate_benchmark(out: Path, scenes: int, seed: int = 0, split: str = DEFAU
     }
     if views > 1:
         info["views"] = views
+    if kind != "objects":
+        info["kind"] = kind
     dump_json({"info": info, "questions": questions}, out / "questions" / f"{split}.json")
     dump_json(info, out / "benchmark.json")
     return info

@@ -20,6 +20,9 @@ from omni3d_bench.generator.room import Room
 from omni3d_bench.generator.scene import SceneObject
 
 SAMPLES_PER_PIXEL = 4
+MIN_VISIBLE_PIXELS = 30
+MIN_VISIBLE_SHARE = 0.08
+"""An object must show this many pixels, and this share of its 2D box, or the scene is redrawn."""
 WALL_THICKNESS = 0.05
 FLOOR_EPS = 1e-3
 LIGHTS = (((-0.35, 0.45, -1.0), 1.0), ((0.6, -0.2, -0.5), 0.45))
@@ -47,6 +50,16 @@ class Rendering:
     rgb: np.ndarray  # (H, W, 3) uint8, sRGB
     depth: np.ndarray  # (H, W) float32 camera-frame z in metres, 0 where nothing was hit
     instances: np.ndarray  # (H, W) uint8, 0 = floor/sky, i + 1 = object i
+
+
+def visible_enough(rendering: Rendering, boxes: list[list[float]]) -> bool:
+    """Whether object k (mask value k + 1) shows enough of itself for each 2D box `boxes[k]`."""
+    for k, box in enumerate(boxes):
+        pixels = int((rendering.instances == k + 1).sum())
+        area = (box[2] - box[0]) * (box[3] - box[1])
+        if pixels < MIN_VISIBLE_PIXELS or pixels < MIN_VISIBLE_SHARE * area:
+            return False
+    return True
 
 
 def _bsdf(color: str, material: str) -> dict[str, Any]:

@@ -81,7 +81,7 @@ def sample_object(rng: np.random.Generator) -> SceneObject:
     )
 
 
-def _in_frame(box: list[float], camera: Camera) -> bool:
+def in_frame(box: list[float], camera: Camera) -> bool:
     return (box[0] >= EDGE_MARGIN and box[1] >= EDGE_MARGIN
             and box[2] <= camera.width - EDGE_MARGIN and box[3] <= camera.height - EDGE_MARGIN)
 
@@ -96,7 +96,7 @@ def _place(obj: SceneObject, placed: list[SceneObject], camera: Camera,
                + o.footprint_radius + GAP for o in placed):
             continue
         obj.box2d = amodal_box(obj.parts, obj.position, obj.yaw, camera)
-        if _in_frame(obj.box2d, camera):
+        if in_frame(obj.box2d, camera):
             return True
     return False
 
@@ -105,7 +105,7 @@ def _box_area(b: list[float]) -> float:
     return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
 
 
-def _mostly_hidden(objects: list[SceneObject], camera: Camera) -> bool:
+def mostly_hidden(objects: list[SceneObject], camera: Camera) -> bool:
     depth = [camera.to_camera(o.center[None])[0, 2] for o in objects]
     for i, obj in enumerate(objects):
         covered = 0.0
@@ -129,6 +129,6 @@ def sample_scene(rng: np.random.Generator, max_tries: int = 50) -> tuple[list[Sc
             obj = sample_object(rng)
             if _place(obj, objects, camera, rng):
                 objects.append(obj)
-        if len(objects) >= MIN_OBJECTS and not _mostly_hidden(objects, camera):
+        if len(objects) >= MIN_OBJECTS and not mostly_hidden(objects, camera):
             return objects, camera
     raise RuntimeError("could not draw a valid scene layout; the generator's limits are too tight")

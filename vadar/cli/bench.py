@@ -29,18 +29,29 @@ def generate(
     views: Annotated[int, typer.Option(min=1, help=(
         "Frames per scene along a camera path in a room, with multi-view questions; "
         "1 renders single images."))] = 1,
+    kind: Annotated[str, typer.Option(help=(
+        "Scene kind: 'objects' (household objects, Omni3D-Bench-style questions) or 'warehouse' "
+        "(pallets, shelves, boxes, transporters and buffer zones, questions that point at "
+        "regions)."))] = "objects",
 ) -> None:
     """Render scenes with exact 3D ground truth and write metric questions about them."""
     from omni3d_bench.generator import generate_benchmark
+    from omni3d_bench.generator.build import KINDS
     from omni3d_bench.generator.render import RendererUnavailable
 
     err = Console(stderr=True)
+    if kind not in KINDS:
+        print_error(f"unknown scene kind {kind!r}; expected one of {', '.join(KINDS)}")
+        raise typer.Exit(code=2)
+    if kind == "warehouse" and views > 1:
+        print_error("warehouse scenes are single images; leave --views at 1")
+        raise typer.Exit(code=2)
     marker = out / "benchmark.json"
     if marker.is_file():
         existing = json.loads(marker.read_text(encoding="utf-8"))
         wanted = {"seed": seed, "scenes": scenes, "split": split}
         if all(existing.get(k) == v for k, v in wanted.items()) and existing.get("per_scene", per_scene) == per_scene \
-                and existing.get("views", 1) == views:
+                and existing.get("views", 1) == views and existing.get("kind", "objects") == kind:
             typer.echo(f"{out} already holds this benchmark ({scenes} scenes, seed {seed}); reusing it")
             return
     started = time.perf_counter()
@@ -51,7 +62,7 @@ def generate(
 
     try:
         info = generate_benchmark(out, scenes, seed=seed, split=split, per_scene=per_scene,
-                                  progress=progress, views=views)
+                                  progress=progress, views=views, kind=kind)
     except RendererUnavailable as exc:
         print_error(exc)
         raise typer.Exit(code=2) from None

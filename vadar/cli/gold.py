@@ -1,5 +1,5 @@
-"""`vadar eval-gold`: run gold programs (CLEVR's, or the multi-view benchmark's) through the
-oracle modules and score them."""
+"""`vadar eval-gold`: run gold programs (CLEVR's, or a generated multi-view or warehouse
+benchmark's) through the oracle modules and score them."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ app = typer.Typer(no_args_is_help=True, help="gold commands")
 
 def eval_gold(
     data: Annotated[Path | None, typer.Option(
-        help="CLEVR-layout directory (questions/, scenes/, images/) or a multi-view benchmark "
-        "(vadar bench generate --views K); default: built-in sample."
+        help="CLEVR-layout directory (questions/, scenes/, images/) or a multi-view or warehouse "
+        "benchmark (vadar bench generate --views K / --kind warehouse); default: built-in sample."
     )] = None,
     split: Annotated[str | None, typer.Option(
         help="Question split (questions/<split>.json); default: 'sample' for the built-in "

@@ -16,6 +16,7 @@ from base_modules.oracle.scene_graph import scene_graph_oracle_modules
 from omni3d_bench.datasets.bench import BenchDataset
 from omni3d_bench.datasets.clevr import ClevrDataset
 from omni3d_bench.datasets.view_programs import view_gold_program
+from omni3d_bench.datasets.warehouse_programs import warehouse_gold_program
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question, question_views
 from vadar.library.namespace import program_namespace
@@ -87,21 +88,22 @@ def evaluate_view_gold(
     questions: Iterable[Question],
     on_step: Callable[[], None] | None = None,
 ) -> GoldReport:
-    """Run each multi-view question's gold program in the sandbox on the oracle modules (the
-    five per frame and the scene graph) of a generated multi-view benchmark."""
+    """Run each multi-view or warehouse question's gold program in the sandbox on the oracle
+    modules (the five per frame, the scene graph, and the region tools of a question with
+    regions) of a generated benchmark, scoring by the question's metric."""
     modules = annotations3d_oracle_modules(dataset.scene)
     view_modules = scene_graph_oracle_modules(dataset.scene, dataset.world)
     report = GoldReport()
     for question in questions:
-        program = view_gold_program(question)
+        program = view_gold_program(question) or warehouse_gold_program(question)
         if program is None or question.answer is None:
             report.skipped += 1
         else:
             views = question_views(dataset, question)
-            result = execute(program, program_namespace(views[0], modules, views=views,
-                                                         view_modules=view_modules))
+            result = execute(program, program_namespace(views[0], modules, regions=question.regions,
+                                                         views=views, view_modules=view_modules))
             prediction = result.value if result.ok else f"error: {result.error or result.infrastructure_error}"
-            score = score_answer(prediction, question.answer, question.answer_type)
+            score = score_answer(prediction, question.answer, question.answer_type, question.metric)
             report.outcomes.append(GoldOutcome(question, str(prediction), score))
         if on_step is not None:
             on_step()
