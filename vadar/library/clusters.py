@@ -31,7 +31,7 @@ from vadar.agents.code_extract import NoCodeError, extract_code
 from vadar.agents.outcome import Executor
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.library.distill import DistillReport, admit_helper, api_signatures, current_programs, verify_rewrites
+from vadar.library.distill import DistillReport, admit_helper, api_signatures, right_programs, verify_rewrites
 from vadar.library.fragments import code_tokens
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
@@ -181,9 +181,7 @@ class GroupWriter:
 
     def write(self, dataset: Dataset, modules: ModuleSet, questions: Sequence[Question],
               batch_id: int | None = None) -> DistillReport:
-        by_id = {q.question_id: q for q in questions}
-        implemented = {f.name for f in self.store.functions(FunctionStatus.IMPLEMENTED)}
-        sources = current_programs(self.store.verified_programs(correct_only=True), set(by_id), implemented)
+        by_id, sources = right_programs(self.store, questions)
         report = DistillReport(programs=len(sources))
         report.tokens_before = report.tokens_after = sum(code_tokens(p.code or "") for p in sources)
         # a group whose helper was admitted once and has since been retired is not written again

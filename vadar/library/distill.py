@@ -108,9 +108,7 @@ class Distiller:
 
     def distill(self, dataset: Dataset, modules: ModuleSet, questions: Sequence[Question],
                 batch_id: int | None = None) -> DistillReport:
-        by_id = {q.question_id: q for q in questions}
-        implemented = {f.name for f in self.store.functions(FunctionStatus.IMPLEMENTED)}
-        sources = current_programs(self.store.verified_programs(correct_only=True), set(by_id), implemented)
+        by_id, sources = right_programs(self.store, questions)
         report = DistillReport(programs=len(sources))
         codes = [p.code or "" for p in sources]
         report.tokens_before = sum(code_tokens(c) for c in codes)
@@ -275,6 +273,13 @@ def admit_helper(store: ApiStore, record: Any, rewrites: Sequence[tuple[Verified
                 batch_id=batch_id, question_id=source.question_id, question=source.question, variant=REWRITTEN,
                 code=code, answer=source.answer, gold=source.gold, error=None, correct=True,
                 uses=_called(code) & (names | {record.name}))
+
+
+def right_programs(store: ApiStore, questions: Sequence[Question]) -> tuple[dict[str, Question], list[VerifiedProgram]]:
+    """`questions` by id, and the right program of each that calls only helpers still in the library."""
+    by_id = {q.question_id: q for q in questions}
+    implemented = {f.name for f in store.functions(FunctionStatus.IMPLEMENTED)}
+    return by_id, current_programs(store.verified_programs(correct_only=True), set(by_id), implemented)
 
 
 def current_programs(programs: Sequence[VerifiedProgram], question_ids: set[str],
