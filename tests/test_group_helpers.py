@@ -140,7 +140,8 @@ def test_a_helper_that_changes_an_answer_is_rejected_without_being_told_the_righ
      "(`_count_matching`, `_count_large`): make what differs between them"),
     (COUNT.replace('final_result = _count_matching(image, "large things")\n', ""), "for each of the 2 questions"),
     (COUNT.replace('"large things"', '"cylinders"'), "the same arguments"),
-    (COUNT.replace("def _count_matching(image", "@staticmethod\ndef _count_matching(image"), "without decorators"),
+    (COUNT.replace("def _count_matching(image", "@staticmethod\ndef _count_matching(image"), "decorators are not allowed"),
+    (COUNT.replace("object_prompt: str)", "object_prompt: str, n=len([]))"), "default values must be constants"),
     (COUNT.replace("    return len(loc(image, object_prompt))\n", "    return 2\n"), "must call the API"),
 ])
 def test_malformed_replies_are_sent_back_with_the_reason(sample, reply, problem):

@@ -18,7 +18,6 @@ import ast
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 from api_store import ApiStore, FunctionRecord, FunctionStatus
@@ -31,10 +30,12 @@ from vadar.agents.code_extract import NoCodeError, extract_code
 from vadar.agents.outcome import Executor
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.library.distill import DistillReport, admit_helper, api_signatures, right_programs, verify_rewrites
+from vadar.library.distill import (DistillReport, admit_helper, api_signatures, helper_record, right_programs,
+                                   verify_rewrites)
 from vadar.library.fragments import code_tokens
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
+from vadar.sandbox import LibrarySourceError, check_library_source
 
 WRITING = Sampling(max_tokens=500)
 MASK = "_"
@@ -120,8 +121,10 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     if not _NAME.match(node.name) or node.name in taken:
         raise ValueError(f"`{node.name}` cannot be used: the name must be new, start with one underscore and "
                          "use lower-case words joined by underscores")
-    if node.decorator_list or any(not isinstance(d, ast.Constant) for d in node.args.defaults):
-        raise ValueError("the helper must be a plain `def` without decorators; default values must be constants")
+    try:  # the rule every stored helper follows: one plain def, constant defaults, no decorators
+        check_library_source(node.name, ast.unparse(node))
+    except LibrarySourceError as exc:
+        raise ValueError(str(exc)) from None
     docstring = " ".join((ast.get_docstring(node) or "").split())
     if not docstring:
         raise ValueError("the helper needs a one-sentence docstring")
@@ -224,8 +227,7 @@ class GroupWriter:
             problem = misuse(written, api_params)
             rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True)]
             if problem is None:
-                record = SimpleNamespace(name=written.name, signature=written.signature,
-                                         docstring=written.docstring, code=written.code, dependencies=())
+                record = helper_record(written.name, written.signature, written.docstring, written.code)
                 problem, evidence = verify_rewrites(record, rewrites, by_id, dataset, modules, library,
                                                     self.executor, self.truth)
                 outcome.update(written=written, rewrites=rewrites, evidence=evidence, record=record)

@@ -363,7 +363,10 @@ def _fallback_name(draft: HelperDraft, taken: set[str]) -> str:
     return name
 
 
-def _as_record(candidate: Candidate) -> Any:
+def helper_record(name: str, signature: str, docstring: str, code: str) -> Any:
     """What the namespace and the checks need of a function record, before the store holds it."""
-    return SimpleNamespace(name=candidate.name, signature=candidate.draft.signature(), docstring=candidate.docstring,
-                           code=candidate.source, dependencies=())
+    return SimpleNamespace(name=name, signature=signature, docstring=docstring, code=code, dependencies=())
+
+
+def _as_record(candidate: Candidate) -> Any:
+    return helper_record(candidate.name, candidate.draft.signature(), candidate.docstring, candidate.source)
