@@ -162,3 +162,26 @@ def test_program_agent_gets_the_frames_and_the_multi_view_api(dataset, tmp_path)
     page = (tmp_path / "html" / "index.html").read_text()
     assert f"frame {VIEWS - 1}: {rows[0]['view_ids'][-1]}" in page
     assert len(list((tmp_path / "html" / "images").glob("*-f*.jpg"))) == len(rows) * (VIEWS - 1)
+
+
+def test_direct_method_reads_the_world_annotation_of_a_multi_view_scene(dataset, tmp_path):
+    """With oracle perception, `direct` sees every object of the scene (not one frame's) and the room."""
+    from vadar.config import VadarConfig
+    from vadar.llm.doubles import ScriptedLLM
+    from vadar.runs.pipeline import evaluate
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
+
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    selection = DataSelection(data=dataset.root, split="test", limit=1).prepare(config)
+    question = dataset.questions("test")[0]
+    world = dataset.world(question.scene_id)
+    llm = ScriptedLLM(["<answer>2</answer>"])
+    with open_session(config, llm=llm) as session:
+        evaluate(session, selection, tmp_path / "run", show_progress=False, scope="all", method="direct")
+    system = llm.calls[0][0]["content"]
+    assert f'"width": {round(world["room"]["width"], 3)}' in system
+    object_lines = [line for line in system.splitlines() if line.startswith("object ")]
+    assert len(object_lines) == len(world["objects"])
+    assert all('"first_frame"' in line and "bbox3D_world" not in line for line in object_lines)

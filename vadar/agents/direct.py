@@ -34,6 +34,19 @@ def describe_scene(scene: dict[str, Any]) -> str:
     return "\n".join(lines) if lines else "(no objects)"
 
 
+def describe_world(world: dict[str, Any]) -> str:
+    """A multi-view scene's world-frame annotation as text: the room, then one line per object.
+
+    The frames' cameras and each object's eight box corners are left out: the centre, size, yaw,
+    the frames an object shows in and its first frame carry what the question families ask.
+    """
+    room = {k: _rounded(v) for k, v in world.get("room", {}).items()}
+    objects = [{k: v for k, v in obj.items() if k != "bbox3D_world"} for obj in world.get("objects", [])]
+    header = (f"world frame: {world.get('convention', 'z up, metres')}; {len(world.get('frames', []))} frames\n"
+              f"room: {json.dumps(room, separators=(', ', ': '))}\n")
+    return header + describe_scene({"objects": objects})
+
+
 def _bulky(value: Any) -> bool:
     return isinstance(value, dict | list) and len(json.dumps(value)) > 40 * _BULKY
 
@@ -71,9 +84,11 @@ class DirectAnswerer:
         self.loop = StepLoop(llm, DIRECT, max_attempts, max_reply_tokens)
 
     def solve(self, question: str, *, scene: dict[str, Any] | None = None,
-              image_path: Path | None = None) -> ProgramOutcome:
+              image_path: Path | None = None, world: dict[str, Any] | None = None) -> ProgramOutcome:
+        """`world`: a multi-view scene's world annotation, described instead of one frame's `scene`."""
         started = time.perf_counter()
-        scene_text = describe_scene(scene) if scene is not None else None
+        scene_text = describe_world(world) if world is not None else (
+            describe_scene(scene) if scene is not None else None)
         if scene_text is None and image_path is None:
             raise ValueError("the direct method needs scene annotations or an image")
         user: Any = prompts.render("question", question=question).rstrip()

@@ -125,9 +125,19 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
 
     def solve_directly(question: Question) -> ProgramOutcome:
         scene = dataset.scene(question.image_id) if oracle_perception else None
-        return direct.solve(question.question, scene=scene, image_path=None if scene else question.image_path)
+        world = multi_view_world(dataset, question) if oracle_perception else None
+        return direct.solve(question.question, scene=scene, world=world,
+                            image_path=None if scene or world else question.image_path)
 
     return solve_directly
+
+
+def multi_view_world(dataset: Dataset, question: Question) -> dict | None:
+    """The world annotation of a multi-view question's scene, where the data set has one."""
+    world = getattr(dataset, "world", None)
+    if question.scene_id is None or len(question.view_ids) < 2 or world is None:
+        return None
+    return world(question.scene_id)
 
 
 def question_context(question: Question, dataset: Dataset, modules: ModuleSet,
