@@ -5,7 +5,9 @@ Usage:
       [--json docs/results/multiview.json] [--commit HASH]
 
 Each RUN is a `vadar eval` run directory on the same generated multi-view benchmark
-(`vadar bench generate --views K`). Prints, on the questions every run answered: the score
+(`vadar bench generate --views K`); runs of one method over different questions (a method's
+questions split across cores) count as one. Prints each method on every question it answered,
+then, on the questions every method answered: the score
 (exact match for counts, names and directions, MRA for metric answers), MRA over the metric
 questions alone, exact accuracy over the others, completion tokens and seconds per question,
 questions without a working program, per family scores, and against the baseline the questions
@@ -60,18 +62,29 @@ def method_of(path: Path) -> str:
     return path.name
 
 
+HEADER = ["| method | questions | score | MRA (metric) | exact (others) | completion tokens | seconds | no working program |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|"]
+
+
+def table_row(method: str, run: Results, ids: Sequence[str]) -> str:
+    f = figures(run, ids)
+    return (f"| {method} | {len(ids)} | {f['accuracy']:.3f} | {f['mra']:.3f} | {f['exact']:.3f} | "
+            f"{f['completion_tokens']:.1f} | {f['seconds']:.1f} | {f['no_program']} |")
+
+
+def own_questions(run: Results) -> list[str]:
+    return shared_questions({"run": run})
+
+
 def report(runs: Mapping[str, Results], baseline: str, data: Path) -> tuple[list[str], list[str]]:
     """The printed lines and the shared question ids; `runs` maps a method to its results."""
+    lines = ["Each method on every question it answered:", *HEADER]
+    lines += [table_row(method, run, own_questions(run)) for method, run in runs.items()]
     ids = shared_questions(runs)
     if not ids:
         raise SystemExit("the runs share no answered question")
-    lines = [f"{len(ids)} questions answered by every run; baseline {baseline}",
-             "| method | score | MRA (metric) | exact (others) | completion tokens | seconds | no working program |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
-    for method, run in runs.items():
-        f = figures(run, ids)
-        lines.append(f"| {method} | {f['accuracy']:.3f} | {f['mra']:.3f} | {f['exact']:.3f} | "
-                     f"{f['completion_tokens']:.1f} | {f['seconds']:.1f} | {f['no_program']} |")
+    lines += ["", f"{len(ids)} questions answered by every method; baseline {baseline}", *HEADER]
+    lines += [table_row(method, run, ids) for method, run in runs.items()]
     for method, run in runs.items():
         if method == baseline:
             continue
@@ -95,14 +108,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--commit", help="the commit the runs were made at (default: HEAD)")
     args = parser.parse_args(argv)
     paths = [args.baseline, *[p for p in args.runs if p != args.baseline]]
-    runs = {method_of(p): load(p) for p in paths}
+    runs: dict[str, dict[str, QuestionResult]] = {}
+    for path in paths:
+        runs.setdefault(method_of(path), {}).update(load(path))
     lines, ids = report(runs, method_of(args.baseline), args.data)
     print("\n".join(lines))
     if args.json:
         commit = current_commit(args.commit)
-        rows = [{"method": m, "questions": len(ids), "accuracy": round(f["accuracy"], 4),
-                 "mra": round(f["mra"], 4), "seconds_per_question": round(f["seconds"], 2), "commit": commit}
-                for m, f in ((m, figures(run, ids)) for m, run in runs.items())]
+        rows = []
+        for method, run in runs.items():
+            own = own_questions(run)
+            f = figures(run, own)
+            rows.append({"method": method, "questions": len(own), "accuracy": round(f["accuracy"], 4),
+                         "mra": round(f["mra"], 4), "seconds_per_question": round(f["seconds"], 2),
+                         "commit": commit})
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
 
 
