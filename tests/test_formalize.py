@@ -85,6 +85,7 @@ RELATION_TARGETS = [
     ("The thing that is the same color as the rubber cylinder is what size?", "same color as", "same"),
     ("Is the red cube left of the small sphere?", "cube left of the small sphere", "left"),
     ("What is the shape of the object that is in front of the metal cylinder?", "object that is in front", "that"),
+    ("Is the taller chair made of wood?", "taller chair", "taller"),  # the generated benchmark's comparisons
 ]
 
 

@@ -73,8 +73,11 @@ RELATION_WORDS = frozenset({
     "left", "right", "front", "behind", "above", "below", "under", "over", "beside", "next", "near",
     "nearest", "closest", "closer", "farther", "further", "farthest", "furthest", "between", "than",
     "same", "other", "others", "another", "that", "which", "who", "as", "to",
+    "leftmost", "rightmost", "taller", "tallest", "shorter", "shortest", "larger", "largest", "bigger",
+    "biggest", "smaller", "smallest", "higher", "highest", "lower", "lowest", "wider", "longer",
 })
-"""Words that make a phrase a relation (or a relative clause) rather than one object's description."""
+"""Words that make a phrase a relation, a comparison or a relative clause rather than one object's
+description; `loc` understands none of them (size words such as "large" or "small" are attributes)."""
 
 
 def _words(text: str) -> list[str]:
