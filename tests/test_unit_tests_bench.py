@@ -125,6 +125,7 @@ def test_a_program_failing_the_models_sketched_scene_is_repaired():
             "(0.5 x 0.5 x 0.9 m), the program answered 2; the expected answer is 1.") in feedback
     assert outcome.extra["tests_passed"] == 2 and len(outcome.extra["unit_tests_refused"]) == 1
     assert llm.requests[0]["response_format"]["json_schema"]["schema"] == BENCH_SCENES.schema
+    assert llm.requests[0]["max_tokens"] == 900  # eight fields an object: longer than CLEVR's 600
     assert '"x" and "z": where its centre is' in llm.calls[0][0]["content"]
     assert "(one of chair, table, stool, cabinet, box, ball, lamp, bin, mug, book)" in llm.calls[0][0]["content"]
 

@@ -59,7 +59,8 @@ class SceneKind:
     prompt_values: Mapping[str, Any]
     describe_object: Callable[[Mapping[str, Any]], str]
     check: Callable[[Sequence[Mapping[str, Any]]], None] = _no_check  # ValueError: the scene cannot be built
-    measure_tolerance: float | None = None  # relative error allowed on a decimal expected answer; None: vote's
+    measure_tolerance: float | None = None  # relative error allowed where an answer is a decimal; None: the vote's
+    max_tokens: int = 600  # the reply's length: 2-3 scenes of a few objects
 
     def describe(self, objects: Sequence[Mapping[str, Any]]) -> str:
         return "; ".join(self.describe_object(o) for o in objects)
@@ -90,15 +91,12 @@ CLEVR_SCENES = SceneKind(SCHEMA, "unit_tests_system", {"values": _VALUES},
 BENCH_SCENES = SceneKind(
     _scenes_schema(sketch.OBJECT_SCHEMA), "unit_tests_system_bench",
     {"values": {name: sketch.OBJECT_SCHEMA["properties"][name]["enum"] for name in ("category", "color", "material")}},
-    sketch.describe, _sketchable, measure_tolerance=0.4)
+    sketch.describe, _sketchable, measure_tolerance=0.4, max_tokens=900)  # 8 fields an object
 """Objects of the generated benchmark: class, colour, material, camera-frame centre (x, z) and size.
 
 Decimal answers (metres) pass within 40%: on these scenes (camera 18 degrees down) a right program
 measuring from a 2D box and depth is off by up to a third for small near objects; a wrong object
 or quantity usually by more."""
-
-WRITE_TESTS = Sampling(max_tokens=600, retry_temperature_step=0.0)
-
 
 @dataclass(frozen=True)
 class UnitTest:
@@ -144,7 +142,8 @@ class TestWriter:
         self.llm, self.max_reply_tokens = llm, max_reply_tokens
 
     def write(self, question: str, kind: SceneKind = CLEVR_SCENES, cost: LLMCost | None = None) -> UnitTests:
-        loop = StepLoop(self.llm, WRITE_TESTS, max_steps=2, max_reply_tokens=self.max_reply_tokens,
+        sampling = Sampling(max_tokens=kind.max_tokens, retry_temperature_step=0.0)
+        loop = StepLoop(self.llm, sampling, max_steps=2, max_reply_tokens=self.max_reply_tokens,
                         response_format=response_format("unit_tests", kind.schema))
         messages = [{"role": "system", "content": prompts.render(kind.prompt, **kind.prompt_values)},
                     {"role": "user", "content": prompts.render("question", question=question)}]
