@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from vadar.agents.api_text import render_api
 from vadar.agents.program import ProgramAgent
-from vadar.agents.unit_tests import SCHEMA, parse_tests
-from vadar.config import ConfigError, ReasoningConfig, VadarConfig
+from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, SCHEMA, TestScenes, parse_tests
+from vadar.config import ReasoningConfig, VadarConfig
 from vadar.library.namespace import unit_scene_namespace
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.methods import _test_scenes
@@ -29,18 +30,21 @@ TESTS = json.dumps({"scenes": [
     {"objects": [thing("red", "cube", -2, 0), thing("red", "cube", 0, 0), thing("blue", "cube", 2, 0)], "answer": 2},
     {"objects": [thing("red", "sphere", -1, 1), thing("red", "cube", 1, -1)], "answer": 1},
 ]})
-SCENES = unit_scene_namespace()
-REAL = SCENES([thing("red", "cube", -2, 0), thing("blue", "cube", 0, 1), thing("blue", "cube", 2, -1)])
+SCENES = TestScenes(CLEVR_SCENES, unit_scene_namespace())
+REAL = SCENES.namespace([thing("red", "cube", -2, 0), thing("blue", "cube", 0, 1), thing("blue", "cube", 2, -1)])
 
 
 def run(code, namespace):
     return execute(code, dict(namespace), timeout_s=20, memory_mb=1024)
 
 
+CLEVR_REQUESTS = Path(__file__).parent / "fixtures" / "unit_tests_requests_clevr.json"
+
+
 def test_a_program_that_fails_the_models_own_scene_test_is_repaired():
     llm = ScriptedLLM([TESTS, COUNT_CUBES, COUNT_RED_CUBES])
     agent = ProgramAgent(llm, run, reasoning=ReasoningConfig(tests=True))
-    outcome = agent.solve(QUESTION, render_api(), REAL, scene_namespace=SCENES)
+    outcome = agent.solve(QUESTION, render_api(), REAL, test_scenes=SCENES)
     assert outcome.answer == 1 and "'red cube'" in outcome.program
     feedback = llm.calls[2][-1]["content"]
     assert "the program answered 3; the expected answer is 2" in feedback
@@ -52,7 +56,7 @@ def test_a_program_that_fails_the_models_own_scene_test_is_repaired():
 def test_programs_that_fail_their_tests_are_outvoted():
     llm = ScriptedLLM([TESTS, COUNT_CUBES, COUNT_CUBES, COUNT_CUBES, COUNT_CUBES, COUNT_RED_CUBES])
     agent = ProgramAgent(llm, run, reasoning=ReasoningConfig(tests=True, samples=3))
-    outcome = agent.solve(QUESTION, render_api(), REAL, scene_namespace=SCENES)
+    outcome = agent.solve(QUESTION, render_api(), REAL, test_scenes=SCENES)
     assert [s["answer"] for s in outcome.extra["samples"]] == [3, 3, 1]  # two count every cube
     assert [s["tests_passed"] for s in outcome.extra["samples"]] == [1, 1, 2]  # counting cubes passes scene 2
     assert outcome.answer == 1 and outcome.extra["chosen_sample"] == 2 and outcome.extra["agreement"] == 1.0
@@ -62,24 +66,30 @@ def test_scenes_that_break_the_schema_are_asked_again_once():
     bad = json.dumps({"scenes": [{"objects": [thing("pink", "cube", 0, 0)], "answer": 1}]})
     llm = ScriptedLLM([bad, TESTS, COUNT_RED_CUBES])
     outcome = ProgramAgent(llm, run, reasoning=ReasoningConfig(tests=True)).solve(
-        QUESTION, render_api(), REAL, scene_namespace=SCENES)
+        QUESTION, render_api(), REAL, test_scenes=SCENES)
     assert "'pink' is not one of" in llm.calls[1][-1]["content"]
     assert outcome.extra["unit_tests_refused"] and outcome.answer == 1
     with pytest.raises(ValueError, match="right: 9 is greater than the maximum of 3"):
         parse_tests(json.dumps({"scenes": [{"objects": [thing("red", "cube", 9, 0)], "answer": 1}]}))
 
 
-def test_tests_need_clevr_style_scenes():
+def test_the_data_sets_oracles_choose_the_kind_of_test_scene():
     config = VadarConfig()
     assert _test_scenes(config, SimpleNamespace(), []) is None  # off: nothing to build
     config.reasoning.tests = True
-    with pytest.raises(ConfigError, match="Leave --tests off"):
-        _test_scenes(config, SimpleNamespace(oracle_kind="annotations3d"), [])
-    assert callable(_test_scenes(config, SimpleNamespace(), []))
+    assert _test_scenes(config, SimpleNamespace(oracle_kind="annotations3d"), []).kind is BENCH_SCENES
+    assert _test_scenes(config, SimpleNamespace(), []).kind is CLEVR_SCENES
+
+
+def test_the_clevr_test_request_is_the_one_recorded_before_the_generated_benchmarks_scenes():
+    tests = json.dumps({"scenes": [{"objects": [thing("red", "cube", 0, 0)], "answer": 1}]})
+    llm = ScriptedLLM(["not json", tests])
+    ProgramAgent(llm, run, reasoning=ReasoningConfig(tests=True)).test_writer.write(QUESTION)
+    assert json.loads(json.dumps(llm.requests)) == json.loads(CLEVR_REQUESTS.read_text(encoding="utf-8"))
 
 
 def test_a_test_scene_of_one_object_needs_no_camera_fit():
     result = run("final_result = len(loc(image, 'small metal sphere'))",
-                 SCENES([{"color": "cyan", "size": "small", "material": "metal", "shape": "sphere",
+                 SCENES.namespace([{"color": "cyan", "size": "small", "material": "metal", "shape": "sphere",
                           "right": 0.5, "behind": 0.0}]))
     assert result.error is None and result.value == 1

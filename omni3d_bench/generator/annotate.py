@@ -31,21 +31,19 @@ def visible_box(mask: np.ndarray) -> list[float] | None:
 
 
 def object_annotation(index: int, obj: SceneObject, camera: Camera,
-                      rendering: Rendering) -> dict[str, Any]:
+                      rendering: Rendering | None) -> dict[str, Any]:
+    """`rendering` None: a scene made up without pixels (vadar's test scenes), no visibility fields."""
     rot_world = yaw_matrix(obj.yaw)
     rot_cam = camera.rotation @ rot_world
     center_cam = camera.to_camera(obj.center[None])[0]
     corners_world = box_corners(obj.center, obj.dims, rot_world)
-    mask = rendering.instances == index + 1
     return {
         "id": index,
         "category_name": obj.category,
         "color": obj.color,
         "material": obj.material,
         "bbox2D_proj": _r(obj.box2d),
-        "bbox2D_visible": visible_box(mask),
-        "visible_pixels": int(mask.sum()),
-        "mask_value": index + 1,
+        **(_visibility(index, rendering) if rendering is not None else {}),
         "dimensions": _r(obj.dims),
         "center_world": _r(obj.center),
         "yaw_world": round(float(obj.yaw), DECIMALS),
@@ -54,6 +52,20 @@ def object_annotation(index: int, obj: SceneObject, camera: Camera,
         "R_cam": _r(rot_cam),
         "bbox3D_world": _r(corners_world),
         "bbox3D_cam": _r(camera.to_camera(corners_world)),
+    }
+
+
+def _visibility(index: int, rendering: Rendering) -> dict[str, Any]:
+    mask = rendering.instances == index + 1
+    return {"bbox2D_visible": visible_box(mask), "visible_pixels": int(mask.sum()), "mask_value": index + 1}
+
+
+def camera_annotation(camera: Camera) -> dict[str, Any]:
+    return {
+        "K": _r(camera.K),
+        "world_to_camera": _r(camera.world_to_camera),
+        "position": _r(camera.position),
+        "convention": "camera x right, y down, z forward; world z up, ground plane z = 0",
     }
 
 
@@ -82,12 +94,7 @@ def scene_annotation(image_id: str, objects: list[SceneObject], camera: Camera,
         "width": camera.width,
         "height": camera.height,
         "units": "meters",
-        "camera": {
-            "K": _r(camera.K),
-            "world_to_camera": _r(camera.world_to_camera),
-            "position": _r(camera.position),
-            "convention": "camera x right, y down, z forward; world z up, ground plane z = 0",
-        },
+        "camera": camera_annotation(camera),
         "vocabulary": vocabulary() if words is None else words,
         "objects": [object_annotation(i, o, camera, rendering) for i, o in enumerate(objects)],
     }

@@ -3,9 +3,15 @@
 Most wrong answers come from what a program computes, not from perception: the wrong frame
 ("left of" seen from the camera or from the object), the wrong objects, the wrong quantity. So
 one request first fixes those in a small JSON object, decoded under a JSON schema by the
-endpoint (structured output), checked here (every target phrase must come from the question),
-and asked again once with the reason when refused. The Program agent then sees it in its
-question and its answer is checked against the constraint's answer type.
+endpoint (structured output), checked here, and asked again once with the reason when refused.
+The Program agent then sees it in its question and its answer is checked against the constraint's
+answer type.
+
+Targets are object descriptions a program passes to `loc` ("large red cube"): the first measurement
+(docs/results/techniques.md) found phrases such as "other objects" or "the cube behind the red
+sphere" passed to `loc` as they were, which `loc` refuses. So every target's words must come from
+the question, articles are dropped, and a target with a relation word is refused: the relation
+belongs in "relation", and the program computes it from boxes, depth and vqa.
 """
 
 from __future__ import annotations
@@ -62,8 +68,38 @@ class Constraint:
         return {name: getattr(self, name) for name in SCHEMA["properties"]}
 
 
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9.]+", text.casefold()))
+ARTICLES = frozenset({"the", "a", "an"})
+RELATION_WORDS = frozenset({
+    "left", "right", "front", "behind", "above", "below", "under", "over", "beside", "next", "near",
+    "nearest", "closest", "closer", "farther", "further", "farthest", "furthest", "between", "than",
+    "same", "other", "others", "another", "that", "which", "who", "as", "to",
+    "leftmost", "rightmost", "taller", "tallest", "shorter", "shortest", "larger", "largest", "bigger",
+    "biggest", "smaller", "smallest", "higher", "highest", "lower", "lowest", "wider", "longer",
+})
+"""Words that make a phrase a relation, a comparison or a relative clause rather than one object's
+description; `loc` understands none of them (size words such as "large" or "small" are attributes)."""
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", text.casefold())
+
+
+def object_description(phrase: str, question: str) -> str:
+    """`phrase` as a `loc` description (lower case, no articles), or ConstraintError saying why it is not one."""
+    words = [word for word in _words(phrase) if word not in ARTICLES]
+    asked = set(_words(question))
+    missing = [word for word in words if word not in asked]
+    if not words or missing:
+        raise ConstraintError(f"the target {phrase!r} is not made of the question's words"
+                              + (f" (not in it: {', '.join(repr(w) for w in missing)})" if missing else "")
+                              + "; describe each object with the question's own words")
+    relation = [word for word in words if word in RELATION_WORDS]
+    if relation:
+        raise ConstraintError(
+            f"the target {phrase!r} has the relation word {relation[0]!r}; a target is one object's description "
+            "for loc (attributes and a noun, e.g. 'large red cube' or 'objects'), so put the relation "
+            "('left of', 'behind', 'same color as', 'other') in \"relation\" and only the objects in \"targets\"")
+    return " ".join(words)
 
 
 def parse_constraint(text: str, question: str) -> Constraint:
@@ -72,11 +108,7 @@ def parse_constraint(text: str, question: str) -> Constraint:
         data = json_object(text, SCHEMA)
     except ValueError as exc:
         raise ConstraintError(str(exc)) from None
-    asked = f" {_words(question)} "
-    for phrase in data["targets"]:
-        if not _words(phrase) or f" {_words(phrase)} " not in asked:
-            raise ConstraintError(f"the target {phrase!r} is not a phrase of the question; use the question's "
-                                  "own words for each object")
+    data["targets"] = [object_description(phrase, question) for phrase in data["targets"]]
     return Constraint(**data)
 
 

@@ -19,7 +19,7 @@ from vadar.agents.formalize import Constraint, Formalizer, type_issue
 from vadar.agents.reflect import Reflector
 from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
-from vadar.agents.unit_tests import SceneNamespace, TestWriter, UnitCheck
+from vadar.agents.unit_tests import TestScenes, TestWriter, UnitCheck
 from vadar.agents.voting import plurality
 from vadar.agents.answers import ERROR_ANSWER, normalize_answer
 from vadar.agents.code_extract import NoCodeError, extract_code
@@ -61,15 +61,15 @@ class ProgramAgent:
         self.test_writer = TestWriter(llm, max_reply_tokens) if self.reasoning.tests else None
 
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any],
-              examples: str | None = None, scene_namespace: SceneNamespace | None = None) -> ProgramOutcome:
-        """`scene_namespace` turns a test scene into oracle modules (needed by `reasoning.tests`)."""
+              examples: str | None = None, test_scenes: TestScenes | None = None) -> ProgramOutcome:
+        """`test_scenes`: the data set's kind of test scene and its oracle modules (needed by `reasoning.tests`)."""
         started = time.perf_counter()
         cost, extra = LLMCost(), {}
         constraint = None
         if self.formalizer is not None:
             formalized = self.formalizer.formalize(question, cost)
             constraint, extra = formalized.constraint, formalized.record()
-        check = self._unit_check(question, scene_namespace, cost, extra)
+        check = self._unit_check(question, test_scenes, cost, extra)
         outcomes = [self._write(question, api_text, namespace, examples, constraint, sample, check)
                     for sample in range(self.reasoning.samples)]
         outcome = outcomes[0] if len(outcomes) == 1 else self._voted(outcomes)
@@ -85,17 +85,17 @@ class ProgramAgent:
         sampling = dataclasses.replace(self.loop.sampling, first_temperature=self.reasoning.sample_temperature)
         return StepLoop(self.llm, sampling, self.max_attempts, self.max_reply_tokens, seed=sample)
 
-    def _unit_check(self, question: str, scene_namespace: SceneNamespace | None, cost: LLMCost,
+    def _unit_check(self, question: str, scenes: TestScenes | None, cost: LLMCost,
                     extra: dict[str, Any]) -> UnitCheck | None:
         """The question's tests written by the model, or None (off, refused twice, or no scenes possible)."""
-        if self.test_writer is None or scene_namespace is None:
+        if self.test_writer is None or scenes is None:
             return None
-        written = self.test_writer.write(question, cost)
+        written = self.test_writer.write(question, scenes.kind, cost)
         extra["unit_tests"] = [{"objects": t.objects, "answer": t.answer} for t in written.tests]
         extra["unit_tests_refused"] = written.refused
         if not written.tests:
             return None
-        return UnitCheck(written.tests, scene_namespace, self.executor, self.reasoning.vote_tolerance)
+        return UnitCheck(written.tests, scenes, self.executor, self.reasoning.vote_tolerance)
 
     def _voted(self, outcomes: list[ProgramOutcome]) -> ProgramOutcome:
         """The plurality answer's first program, carrying the cost and errors of all of them.

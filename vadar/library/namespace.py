@@ -14,6 +14,7 @@ from typing import Any
 
 from api_store import FunctionRecord
 from base_modules.module import ModuleSet
+from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from base_modules.oracle.clevr import clevr_oracle_modules
 from base_modules.oracle.clevr_camera import REFERENCE_HEIGHT, REFERENCE_WIDTH
 from base_modules.oracle.clevr_synthetic import camera_placed, camera_pose, synthetic_scene
@@ -21,6 +22,7 @@ from base_modules.region_geometry import region_modules
 from base_modules.region_tools import bind_region_tools
 from base_modules.types import Image, Region
 from base_modules.view_modules import ViewModuleSet
+from omni3d_bench.generator.sketch import CAMERA, sketch_scene
 from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
 
 
@@ -67,5 +69,18 @@ def unit_scene_namespace(library: Iterable[FunctionRecord] = ()) -> Callable[[Se
                  "camera": {"rotation": rotation.tolist(), "translation": translation.tolist()}}
         image = Image("unit-test", "unit-test.png", REFERENCE_WIDTH, REFERENCE_HEIGHT)
         return program_namespace(image, clevr_oracle_modules(lambda _: scene), functions)
+
+    return namespace
+
+
+def sketch_scene_namespace(library: Iterable[FunctionRecord] = ()) -> Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]:
+    """Objects of a made-up test scene of the generated benchmark ({category, color, material, x, z, w, l, h},
+    see `omni3d_bench.generator.sketch`) -> a namespace whose modules are 3D-annotation oracles over it."""
+    functions = list(library)
+
+    def namespace(objects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        scene = sketch_scene(objects)
+        image = Image(scene["image_id"], scene["image_filename"], CAMERA.width, CAMERA.height, focal_length=CAMERA.fx)
+        return program_namespace(image, annotations3d_oracle_modules(lambda _: scene), functions)
 
     return namespace

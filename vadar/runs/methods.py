@@ -23,11 +23,11 @@ from vadar.agents.program import ProgramAgent
 from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
 from vadar.agents.api_text import render_api, with_regions
-from vadar.agents.unit_tests import SceneNamespace
-from vadar.config import ConfigError, VadarConfig
+from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, TestScenes
+from vadar.config import VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
 from vadar.llm.chat import ChatModel
-from vadar.library.namespace import program_namespace, unit_scene_namespace
+from vadar.library.namespace import program_namespace, sketch_scene_namespace, unit_scene_namespace
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
@@ -73,14 +73,14 @@ def program_agent_for(config: VadarConfig, llm: ChatModel, executor: Executor,
                         reasoning=config.reasoning if techniques else None)
 
 
-def _test_scenes(config: VadarConfig, dataset: Dataset, library: list[FunctionRecord]) -> SceneNamespace | None:
-    """With `reasoning.tests`: how the model's test scenes become oracle namespaces (CLEVR scenes)."""
+def _test_scenes(config: VadarConfig, dataset: Dataset, library: list[FunctionRecord]) -> TestScenes | None:
+    """With `reasoning.tests`: the kind of test scene the model writes for this data set (CLEVR scenes, or
+    the generated benchmark's 3D annotations) and how one becomes oracle modules."""
     if not config.reasoning.tests:
         return None
     if getattr(dataset, "oracle_kind", None) == "annotations3d":
-        raise ConfigError("reasoning.tests writes CLEVR-style test scenes; this data set's oracles read 3D box "
-                          "annotations. Leave --tests off for it.")
-    return unit_scene_namespace(library)
+        return TestScenes(BENCH_SCENES, sketch_scene_namespace(library))
+    return TestScenes(CLEVR_SCENES, unit_scene_namespace(library))
 
 
 def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, executor: Executor,
@@ -107,7 +107,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
             shown = with_regions(render_api(retriever.select(question.question), examples=calls, **api),
                                  question.regions)
             worked = examples.render(question.question) if examples is not None else None
-            return program_agent.solve(question.question, shown, namespace, worked, scenes)
+            testable = not question.multi_view and not question.regions  # test scenes have one frame, no regions
+            return program_agent.solve(question.question, shown, namespace, worked, scenes if testable else None)
 
         return solve_with_program
 
