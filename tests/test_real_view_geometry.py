@@ -168,3 +168,23 @@ def test_camera_pose_places_a_frame_among_its_scene(dataset, views):
     assert list(rebuilt._scenes) == [tuple((v.image_id, v.path) for v in views)]
     RealCameraPose(rebuilt)(views[2])
     assert len(rebuilt._scenes) == 2 and poses.loaded
+
+
+def test_real_modules_give_multi_view_questions_the_real_twins(dataset):
+    from base_modules.real.scene_graph import RealObjects3D, RealSameObjectAcross
+    from base_modules.view_modules import ViewModuleSet
+    from vadar.config import VadarConfig
+    from vadar.library.namespace import program_namespace
+    from vadar.runs.prepare import DataSelection
+
+    config = VadarConfig()
+    config.modules.backend = "real"
+    prepared = DataSelection(data=dataset.root, split="test").prepare(config, load=False)
+    twins = prepared.view_modules
+    assert isinstance(twins, ViewModuleSet) and isinstance(twins.objects_3d, RealObjects3D)
+    assert isinstance(twins.same_object_across, RealSameObjectAcross) and not twins.objects_3d.loaded
+    views = [dataset.image(f["image_id"]) for f in dataset.world(SCENE)["frames"]]
+    namespace = program_namespace(views[0], prepared.modules, views=views, view_modules=twins)
+    assert namespace["camera_pose"].frames == views and twins.camera_pose.frames == []  # bound per program
+    config.modules.per_module = {"depth": "oracle"}
+    assert DataSelection(data=dataset.root, split="test").prepare(config, load=False).view_modules is None

@@ -19,7 +19,7 @@ import numpy as np
 
 from base_modules.module import ModuleError
 from base_modules.real.config import RealModulesConfig, setting_name
-from base_modules.real.loading import load_pretrained, require_package, shared_model, torch_device
+from base_modules.real.loading import package_model
 from base_modules.real.view_geometry import (
     CameraView,
     back_project,
@@ -63,19 +63,9 @@ class VGGTPoses:
         self.model: Any = None
 
     def load(self) -> None:
-        if self.model is not None:
-            return
-        require_package("vggt", VGGT_INSTALL, setting_name("pose_backend"))
-        from vggt.models.vggt import VGGT
-
-        cfg, device = self.config, torch_device(self.config)
-
-        def build() -> Any:
-            model = load_pretrained(VGGT.from_pretrained, cfg.vggt_model, setting=setting_name("vggt_model"),
-                                    config=cfg)
-            return model.to(device).eval()
-
-        self.model = shared_model(("vggt", cfg.vggt_model, device), build)
+        if self.model is None:
+            self.model = package_model(self.config, "vggt", VGGT_INSTALL, "pose_backend", "vggt_model",
+                                       _vggt_class)
 
     def cameras(self, pixels: list[Any]) -> tuple[list[CameraView], list[np.ndarray] | None]:
         import torch
@@ -109,6 +99,12 @@ def _resize(array: np.ndarray, height: int, width: int) -> np.ndarray:
     from PIL import Image as PILImage
 
     return np.asarray(PILImage.fromarray(array.astype(np.float32)).resize((width, height)), dtype=np.float32)
+
+
+def _vggt_class() -> Any:
+    from vggt.models.vggt import VGGT
+
+    return VGGT
 
 
 def build_poses(config: RealModulesConfig) -> PoseBackend:

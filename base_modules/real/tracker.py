@@ -13,36 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from base_modules.real.config import RealModulesConfig, setting_name
-from base_modules.real.loading import load_pretrained, shared_model, torch_device, torch_dtype
-from base_modules.real.segmenter import sam_boxes, sam_pixels
+from base_modules.real.segmenter import Sam2Loader, sam_boxes, sam_pixels
 
 BOX_LABELS = (2, 3)
 """SAM 2's point labels for a box's top-left and bottom-right corners."""
 
 
-class Sam2VideoTracker:
-    def __init__(self, config: RealModulesConfig) -> None:
-        self.config = config
-        self.model: Any = None
-        self.size = 1024
-
-    def load(self) -> None:
-        if self.model is not None:
-            return
-        import transformers as tf
-
-        cfg, device = self.config, torch_device(self.config)
-        dtype = torch_dtype(cfg, device)
-
-        def build() -> Any:
-            model = load_pretrained(tf.Sam2VideoModel.from_pretrained, cfg.tracker_model,
-                                    setting=setting_name("tracker_model"), config=cfg, dtype=dtype)
-            return model.to(device).eval()
-
-        self.model = shared_model(("sam2-video", cfg.tracker_model, device, str(dtype)), build)
-        size = self.model.config.image_size
-        self.size = int(size[0] if isinstance(size, (list, tuple)) else size)
+class Sam2VideoTracker(Sam2Loader):
+    model_class = "Sam2VideoModel"
+    setting = "tracker_model"
 
     def follow(self, first: Any, box: np.ndarray, second: Any) -> np.ndarray:
         """(H, W) boolean mask, in `second`'s pixels, of the object `box` shows in `first`."""

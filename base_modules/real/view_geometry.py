@@ -118,13 +118,12 @@ def merge_detections(detections: list[tuple[int, np.ndarray]], distance: float) 
         if len(points) == 0:
             continue
         centre = np.asarray(object_box(points)["center"])
-        free = [(float(np.linalg.norm(o.centre - centre)), i) for i, o in enumerate(merged)
-                if frame not in o.frames]
-        near = min((d, i) for d, i in free if d <= distance) if any(d <= distance for d, _ in free) else None
-        if near is None:
-            merged.append(MergedObject(points, [frame]))
+        near = [(float(np.linalg.norm(o.centre - centre)), i) for i, o in enumerate(merged)
+                if frame not in o.frames and np.linalg.norm(o.centre - centre) <= distance]
+        if near:
+            merged[min(near)[1]].add(frame, points)
         else:
-            merged[near[1]].add(frame, points)
+            merged.append(MergedObject(points, [frame]))
     return merged
 
 
