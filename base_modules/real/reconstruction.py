@@ -136,7 +136,10 @@ class Scene:
         return [object_box(o.points) for o in merged]
 
     def room(self) -> dict[str, float]:
-        return room_extent(self.points(), self.config.room_trim_percent)
+        points = self.points()
+        if len(points) == 0:
+            raise ModuleError("no pixel of these frames has a valid depth")
+        return room_extent(points, self.config.room_trim_percent)
 
 
 def _index(views: Sequence[Image], view: Image) -> int:
