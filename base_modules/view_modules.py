@@ -79,5 +79,14 @@ class ViewModuleSet:
     def as_namespace(self) -> dict[str, Any]:
         return {spec.name: getattr(self, spec.name) for spec in VIEW_MODULES}
 
+    def for_views(self, views: list[Image]) -> ViewModuleSet:
+        """The set as a program about the frames `views` calls it: a module that reconstructs
+        the scene from all its frames (`for_views(views)`) learns them; others are unchanged."""
+        def bound(module: Module) -> Module:
+            bind = getattr(module, "for_views", None)
+            return bind(views) if callable(bind) else module
+
+        return ViewModuleSet(**{spec.name: bound(getattr(self, spec.name)) for spec in VIEW_MODULES})
+
     def __iter__(self) -> Iterator[Module]:
         return iter(self.as_namespace().values())

@@ -298,3 +298,24 @@ def test_cli_error_keeps_bracketed_setting_names():
     buffer = io.StringIO()
     print_error("set [vision] depth_model to a directory", Console(file=buffer, width=200))
     assert buffer.getvalue().strip() == "error: set [vision] depth_model to a directory"
+
+
+def test_multi_view_twins_need_the_vggt_package_and_say_how_to_install_it(monkeypatch, tmp_path):
+    import importlib.util
+
+    from base_modules.real.scene_graph import real_view_modules
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "vggt" else real_find_spec(name, *a))
+    modules = real_view_modules(RealModulesConfig(device="cpu"))
+    assert not modules.objects_3d.loaded  # nothing loads until a program calls it
+    path = tmp_path / "f.png"
+    PILImage.new("RGB", (W, H)).save(path)
+    with pytest.raises(ModelWeightsError) as err:
+        modules.room_layout([Image("f", str(path), W, H)])
+    message = str(err.value)
+    assert "vggt" in message and "pose_backend" in message and "git+https://github.com/facebookresearch/vggt" in message
+    assert "\n" not in message
+    with pytest.raises(ModuleError, match="pose_backend.*unknown backend 'colmap'"):
+        real_view_modules(RealModulesConfig(pose_backend="colmap"))

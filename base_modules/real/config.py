@@ -54,6 +54,15 @@ class RealModulesConfig:
     same_object_iou: float = 0.5  # mask IoU (box IoU without masks) above which two boxes agree
     cache_images: int = 16  # per-image caches kept (least recently used dropped)
 
+    # -- multi-view modules (questions about several frames of one scene) -------------------------
+    tracker_model: str = "facebook/sam2.1-hiera-tiny"  # same_object_across: SAM 2 video predictor
+    track_iou: float = 0.5  # box IoU of the followed mask with bbox2 above which they are one object
+    pose_backend: str = "vggt"  # objects_3d, camera_pose, room_layout: cameras of all frames at once
+    vggt_model: str = "facebook/VGGT-1B"  # vggt backend: model id or local path
+    merge_distance: float = 0.4  # metres between 3D box centres under which two frames' boxes merge
+    room_trim_percent: float = 0.5  # room extent ignores this share of points at each end
+    floor_percent: float = 1.0  # the floor is this percentile of the points' heights
+
 
 TORCH_DTYPES = ("auto", "float32", "float16", "bfloat16")
 

@@ -13,14 +13,7 @@ import numpy as np
 
 from base_modules.module import ModuleError
 from base_modules.real.config import RealModulesConfig, setting_name
-from base_modules.real.loading import (
-    ModelWeightsError,
-    TransformersBackend,
-    load_pretrained,
-    require_package,
-    shared_model,
-    torch_device,
-)
+from base_modules.real.loading import ModelWeightsError, TransformersBackend, package_model
 
 UNIDEPTH_INSTALL = "pip install 'git+https://github.com/lpiccinelli-eth/UniDepth'"
 
@@ -66,20 +59,14 @@ class UniDepth:
         self.model: Any = None
 
     def load(self) -> None:
-        if self.model is not None:
-            return
-        require_package("unidepth", UNIDEPTH_INSTALL, setting_name("depth_backend"))
+        if self.model is None:
+            self.model = package_model(self.config, "unidepth", UNIDEPTH_INSTALL, "depth_backend",
+                                       "unidepth_model", self._model_class)
+
+    def _model_class(self) -> Any:
         from unidepth import models
 
-        cfg, device = self.config, torch_device(self.config)
-        cls = models.UniDepthV1 if "v1" in cfg.unidepth_model.lower() else models.UniDepthV2
-
-        def build() -> Any:
-            model = load_pretrained(cls.from_pretrained, cfg.unidepth_model,
-                                    setting=setting_name("unidepth_model"), config=cfg)
-            return model.to(device).eval()
-
-        self.model = shared_model(("unidepth", cfg.unidepth_model, device), build)
+        return models.UniDepthV1 if "v1" in self.config.unidepth_model.lower() else models.UniDepthV2
 
     def depth_map(self, pixels: Any) -> np.ndarray:
         import torch

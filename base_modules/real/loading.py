@@ -110,6 +110,21 @@ def require_package(package: str, install: str, setting: str) -> None:
                                 f"Install it with: {install}")
 
 
+def package_model(config: RealModulesConfig, package: str, install: str, backend_setting: str,
+                  model_setting: str, model_class: Callable[[], Any]) -> Any:
+    """A model from an optional package (UniDepth, VGGT): checked installed, loaded with the
+    class's `from_pretrained` from the id or path `model_setting` holds, shared per process."""
+    require_package(package, install, setting_name(backend_setting))
+    device, model_id = torch_device(config), getattr(config, model_setting)
+
+    def build() -> Any:
+        model = load_pretrained(model_class().from_pretrained, model_id, setting=setting_name(model_setting),
+                                config=config)
+        return model.to(device).eval()
+
+    return shared_model((package, model_id, device), build)
+
+
 def load_pretrained(load: Callable[..., T], model: str, *, setting: str, config: RealModulesConfig,
                     **kwargs: Any) -> T:
     """Call `load(model, ...)` (a `from_pretrained`), re-raising failures as `ModelWeightsError`."""

@@ -46,27 +46,40 @@ def sam_boxes(boxes: np.ndarray, width: int, height: int, size: int) -> np.ndarr
     return np.asarray(boxes, dtype=np.float64).reshape(-1, 4) * scale
 
 
-class TransformersSam2:
+def load_sam2(config: RealModulesConfig, class_name: str, setting: str) -> Any:
+    """A transformers SAM 2 model (`Sam2Model`, `Sam2VideoModel`) named by `setting`, shared per process."""
+    import transformers as tf
+
+    device = torch_device(config)
+    dtype = torch_dtype(config, device)
+    model_id = getattr(config, setting)
+
+    def build() -> Any:
+        model = load_pretrained(getattr(tf, class_name).from_pretrained, model_id,
+                                setting=setting_name(setting), config=config, dtype=dtype)
+        return model.to(device).eval()
+
+    return shared_model((class_name, model_id, device, str(dtype)), build)
+
+
+class Sam2Loader:
+    """A transformers SAM 2 model loaded on first use, with the square input size it expects."""
+
+    model_class = "Sam2Model"
+    setting = "segmenter_model"
+
     def __init__(self, config: RealModulesConfig) -> None:
         self.config = config
         self.model: Any = None
         self.size = 1024
 
     def load(self) -> None:
-        if self.model is not None:
-            return
-        import transformers as tf
+        if self.model is None:
+            self.model = load_sam2(self.config, self.model_class, self.setting)
+            self.size = sam_input_size(self.model.config)
 
-        cfg, device = self.config, torch_device(self.config)
-        dtype = torch_dtype(cfg, device)
 
-        def build() -> Any:
-            model = load_pretrained(tf.Sam2Model.from_pretrained, cfg.segmenter_model,
-                                    setting=setting_name("segmenter_model"), config=cfg, dtype=dtype)
-            return model.to(device).eval()
-
-        self.model = shared_model(("sam2", cfg.segmenter_model, device, str(dtype)), build)
-        self.size = sam_input_size(self.model.config)
+class TransformersSam2(Sam2Loader):
 
     def embed(self, pixels: Any) -> Any:
         """The image embedding: the expensive half, computed once per image by the caller's cache."""

@@ -51,7 +51,8 @@ def program_namespace(image: Image, modules: ModuleSet, library: Iterable[Functi
     namespace: dict[str, Any] = {"image": image, **modules.as_namespace()}
     if views:
         namespace["views"] = list(views)
-        namespace.update(view_modules.as_namespace() if view_modules is not None else {})
+        if view_modules is not None:  # bound to these frames: a reconstruction sees them all
+            namespace.update(view_modules.for_views(list(views)).as_namespace())
     if regions:
         namespace.update(bind_region_tools(regions, region_modules(modules)))
     return {**namespace, **library_functions(library)}

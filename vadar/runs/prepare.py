@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from base_modules.module import ModuleSet
+from base_modules.real.config import RealModulesConfig
 from base_modules.view_modules import ViewModuleSet
 from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from base_modules.oracle.clevr import clevr_oracle_modules
@@ -75,16 +76,27 @@ def prepare_questions(dataset: Dataset, split: str, questions: list[Question], c
     backends = config.modules.resolved(overrides)
     preflight(dataset, questions, needs_scenes="oracle" in backends.values())
     modules = build_modules(config, backends, oracle=lambda: oracle_modules(dataset), load=load)
-    views = view_modules(dataset, backends) if any(q.view_ids for q in questions) else None
+    views = None
+    if any(q.view_ids for q in questions):
+        views = view_modules(dataset, backends, config.vision)
+        for module in views if load and views is not None else ():
+            module.load()
     return PreparedData(dataset, split, questions, modules, backends, views)
 
 
-def view_modules(dataset: Dataset, backends: Mapping[str, str]) -> ViewModuleSet | None:
+def view_modules(dataset: Dataset, backends: Mapping[str, str],
+                 vision: RealModulesConfig | None = None) -> ViewModuleSet | None:
     """The multi-view modules for questions about several frames: their oracle twins, reading
-    the scene graph, when every slot is an oracle and the data set has world annotations; None
-    otherwise (programs then get the frames and the per-frame modules only)."""
+    the scene graph, when every slot is an oracle and the data set has world annotations; their
+    model-backed twins (from `vision`) when every slot is `real`; None otherwise (programs then
+    get the frames and the per-frame modules only)."""
+    chosen = set(backends.values())
+    if chosen == {"real"} and vision is not None:
+        from base_modules.real.scene_graph import real_view_modules
+
+        return real_view_modules(vision)
     world = getattr(dataset, "world", None)
-    if world is None or any(b != "oracle" for b in backends.values()):
+    if world is None or chosen != {"oracle"}:
         return None
     from base_modules.oracle.scene_graph import scene_graph_oracle_modules
 
