@@ -8,6 +8,7 @@ stable. Worked examples are retrieved the same way, by the text of the question 
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Sequence
 from typing import TypeVar
@@ -17,6 +18,7 @@ import bm25s
 from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
+from vadar.agents.stubs import StubFormatError, called_names
 
 T = TypeVar("T")
 RELATIVE_FLOOR = 0.5  # a match scoring under half the best one is left out
@@ -78,12 +80,27 @@ class LibraryRetriever:
         return {position[d] for i in chosen for d in self.library[i].dependencies if d in position}
 
 
+def looks_at_the_scene(code: str) -> bool:
+    """Whether a program calls anything but Python builtins (a module, a helper, `region`...).
+
+    A program that calls nothing answers the same for every image: when it is right, it is right
+    by chance (a constant "left" on a three-way direction question), and shown as a worked example
+    it teaches the model to answer without looking.
+    """
+    try:
+        return bool(called_names(code) - set(dir(builtins)))
+    except StubFormatError:
+        return False
+
+
 class ExampleRetriever:
     """Worked examples: correct programs from build questions, most similar question first."""
 
     def __init__(self, programs: Sequence[VerifiedProgram], k: int, allowed: set[str]) -> None:
-        # Only programs whose helpers are all still in the library, helpers shown first.
-        usable = [p for p in programs if p.code and p.correct and set(p.uses) <= allowed]
+        # Only programs that look at the scene and whose helpers are all still in the library,
+        # helpers shown first.
+        usable = [p for p in programs
+                  if p.code and p.correct and set(p.uses) <= allowed and looks_at_the_scene(p.code)]
         usable.sort(key=lambda p: not p.uses)
         self.programs = _unique_questions(usable)
         self.k = k

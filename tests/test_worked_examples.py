@@ -1,0 +1,42 @@
+"""Worked examples shown to the Program agent: only right programs that look at the scene."""
+
+from __future__ import annotations
+
+from api_store.evidence import VerifiedProgram
+from vadar.library.retrieval import ExampleRetriever, looks_at_the_scene
+
+# Recorded from a multi-view build: right on its question (gold "left") without calling anything.
+BLIND = '''# Define the image dimensions and focal length
+image_width = 1920
+focal_length = 0.05  # in metres
+bin_distance = 0.05 / focal_length
+box_distance = 0.02 / focal_length
+stool_distance = bin_distance - box_distance
+if stool_distance > 0:
+    final_result = "left"
+else:
+    final_result = "right"
+'''
+COUNTING = 'bins = loc(image, "bin")\nfinal_result = len(bins)\n'
+
+
+def program(pid: int, question: str, code: str) -> VerifiedProgram:
+    return VerifiedProgram(pid, 1, f"q{pid}", question, "without", code, "x", "x", None, True, ())
+
+
+def test_a_program_that_calls_nothing_but_builtins_does_not_look_at_the_scene():
+    assert not looks_at_the_scene(BLIND)
+    assert not looks_at_the_scene("final_result = max(len([1, 2]), abs(-3))")
+    assert looks_at_the_scene(COUNTING)
+    assert looks_at_the_scene("final_result = _count(image, 'bin')")
+    assert not looks_at_the_scene("final_result = (")  # unreadable code is no example either
+
+
+def test_a_blind_right_program_is_never_shown_as_a_worked_example():
+    standing = "If I am standing by the bin and facing the box, is the stool to my left, to my right, or behind me?"
+    examples = ExampleRetriever([program(1, standing, BLIND), program(2, "How many bins are there in the room?",
+                                                                    COUNTING)], 2, set())
+    shown = examples.render("If I am standing by the lamp and facing the mug, is the ball to my left?")
+    assert shown is not None
+    assert 'bins = loc(image, "bin")' in shown and "stool_distance" not in shown
+    assert ExampleRetriever([program(1, standing, BLIND)], 2, set()).render(standing) is None
