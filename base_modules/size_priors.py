@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -52,8 +52,11 @@ class Source:
 
     @property
     def short_title(self) -> str:
-        """The part before the first colon: "VoteNet", "The Spruce"."""
-        return self.title.split(":", 1)[0].strip()
+        """The title's part before a colon ("VoteNet", "The Spruce"), else the site or repository."""
+        head, colon, _ = self.title.partition(":")
+        if colon and len(head.strip()) <= 30:
+            return head.strip()
+        return re.sub(r"^https?://(?:www\.)?([^/]+).*$", r"\1", self.where).split(":", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,3 @@ def priors_in_text(text: str) -> list[SizePrior]:
     """The size priors of the nouns `text` mentions, in order of first mention."""
     return knowledge().in_text(text)
 
-
-def summaries(priors: Sequence[SizePrior]) -> list[str]:
-    return [prior.summary() for prior in priors]
