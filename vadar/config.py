@@ -171,6 +171,7 @@ class ReasoningConfig:
     formalize: bool = False  # a formal task constraint (JSON schema) first, then the program bound by it
     reflect: bool = False  # check the answer against the question and constraint; one revision at most
     tests: bool = False  # the model writes tiny scenes with known answers; programs run on them (oracles)
+    size_priors: bool = False  # typical sizes of the question's nouns in the prompt (docs/size-priors.md)
 
     def validate(self) -> None:
         if self.samples < 1:
@@ -183,7 +184,7 @@ class ReasoningConfig:
     def label(self) -> str:
         """A short name of the techniques in use, e.g. `samples=3+formalize`; `none` when all are off."""
         parts = [f"samples={self.samples}"] if self.samples > 1 else []
-        parts += [name for name in ("formalize", "reflect", "tests") if getattr(self, name)]
+        parts += [name for name in ("formalize", "reflect", "tests", "size_priors") if getattr(self, name)]
         return "+".join(parts) or "none"
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from base_modules.size_priors import SizePrior, priors_in_text
 from vadar import prompts
 from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure, program_error
 from vadar.agents.formalize import Constraint, Formalizer, type_issue
@@ -32,13 +33,23 @@ def system_prompt(api_text: str, examples: str | None = None) -> str:
                           examples=(examples or prompts.render("program_example")).strip())
 
 
+def size_priors_block(priors: Sequence[SizePrior]) -> str | None:
+    """The typical sizes of the question's nouns, one line each, or None when it names none."""
+    if not priors:
+        return None
+    return prompts.render("size_priors", priors=[prior.summary() for prior in priors]).strip()
+
+
 def opening_messages(question: str, api_text: str, examples: str | None = None,
-                     constraint: Constraint | None = None) -> list[dict[str, Any]]:
-    """The first request for `question`: the shared prefix as system message, the question last."""
+                     constraint: Constraint | None = None, priors: Sequence[SizePrior] = ()) -> list[dict[str, Any]]:
+    """The first request for `question`: the shared prefix as system message, the question last
+    (with the size priors of its nouns after it, when given)."""
+    block = size_priors_block(priors)
     if constraint is None:
-        asked = prompts.render("program_question", question=question)
+        asked = prompts.render("program_question", question=question, priors=block)
     else:
-        asked = prompts.render("program_question_constrained", question=question, constraint=constraint)
+        asked = prompts.render("program_question_constrained", question=question, constraint=constraint,
+                               priors=block)
     return [
         {"role": "system", "content": system_prompt(api_text, examples)},
         {"role": "user", "content": asked},
@@ -70,7 +81,10 @@ class ProgramAgent:
             formalized = self.formalizer.formalize(question, cost)
             constraint, extra = formalized.constraint, formalized.record()
         check = self._unit_check(question, test_scenes, cost, extra)
-        outcomes = [self._write(question, api_text, namespace, examples, constraint, sample, check)
+        priors = priors_in_text(question) if self.reasoning.size_priors else []
+        if priors:
+            extra["size_priors"] = [prior.name for prior in priors]
+        outcomes = [self._write(question, api_text, namespace, examples, constraint, sample, check, priors)
                     for sample in range(self.reasoning.samples)]
         outcome = outcomes[0] if len(outcomes) == 1 else self._voted(outcomes)
         outcome.extra = {**extra, **outcome.extra}
@@ -118,9 +132,10 @@ class ProgramAgent:
         return result
 
     def _write(self, question: str, api_text: str, namespace: Mapping[str, Any], examples: str | None,
-               constraint: Constraint | None, sample: int = 0, check: UnitCheck | None = None) -> ProgramOutcome:
+               constraint: Constraint | None, sample: int = 0, check: UnitCheck | None = None,
+               priors: Sequence[SizePrior] = ()) -> ProgramOutcome:
         """One program: written, run, repaired on errors, revised once if its answer does not fit."""
-        messages = opening_messages(question, api_text, examples, constraint)
+        messages = opening_messages(question, api_text, examples, constraint, priors)
         outcome = ProgramOutcome()
         before_revision: list[ProgramOutcome] = []
 
@@ -139,7 +154,8 @@ class ProgramAgent:
                 error, stdout = program_error(result), result.stdout
                 if error is None:
                     outcome.answer, outcome.error = normalize_answer(result.value), None
-                    issue = None if before_revision else self._review(question, code, outcome, constraint, check)
+                    issue = None if before_revision else self._review(question, code, outcome, constraint, check,
+                                                                      priors)
                     if issue is None:
                         return Verdict.accept()
                     before_revision.append(dataclasses.replace(outcome, calls=list(outcome.calls)))
@@ -163,14 +179,15 @@ class ProgramAgent:
             outcome.extra["tests_passed"] = check.passed(outcome.program)
         return outcome
 
-    def _review(self, question: str, program: str, outcome: ProgramOutcome,
-                constraint: Constraint | None, check: UnitCheck | None = None) -> str | None:
+    def _review(self, question: str, program: str, outcome: ProgramOutcome, constraint: Constraint | None,
+                check: UnitCheck | None = None, priors: Sequence[SizePrior] = ()) -> str | None:
         """Why a working program's answer should be revised: it contradicts the constraint's answer
-        type, or (with `reflect`) the question's form, a plausible range or the reflector's check,
-        or (with `tests`) it fails one of the model's own test scenes."""
+        type, or (with `reflect`) the question's form, a plausible range, the size priors of the
+        question's nouns or the reflector's check, or (with `tests`) it fails one of the model's own
+        test scenes."""
         issue = None
         if self.reflector is not None:
-            issue = self.reflector.review(question, program, outcome.answer, constraint, outcome.cost)
+            issue = self.reflector.review(question, program, outcome.answer, constraint, outcome.cost, priors)
         elif constraint is not None:
             issue = type_issue(outcome.answer, constraint.answer_type)
         if issue is None and check is not None:

@@ -2,20 +2,25 @@
 
 Cheap checks come first and need no LLM: the form of the question fixes the answer's type ("Is
 there ...?" wants yes or no, "How many ...?" a whole number) and measurements have a plausible
-range. Only when those pass and a task constraint exists does one short LLM request compare the
-program with the constraint (frame, objects, quantity). A reason found is sent back once as a
-revision request by the Program agent.
+range; with size priors (`reasoning.size_priors`), a metric size far outside what the measured object
+usually measures is caught too (`size_check`). Only when those pass and a task constraint exists does
+one short LLM request compare the program with the constraint (frame, objects, quantity). A reason
+found is sent back once as a revision request by the Program agent.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
+
+from base_modules.size_priors import SizePrior
 
 from vadar import prompts
 from vadar.agents.formalize import Constraint, type_issue
 from vadar.agents.sampling import Sampling
+from vadar.agents.size_check import size_issue
 from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.agents.voting import is_number
 from vadar.llm.chat import ChatModel
@@ -56,14 +61,18 @@ def plausibility_issue(answer: Any) -> str | None:
     return None
 
 
-def deterministic_issue(question: str, answer: Any, constraint: Constraint | None = None) -> str | None:
-    """What the answer's type or range contradicts (the question's form, the constraint), or None."""
+def deterministic_issue(question: str, answer: Any, constraint: Constraint | None = None,
+                        priors: Sequence[SizePrior] = ()) -> str | None:
+    """What the answer's type or range contradicts (the question's form, the constraint, the size
+    priors of the question's nouns when given), or None."""
     issue = plausibility_issue(answer)
     if issue is None and constraint is not None:
         issue = type_issue(answer, constraint.answer_type)
     expected = expected_answer_type(question)
     if issue is None and expected is not None:
         issue = type_issue(answer, expected)
+    if issue is None and priors:
+        issue = size_issue(question, answer, priors)
     return issue
 
 
@@ -74,9 +83,9 @@ class Reflector:
         self.loop = StepLoop(llm, REFLECT, max_steps=1, max_reply_tokens=max_reply_tokens)
 
     def review(self, question: str, program: str, answer: Any, constraint: Constraint | None = None,
-               cost: LLMCost | None = None) -> str | None:
+               cost: LLMCost | None = None, priors: Sequence[SizePrior] = ()) -> str | None:
         """Why the answer should be revised, or None to give it."""
-        issue = deterministic_issue(question, answer, constraint)
+        issue = deterministic_issue(question, answer, constraint, priors)
         if issue is not None or constraint is None:
             return issue
         messages = [{"role": "system", "content": prompts.render("reflect_system")},

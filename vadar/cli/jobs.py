@@ -29,6 +29,7 @@ from vadar.cli.options import (
     OutOption,
     ReflectOption,
     SamplesOption,
+    SizePriorsOption,
     SplitOption,
     TestsOption,
     apply_executor,
@@ -148,7 +149,7 @@ def eval_command(
         "--questions", help="held-out (default: never a question the library was built from), "
         "build (only those) or all.")] = "held-out",
     samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
-    tests: TestsOption = None,
+    tests: TestsOption = None, size_priors: SizePriorsOption = None,
 ) -> None:
     """Answer questions with one method; write results.jsonl and a summary."""
     with user_errors():
@@ -160,7 +161,7 @@ def eval_command(
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module, skip,
                                                 executor, address, load=False)
         _apply_jobs(settings, jobs, keep_going)
-        apply_reasoning(settings, samples, formalize, reflect, tests)
+        apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
         with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
               open_cluster(settings, announce=progress.announce) as cluster):
             progress.stage(f"answering questions ({method}, {_how(settings)})")
@@ -177,14 +178,14 @@ def run_command(
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
     executor: ExecutorOption = None, address: AddressOption = None, keep_going: KeepGoingOption = False,
     samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
-    tests: TestsOption = None,
+    tests: TestsOption = None, size_priors: SizePriorsOption = None,
 ) -> None:
     """Build the API from the first batches, then answer the other questions with it (the main job)."""
     with user_errors():
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar", modules, module,
                                                 executor=executor, address=address)
         _apply_jobs(settings, jobs, keep_going)
-        apply_reasoning(settings, samples, formalize, reflect, tests)
+        apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
         build_questions = prepared.questions[:min(batches * batch_size, len(prepared.questions) // 2)]
         with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
               open_cluster(settings, announce=progress.announce) as cluster):

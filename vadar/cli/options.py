@@ -56,11 +56,19 @@ TestsOption = Annotated[bool | None, typer.Option(
     "on them with oracle modules; a failing program is repaired once or outvoted (CLEVR-layout data; "
     "default: reasoning.tests, off).")]
 
+SizePriorsOption = Annotated[bool | None, typer.Option(
+    "--size-priors/--no-size-priors", help="Show the Program agent the typical sizes of the objects and rooms the "
+    "question names (cited in base_modules/knowledge/size_priors.json); with --reflect, an answer far outside them "
+    "is sent back once (default: reasoning.size_priors, off).")]
+
 
 def apply_reasoning(settings: VadarConfig, samples: int | None, formalize: bool | None,
-                    reflect: bool | None, tests: bool | None = None) -> None:
-    """Set `--samples`, `--formalize`, `--reflect`, `--tests` on the config (checked like the config file's values)."""
+                    reflect: bool | None, tests: bool | None = None, size_priors: bool | None = None) -> None:
+    """Set `--samples`, `--formalize`, `--reflect`, `--tests`, `--size-priors` on the config (checked like the
+    config file's values)."""
     chosen = settings.reasoning
+    if size_priors is not None:
+        chosen.size_priors = size_priors
     if tests is not None:
         chosen.tests = tests
     if samples is not None:

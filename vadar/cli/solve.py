@@ -13,7 +13,7 @@ from rich.syntax import Syntax
 from omni3d_bench.types import DatasetError
 from vadar.cli.errors import user_errors
 from vadar.cli.options import (FormalizeOption, ModuleOption, ModulesOption, ReflectOption, SamplesOption,
-                               TestsOption, apply_module_choice, apply_reasoning)
+                               SizePriorsOption, TestsOption, apply_module_choice, apply_reasoning)
 from vadar.config import load_config
 from vadar.runs.methods import make_answerer
 from vadar.runs.prepare import prepare_single
@@ -39,7 +39,7 @@ def solve_command(
     html: Annotated[Path | None, typer.Option(
         "--html", dir_okay=False, help="Also write an HTML page: the image with the boxes, the program, the calls.")] = None,
     samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
-    tests: TestsOption = None,
+    tests: TestsOption = None, size_priors: SizePriorsOption = None,
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
@@ -49,7 +49,7 @@ def solve_command(
         frames = frame_paths(image, video)
         settings = load_config(config)
         overrides = apply_module_choice(settings, modules, module)
-        apply_reasoning(settings, samples, formalize, reflect, tests)
+        apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
         prepared = prepare_single(frames if len(frames) > 1 else frames[0], question, scene,
                                   settings, overrides)
         with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:

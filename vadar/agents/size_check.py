@@ -1,0 +1,73 @@
+"""Does a measured size fit what such an object usually measures? A reflect check with size priors.
+
+A question like "How tall is the mug?" names the object it measures; its size prior (the knowledge
+file in `base_modules/knowledge/size_priors.json`) gives a typical range. An answer far outside that
+range (a 7-metre mug) is almost always a unit or scale mistake of the program, so the reflect step
+sends it back once, naming the prior.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from base_modules.size_priors import Range, SizePrior
+from vadar.agents.voting import is_number
+
+FAR_OFF = 3.0  # below low/3 or above high*3: see `size_issue`
+
+_SIZE_QUESTION = re.compile(
+    r"\bhow (?P<adj>tall|high|wide|long|deep|big|large)\b"
+    r"|\bwhat is the (?P<noun>height|width|length|depth|size)\b", re.IGNORECASE)
+_NOT_A_SIZE = re.compile(r"\bhow many times\b|\bratio\b|\b(?:taller|shorter|wider|longer|higher|bigger|larger|"
+                         r"smaller|deeper)\b|\bfarther|\bcloser\b|\bdistance\b|\bfrom\b", re.IGNORECASE)
+_OTHER_UNIT = re.compile(r"\b(?:centimet(?:er|re)s?|millimet(?:er|re)s?|cm|mm|inch(?:es)?|feet|foot|ft|yards?|"
+                         r"square|area|volume)\b", re.IGNORECASE)
+_DIMENSION = {"tall": "height", "high": "height", "height": "height", "wide": "width", "width": "width",
+              "long": "length", "length": "length", "deep": "depth", "depth": "depth"}
+
+
+def asked_dimension(question: str) -> str | None:
+    """"height", "width", "length" or "depth" for a question asking one metric size in metres, "size"
+    for "how big", None for anything else (counts, comparisons, ratios, distances, other units)."""
+    match = _SIZE_QUESTION.search(question)
+    if match is None or _NOT_A_SIZE.search(question) or _OTHER_UNIT.search(question):
+        return None
+    word = (match.group("adj") or match.group("noun")).lower()
+    return _DIMENSION.get(word, "size")
+
+
+def typical_range(prior: SizePrior, dimension: str) -> tuple[str, Range] | None:
+    """The prior's range for `dimension`, else (or for "size") the span of all its lengths."""
+    lengths = prior.linear()
+    if dimension in lengths:
+        return dimension, lengths[dimension]
+    envelope = prior.envelope()
+    return ("size", envelope) if envelope is not None else None
+
+
+def size_issue(question: str, answer: Any, priors: Sequence[SizePrior]) -> str | None:
+    """Why a metric size answer does not fit the prior of the object the question measures, or None.
+
+    The object is the first one the question names with a prior ("How tall is the chair next to the
+    table?" measures the chair). Priors are typical values: real objects vary (a bar stool, a toy
+    chair, a large TV) and sources disagree on what they measure, so only an answer below a third
+    of the range's low end or above three times its high end is flagged: that catches unit and
+    scale mistakes (centimetres read as metres, a depth read as a height) and leaves real variation
+    alone. Questions in other units, comparisons and distances are never checked.
+    """
+    dimension = asked_dimension(question)
+    if dimension is None or not priors or not is_number(answer) or isinstance(answer, bool):
+        return None
+    prior = priors[0]
+    found = typical_range(prior, dimension)
+    if found is None:
+        return None
+    name, rng = found
+    value = float(answer)
+    if rng.low / FAR_OFF <= value <= rng.high * FAR_OFF:
+        return None
+    source = prior.sources[0].short_title
+    return (f"`final_result` is {value:g} m, but a {prior.name}'s {name} is typically {rng.text()} "
+            f"(size prior: {source}); check that the program measured the {prior.name} and answers in metres")
