@@ -58,7 +58,8 @@ def test_with_a_task_constraint_the_priors_follow_it():
                              "quantity": "height of the mug", "unit": "metres", "answer_type": "number"})
     llm, _ = solve(ReasoningConfig(formalize=True, size_priors=True), [constraint, "final_result = 0.1"])
     asked = llm.calls[1][-1]["content"]
-    assert "- answer type: number\n" + BLOCK + "Write the program.\n" in asked
+    assert BLOCK + "Write the program.\n" in asked
+    assert asked.index("- answer type: number\n") < asked.index("never passed to loc.\n") < asked.index(BLOCK)
 
 
 def test_reflect_flags_a_seven_metre_mug_with_priors_on_and_revises_once():
