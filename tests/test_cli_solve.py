@@ -101,6 +101,8 @@ def test_solve_over_several_frames_gives_the_program_views(monkeypatch, tmp_path
     expected = sum(o["shape"] == "cylinder" for s in scenes for o in s["objects"])
     monkeypatch.setattr(prepare_module, "build_modules",
                         lambda *a, **kw: clevr_oracle_modules(by_id.get))
+    # the per-frame modules over several frames; the real multi-view twins need VGGT (tested apart)
+    monkeypatch.setattr(prepare_module, "view_modules", lambda *a, **kw: None)
     program = "final_result = [len(loc(v, 'cylinder')) for v in views]"
     llm = ScriptedLLM([f"```python\n{program}\n```"] * 2)
     monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
