@@ -153,6 +153,8 @@ def test_program_agent_gets_the_frames_and_the_multi_view_api(dataset, tmp_path)
     assert summary.metrics.total == 1.0
     shown = "\n".join(str(m["content"]) for m in llm.calls[0])
     assert "multi-view modules below work across frames" in shown and "def objects_3d(views: list[Image]" in shown
+    # with no worked example of its own, a multi-view question gets the multi-view fixed example
+    assert 'lamps = objects_3d(views, "lamp")' in shown and 'loc(image, "red cube")' not in shown
     rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     assert all(len(r["view_ids"]) == VIEWS and r["view_ids"][0] == r["image_id"] for r in rows)
 

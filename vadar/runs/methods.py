@@ -17,6 +17,7 @@ from api_store.evidence import VerifiedProgram
 from base_modules.module import PREDEFINED_MODULES, ModuleSet
 from base_modules.view_modules import VIEW_MODULES, ViewModuleSet
 from omni3d_bench.types import Dataset, Question, question_views
+from vadar import prompts
 from vadar.agents.direct import DirectAnswerer
 from vadar.agents.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
@@ -107,6 +108,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
             shown = with_regions(render_api(retriever.select(question.question), examples=calls, **api),
                                  question.regions)
             worked = examples.render(question.question) if examples is not None else None
+            if worked is None and question.multi_view and view_modules is not None:
+                worked = prompts.render("program_example_views")  # the fixed example reads one frame
             testable = not question.multi_view and not question.regions  # test scenes have one frame, no regions
             return program_agent.solve(question.question, shown, namespace, worked, scenes if testable else None)
 
