@@ -6,7 +6,8 @@ Usage:
 
 Each RUN is a `vadar eval` run directory on the same generated multi-view benchmark
 (`vadar bench generate --views K`); runs of one method over different questions (a method's
-questions split across cores) count as one. Prints each method on every question it answered,
+questions split across cores) count as one; `LABEL=RUN` names a run, to compare two runs of one
+method (e.g. before and after a prompt change). Prints each method on every question it answered,
 then, on the questions every method answered: the score
 (exact match for counts, names and directions, MRA for metric answers), MRA over the metric
 questions alone, exact accuracy over the others, completion tokens and seconds per question,
@@ -76,6 +77,12 @@ def own_questions(run: Results) -> list[str]:
     return shared_questions({"run": run})
 
 
+def labelled(arg: str) -> tuple[str, Path]:
+    """`LABEL=RUN` or `RUN` (labelled by its method)."""
+    label, sep, path = arg.partition("=")
+    return (label, Path(path)) if sep else (method_of(Path(arg)), Path(arg))
+
+
 def report(runs: Mapping[str, Results], baseline: str, data: Path) -> tuple[list[str], list[str]]:
     """The printed lines and the shared question ids; `runs` maps a method to its results."""
     lines = ["Each method on every question it answered:", *HEADER]
@@ -101,17 +108,17 @@ def report(runs: Mapping[str, Results], baseline: str, data: Path) -> tuple[list
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", type=Path, nargs="+")
-    parser.add_argument("--baseline", type=Path, required=True)
+    parser.add_argument("runs", nargs="+")
+    parser.add_argument("--baseline", required=True)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--commit", help="the commit the runs were made at (default: HEAD)")
     args = parser.parse_args(argv)
-    paths = [args.baseline, *[p for p in args.runs if p != args.baseline]]
+    named = [labelled(arg) for arg in [args.baseline, *[a for a in args.runs if a != args.baseline]]]
     runs: dict[str, dict[str, QuestionResult]] = {}
-    for path in paths:
-        runs.setdefault(method_of(path), {}).update(load(path))
-    lines, ids = report(runs, method_of(args.baseline), args.data)
+    for label, path in named:
+        runs.setdefault(label, {}).update(load(path))
+    lines, ids = report(runs, named[0][0], args.data)
     print("\n".join(lines))
     if args.json:
         commit = current_commit(args.commit)
