@@ -53,8 +53,8 @@ ReflectOption = Annotated[bool | None, typer.Option(
     "revision when it does not fit (default: reasoning.reflect, off).")]
 TestsOption = Annotated[bool | None, typer.Option(
     "--tests/--no-tests", help="Have the model write tiny test scenes with known answers and run each program "
-    "on them with oracle modules; a failing program is repaired once or outvoted (CLEVR-layout data; "
-    "default: reasoning.tests, off).")]
+    "on them with oracle modules; a failing program is repaired once or outvoted (CLEVR-layout data and the "
+    "generated benchmark; not for questions with regions or several frames; default: reasoning.tests, off).")]
 
 SizePriorsOption = Annotated[bool | None, typer.Option(
     "--size-priors/--no-size-priors", help="Show the Program agent the typical sizes of the objects and rooms the "

@@ -139,7 +139,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
 def multi_view_world(dataset: Dataset, question: Question) -> dict | None:
     """The world annotation of a multi-view question's scene, where the data set has one."""
     world = getattr(dataset, "world", None)
-    if question.scene_id is None or len(question.view_ids) < 2 or world is None:
+    if question.scene_id is None or not question.multi_view or world is None:
         return None
     return world(question.scene_id)
 
