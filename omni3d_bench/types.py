@@ -48,6 +48,20 @@ class Question:
     def multi_view(self) -> bool:
         return len(self.view_ids) > 1
 
+    @property
+    def family(self) -> str | None:
+        """The question's family, for per-family tables and `--family`: the generator's `family`,
+        or CLEVR's template name (its family index when the template is not recorded)."""
+        metadata = self.metadata or {}
+        if metadata.get("family"):
+            return str(metadata["family"])
+        template = metadata.get("template_filename")
+        if template:
+            return Path(str(template)).stem
+        if metadata.get("question_family_index") is not None:
+            return f"family {metadata['question_family_index']}"
+        return None
+
 
 class Dataset(Protocol):
     """A question set on disk: questions per split, and per-image annotations for oracles."""

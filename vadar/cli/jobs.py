@@ -15,6 +15,7 @@ from vadar.cli.options import (
     BatchesOption,
     BatchSizeOption,
     KeepGoingOption,
+    FamilyOption,
     SkipOption,
     ConfigOption,
     DataOption,
@@ -93,12 +94,13 @@ def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
 def _prepared(data: Path | None, split: str | None, limit: int | None, config: Path | None,
               out: Path | None, method: str, modules: str | None = None,
               module: list[str] | None = None, skip: int = 0, executor: str | None = None,
-              address: str | None = None, load: bool = True) -> tuple[VadarConfig, PreparedData, Path]:
+              address: str | None = None, load: bool = True,
+              families: list[str] | None = None) -> tuple[VadarConfig, PreparedData, Path]:
     """Configuration, checked questions and run directory: everything before the LLM starts.
 
     Models load here unless they will be served by Ray actors (`load=False` with `--executor ray`).
     """
-    selection = DataSelection(data, split, limit, skip)
+    selection = DataSelection(data, split, limit, skip, tuple(families or ()))
     settings = _config(config)
     apply_executor(settings, executor, address)
     overrides = apply_module_choice(settings, modules, module)
@@ -141,7 +143,7 @@ def build_api_command(
 
 def eval_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None, skip: SkipOption = 0,
-    method: MethodOption = "vadar", library: LibraryOption = True,
+    family: FamilyOption = None, method: MethodOption = "vadar", library: LibraryOption = True,
     modules: ModulesOption = None, module: ModuleOption = None,
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
     executor: ExecutorOption = None, address: AddressOption = None, keep_going: KeepGoingOption = False,
@@ -159,7 +161,7 @@ def eval_command(
         if questions not in SCOPES:
             raise typer.BadParameter(f"unknown --questions {questions!r}; choose one of: {', '.join(SCOPES)}")
         settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module, skip,
-                                                executor, address, load=False)
+                                                executor, address, load=False, families=family)
         _apply_jobs(settings, jobs, keep_going)
         apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
         with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,

@@ -16,6 +16,9 @@ SplitOption = Annotated[str | None, typer.Option(
     "--split", help="Question split, e.g. dev. Default: the sample's split, or the only split.")]
 LimitOption = Annotated[int | None, typer.Option("--limit", min=0, help="Use only the first N questions.")]
 SkipOption = Annotated[int, typer.Option("--skip", min=0, help="Leave out the first N questions (then --limit).")]
+FamilyOption = Annotated[list[str] | None, typer.Option(
+    "--family", help="Only questions of this family (the generator's family, CLEVR's template); "
+    "repeatable. Applied after --skip, before --limit.")]
 OutOption = Annotated[Path | None, typer.Option(
     "--out", help="Run directory for results and summary. Default: runs/<data>-<split>-<method>[-<modules>].")]
 ConfigOption = Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")]

@@ -43,17 +43,7 @@ class DataLookup:
     def family(self, question_id: str) -> str | None:
         """A question's family: the generator's `family`, or CLEVR's template name."""
         question = self.questions.get(question_id)
-        if question is None:
-            return None
-        metadata = question.metadata or {}
-        if metadata.get("family"):
-            return str(metadata["family"])
-        template = metadata.get("template_filename")
-        if template:
-            return Path(str(template)).stem
-        if metadata.get("question_family_index") is not None:
-            return f"family {metadata['question_family_index']}"
-        return None
+        return question.family if question is not None else None
 
     def regions(self, question_id: str) -> tuple[Region, ...]:
         """The regions a question points at (none when the data set is unknown)."""

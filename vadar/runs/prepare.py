@@ -39,12 +39,16 @@ class PreparedData:
 @dataclass(frozen=True)
 class DataSelection:
     """Which questions: a data set directory (None: the built-in sample), split, `limit`
-    questions after skipping the first `skip`."""
+    questions after skipping the first `skip` and keeping only those of `families` (all when empty).
+
+    Skipping comes first, so `skip` keeps its meaning (the first questions of the data set, e.g.
+    those a library was built from) whatever families are chosen."""
 
     data: Path | None = None
     split: str | None = None
     limit: int | None = None
     skip: int = 0
+    families: tuple[str, ...] = ()
 
     def prepare(self, config: VadarConfig | None = None, *,
                 overrides: Mapping[str, str] | None = None, load: bool = True) -> PreparedData:
@@ -56,10 +60,24 @@ class DataSelection:
         root = self.data if self.data is not None else sample_path()
         dataset = load_dataset(root)
         split = self.split or (SAMPLE_SPLIT if self.data is None else _only_split(dataset))
-        questions = dataset.questions(split)[max(self.skip, 0):]
+        questions = of_families(dataset.questions(split)[max(self.skip, 0):], self.families, root)
         if self.limit is not None:
             questions = questions[: max(self.limit, 0)]
         return prepare_questions(dataset, split, questions, config or VadarConfig(), overrides, load=load)
+
+
+def of_families(questions: list[Question], families: Sequence[str], root: Path) -> list[Question]:
+    """The questions of `families` (all of them when none is named); an unknown family is an error
+    that lists the data set's families."""
+    if not families:
+        return questions
+    known = sorted({q.family for q in questions if q.family is not None})
+    unknown = [name for name in families if name not in known]
+    if unknown:
+        listed = ", ".join(known) if known else "none: its questions record no family"
+        raise DatasetError(f"no questions of family {', '.join(map(repr, unknown))} in {root} "
+                           f"(after --skip); its families: {listed}")
+    return [q for q in questions if q.family in families]
 
 
 def prepare_single(image: Path | list[Path], question: str, scene: Path | None,
