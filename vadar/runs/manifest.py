@@ -2,7 +2,9 @@
 
 `vadar eval` resumes by skipping questions already in `results.jsonl`. Resuming with another method,
 module backend, model or data set would silently blend two experiments into one summary, so the
-first start writes `run.json` and every later start must match it.
+first start writes `run.json` and every later start must match it. `run.json` also lists, under
+`written_by`, each code version (package version, commit) that wrote to the directory; a new one
+is appended, never compared, so a run may be resumed after a fix and still say so.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from vadar.config import ConfigError
+from vadar.runs.provenance import code_version
 from vadar.runs.storage import write_text_atomically, writing
 
 MANIFEST_NAME = "run.json"
+WRITTEN_BY = "written_by"
+UNRECORDED = {"version": None, "commit": None, "dirty": None}  # a run.json from before `written_by`
 LOCK_NAME = ".run.lock"
 
 
@@ -84,6 +89,7 @@ def claim_run_dir(out_dir: Path, identity: Mapping[str, Any]) -> None:
             recorded = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise RunMismatchError(f"{path} is not valid JSON ({exc}); delete it to adopt the directory") from None
+        writers = list(recorded.pop(WRITTEN_BY, [UNRECORDED]))
         then, now = _flatten(recorded), _flatten(json.loads(json.dumps(identity, default=str)))
         differ = [key for key in sorted(then.keys() & now.keys()) if then[key] != now[key]]
         if differ:
@@ -92,5 +98,9 @@ def claim_run_dir(out_dir: Path, identity: Mapping[str, Any]) -> None:
             raise RunMismatchError(
                 f"{out_dir} holds results made with {started}; this command asks for {asked}. "
                 f"Choose another --out, or delete {out_dir} to start over.")
+        if not writers or writers[-1] != code_version():
+            recorded[WRITTEN_BY] = [*writers, code_version()]
+            write_text_atomically(path, json.dumps(recorded, indent=2, default=str) + "\n")
         return
-    write_text_atomically(path, json.dumps(identity, indent=2, default=str) + "\n")
+    written = {**identity, WRITTEN_BY: [code_version()]}
+    write_text_atomically(path, json.dumps(written, indent=2, default=str) + "\n")
