@@ -113,7 +113,9 @@ def test_a_relation_in_the_targets_is_asked_again_and_the_program_gets_loc_descr
     program_prompt = llm.calls[2][-1]["content"]
     assert "- objects: red block, objects\n" in program_prompt
     assert ("The objects are descriptions to pass to loc. Relations (\"left of\", \"behind\", \"same color as\") "
-            "are computed\nby the program from the boxes, depth() and vqa(), never passed to loc.") in program_prompt
+            "are computed\nby the program: positions from the boxes and depth(), attributes by asking vqa about one "
+            "object at a time\nand comparing the answers. Never pass a relation to loc or vqa.") in program_prompt
+    assert outcome.extra["constraint_corrected"] == []  # its relation and answer type are the question's
 
 
 def test_the_formalize_request_says_targets_are_loc_descriptions_and_relations_go_apart():
@@ -132,3 +134,49 @@ def test_the_schema_reaches_the_endpoint_as_structured_output(server):
     assert body["response_format"] == {"type": "json_schema", "json_schema": {
         "name": "task_constraint", "strict": True, "schema": SCHEMA}}
     assert body["max_tokens"] == 200 and body["seed"] == 7
+
+
+# Constraints the model gave in the second CLEVR measurement (docs/results/techniques.md): an answer
+# type the question's form contradicts and a relation the question never states, which the program
+# then passed to vqa.
+@pytest.mark.parametrize("question, given, expected_type, expected_relation", [
+    ("What is the brown cube made of?", {"relation": "same color as", "answer_type": "count", "targets": ["brown cube"]},
+     "text", "none"),
+    ("What size is the cyan object that is the same shape as the big yellow metal object?",
+     {"relation": "same shape as", "answer_type": "number", "targets": ["cyan object", "big yellow metal object"]},
+     "text", "same shape as"),
+    ("How many large blocks are the same color as the tiny thing?",
+     {"relation": "same color as", "answer_type": "count", "targets": ["large blocks", "tiny thing"]},
+     "count", "same color as"),
+    ("Is the red cube left of the small sphere?", {"relation": "left of", "answer_type": "yes/no"}, "yes/no", "left of"),
+    ("Are there any big balls behind the metallic block?",
+     {"relation": "count", "answer_type": "yes/no", "targets": ["big balls", "metallic block"]}, "yes/no", "count"),
+])
+def test_the_question_corrects_the_answer_type_and_an_unstated_relation(question, given, expected_type,
+                                                                        expected_relation):
+    parsed = parse_constraint(constraint(**given), question)
+    assert parsed.answer_type == expected_type and parsed.relation == expected_relation
+    changed = [given["answer_type"] != expected_type, given["relation"] != expected_relation]
+    assert len(parsed.corrected) == sum(changed)
+    if changed[0]:
+        assert f"answer_type {given['answer_type']!r} -> {expected_type!r}" in parsed.corrected[0]
+
+
+def test_a_corrected_constraint_is_what_the_program_sees_and_the_correction_is_recorded():
+    question = "What is the brown cube made of?"
+    llm = ScriptedLLM([constraint(targets=["brown cube"], relation="same color as", answer_type="count"),
+                       "final_result = 'rubber'"])
+    outcome = ProgramAgent(llm, run, reasoning=ReasoningConfig(formalize=True)).solve(question, render_api(), NAMESPACE)
+    assert outcome.answer == "rubber" and outcome.attempts == 2  # corrected without another request
+    program_prompt = llm.calls[1][-1]["content"]
+    assert "- relation: none\n" in program_prompt and "- answer type: text\n" in program_prompt
+    assert outcome.extra["constraint"]["answer_type"] == "text"
+    assert outcome.extra["constraint_corrected"] == [
+        "answer_type 'count' -> 'text' (the question's form)", "relation 'same color as' -> 'none' (not stated in the question)"]
+
+
+def test_the_report_shows_what_was_corrected():
+    from vadar.report.questions import technique_lines
+
+    lines = technique_lines({"constraint_corrected": ["relation 'same color as' -> 'none' (not stated in the question)"]})
+    assert lines == ["constraint corrected: relation 'same color as' -> 'none' (not stated in the question)"]

@@ -12,6 +12,12 @@ Targets are object descriptions a program passes to `loc` ("large red cube"): th
 sphere" passed to `loc` as they were, which `loc` refuses. So every target's words must come from
 the question, articles are dropped, and a target with a relation word is refused: the relation
 belongs in "relation", and the program computes it from boxes, depth and vqa.
+
+The second measurement found the rest of the constraint misleading in the same way: an answer type
+the question's form contradicts ("What is the brown cube made of?" as a count) and a relation the
+question never states ("same color as"), which programs then passed to `vqa`. Both are corrected
+here without another request: the answer type to the one the question's form fixes, a relation
+whose words are not the question's to "none"; each correction is recorded.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vadar import prompts
+from vadar.agents.question_form import expected_answer_type
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import LLMCost, StepLoop
 from vadar.agents.structured import ask_structured, json_object, response_format
@@ -63,6 +70,8 @@ class Constraint:
     quantity: str
     unit: str
     answer_type: str
+    corrected: tuple[str, ...] = ()
+    """What was corrected in the model's constraint before it was shown (`corrected_constraint`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in SCHEMA["properties"]}
@@ -102,14 +111,39 @@ def object_description(phrase: str, question: str) -> str:
     return " ".join(words)
 
 
+RELATION_FILLERS = frozenset({"none", "count", "of", "as", "than", "to", "is", "are", "with", "and"} | ARTICLES)
+"""Words a relation may add to the question's own ("left of" for "to the left"; "none", "count")."""
+
+
+def relation_in_question(relation: str, question: str) -> bool:
+    """Whether the relation's words are the question's (a stated relation), not the model's invention."""
+    asked = set(_words(question))
+    return all(word in asked or word in RELATION_FILLERS for word in _words(relation))
+
+
+def corrected_constraint(data: dict[str, Any], question: str) -> tuple[str, ...]:
+    """Correct, in `data`, what the question itself contradicts; returns what was corrected."""
+    corrections = []
+    form = expected_answer_type(question)
+    if form is not None and data["answer_type"] != form:
+        corrections.append(f"answer_type {data['answer_type']!r} -> {form!r} (the question's form)")
+        data["answer_type"] = form
+    if not relation_in_question(data["relation"], question):
+        corrections.append(f"relation {data['relation']!r} -> 'none' (not stated in the question)")
+        data["relation"] = "none"
+    return tuple(corrections)
+
+
 def parse_constraint(text: str, question: str) -> Constraint:
-    """The constraint in `text`, or ConstraintError naming the first thing wrong with it."""
+    """The constraint in `text` (corrected where the question contradicts it), or ConstraintError
+    naming the first thing wrong with it."""
     try:
         data = json_object(text, SCHEMA)
     except ValueError as exc:
         raise ConstraintError(str(exc)) from None
     data["targets"] = [object_description(phrase, question) for phrase in data["targets"]]
-    return Constraint(**data)
+    corrections = corrected_constraint(data, question)
+    return Constraint(**data, corrected=corrections)
 
 
 @dataclass
@@ -122,7 +156,8 @@ class Formalized:
     def record(self) -> dict[str, Any]:
         """Per-question fields for results.jsonl."""
         return {"constraint": self.constraint.to_dict() if self.constraint else None,
-                "constraint_refused": list(self.refused)}
+                "constraint_refused": list(self.refused),
+                "constraint_corrected": list(self.constraint.corrected) if self.constraint else []}
 
 
 class Formalizer:

@@ -19,6 +19,7 @@ from base_modules.size_priors import SizePrior
 
 from vadar import prompts
 from vadar.agents.formalize import Constraint, type_issue
+from vadar.agents.question_form import expected_answer_type
 from vadar.agents.sampling import Sampling
 from vadar.agents.size_check import size_issue
 from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
@@ -26,29 +27,6 @@ from vadar.agents.voting import is_number
 from vadar.llm.chat import ChatModel
 
 REFLECT = Sampling(max_tokens=80, retry_temperature_step=0.0)
-
-_COUNT = re.compile(r"\bhow many\b(?!\s+times)|\bwhat number of\b", re.IGNORECASE)  # "how many times": a ratio
-_TEXT = re.compile(r"\bwhat (?:is (?:its|the|that|this) )?(?:color|colour|shape|material|size)\b"
-                   r"|\bwhat is (?:it|that|this|the [\w ]+?) made of\b|\bwhat (?:color|colour|shape|material|size) is\b",
-                   re.IGNORECASE)
-_YES_NO = re.compile(r"(?:^|[;,.?]\s*)(?:is|are|does|do|did|was|were|can|could|has|have)\b", re.IGNORECASE)
-_MEASURE = re.compile(r"\bhow many times\b|\bhow (?:far|tall|high|wide|long|deep|much (?:taller|wider|longer|higher|bigger|larger|"
-                      r"farther|closer|shorter|smaller))\b|\bwhat is the (?:distance|height|width|length|depth)\b",
-                      re.IGNORECASE)
-
-
-def expected_answer_type(question: str) -> str | None:
-    """The answer type the question's form asks for, or None where the form does not say."""
-    if _COUNT.search(question):
-        return "count"
-    if _TEXT.search(question):
-        return "text"
-    if _MEASURE.search(question):
-        return "number"
-    if _YES_NO.search(question.strip()):
-        return "yes/no"
-    return None
-
 
 def plausibility_issue(answer: Any) -> str | None:
     """A value no question about a scene has as its answer."""

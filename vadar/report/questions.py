@@ -99,6 +99,8 @@ def technique_lines(extra: Mapping[str, Any]) -> list[str]:
                      f"{constraint.get('quantity')} ({constraint.get('unit')}); answer {constraint.get('answer_type')}")
     for reason in extra.get("constraint_refused") or []:
         lines.append(f"constraint refused: {reason}")
+    for correction in extra.get("constraint_corrected") or []:
+        lines.append(f"constraint corrected: {correction}")
     if "unit_tests" in extra:
         written = len(extra.get("unit_tests") or [])
         passed = f"; the answer's program passed {extra['tests_passed']}" if "tests_passed" in extra else ""
