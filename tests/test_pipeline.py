@@ -212,3 +212,39 @@ def test_a_build_program_that_does_not_parse_is_recorded_wrong_and_the_build_goe
         programs = session.store.verified_programs()
     assert len(reports) == 2 and not any(r.distilled for r in reports)
     assert len(programs) == 4 and not any(p.correct or p.uses for p in programs)
+
+
+def test_build_tries_resample_a_wrong_build_program_until_right_but_never_a_yes_no_one(config, tmp_path):
+    config.library.distill, config.library.propose, config.library.build_tries = True, False, 3
+    programs = {  # per question, the program of each try in turn
+        "How many cylinders are there?": ["final_result = 3", "final_result = len(loc(image, 'cylinder'))"],
+        "How many things are left of the red sphere?": ["final_result = 1", "final_result = 2", "final_result = 4"],
+        "What shape is the cyan object?": ["final_result = 'cube'"],
+        "Are there any metal cubes?": ["final_result = 'no'", "final_result = 'yes'"],
+    }
+    asked: dict[str, list[dict]] = {}
+
+    def route(messages):
+        system = messages[0]["content"]
+        if system.startswith("You write helper functions") or system.startswith("You name helper functions"):
+            return "no code"
+        question = messages[1]["content"].removeprefix("Question: ").split("\n")[0]
+        asked.setdefault(question, []).append(messages)
+        return "```python\n" + programs[question][len(asked[question]) - 1] + "\n```"
+
+    llm = ScriptedLLM([route] * 50)
+    selection = DataSelection(limit=4).prepare()
+    with open_session(config, llm=llm) as session:
+        build_api(session, selection, tmp_path / "run", batch_size=4)
+        stored = {p.question: p for p in session.store.verified_programs()}
+    assert {q: len(m) for q, m in asked.items()} == {
+        "How many cylinders are there?": 2, "How many things are left of the red sphere?": 3,
+        "What shape is the cyan object?": 1, "Are there any metal cubes?": 1}
+    assert stored["How many cylinders are there?"].correct
+    assert stored["How many cylinders are there?"].code.strip() == "final_result = len(loc(image, 'cylinder'))"
+    assert not stored["How many things are left of the red sphere?"].correct
+    assert stored["How many things are left of the red sphere?"].code.strip() == "final_result = 1"  # the greedy one
+    assert not stored["Are there any metal cubes?"].correct  # a yes/no answer is never tried again
+    tries = [(r["temperature"], r.get("seed")) for r in llm.requests if len(r["messages"]) > 1
+             and r["messages"][1]["content"].startswith("Question: How many things are left")]
+    assert tries[0][1] is None and [seed for _, seed in tries[1:]] == [1, 2] and tries[1][0] == 0.7

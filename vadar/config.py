@@ -149,13 +149,12 @@ class LibraryConfig:
     distill_min_uses: int = 3  # questions whose programs share a pattern before it can become a helper
     distill_max_helpers: int = 3  # helpers distilled per batch at most (each route)
     distill_groups: bool = True  # also one LLM-written helper per group of similar right questions
+    build_tries: int = 1  # labelled build: programs per build question until one is right (not yes/no)
 
     def __post_init__(self) -> None:
         if self.admission not in ("labelled", "unlabelled", "off"):
             raise ConfigError(f"library.admission must be labelled, unlabelled or off, got {self.admission!r}")
-        for name in ("admit_min_uses", "distill_min_uses", "distill_max_helpers"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"library.{name} must be at least 1, got {getattr(self, name)}")
+        _check_limits("library", self, "admit_min_uses", "distill_min_uses", "distill_max_helpers", "build_tries")
 
 
 @dataclass

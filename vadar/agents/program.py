@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from base_modules.size_priors import SizePrior, priors_in_text
@@ -72,8 +72,13 @@ class ProgramAgent:
         self.test_writer = TestWriter(llm, max_reply_tokens) if self.reasoning.tests else None
 
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any],
-              examples: str | None = None, test_scenes: TestScenes | None = None) -> ProgramOutcome:
-        """`test_scenes`: the data set's kind of test scene and its oracle modules (needed by `reasoning.tests`)."""
+              examples: str | None = None, test_scenes: TestScenes | None = None, *,
+              accept: Callable[[ProgramOutcome], bool] | None = None, tries: int = 1) -> ProgramOutcome:
+        """`test_scenes`: the data set's kind of test scene and its oracle modules (needed by `reasoning.tests`).
+
+        With `accept` (a labelled build: is this program's answer right?), up to `tries` programs are
+        written, the greedy one first and then sampled ones, until one is accepted; the answer is that
+        program's, else the greedy one's, and the cost is all of them."""
         started = time.perf_counter()
         cost, extra = LLMCost(), {}
         constraint = None
@@ -84,13 +89,36 @@ class ProgramAgent:
         priors = priors_in_text(question) if self.reasoning.size_priors else []
         if priors:
             extra["size_priors"] = [prior.name for prior in priors]
-        outcomes = [self._write(question, api_text, namespace, examples, constraint, sample, check, priors)
-                    for sample in range(self.reasoning.samples)]
-        outcome = outcomes[0] if len(outcomes) == 1 else self._voted(outcomes)
+        if accept is not None:
+            outcome = self._until_accepted(accept, tries, lambda sample: self._write(
+                question, api_text, namespace, examples, constraint, sample, check, priors))
+        else:
+            outcomes = [self._write(question, api_text, namespace, examples, constraint, sample, check, priors)
+                        for sample in range(self.reasoning.samples)]
+            outcome = outcomes[0] if len(outcomes) == 1 else self._voted(outcomes)
         outcome.extra = {**extra, **outcome.extra}
         outcome.cost.include(cost)
         outcome.seconds = time.perf_counter() - started
         return outcome
+
+    @staticmethod
+    def _until_accepted(accept: Callable[[ProgramOutcome], bool], tries: int,
+                        write: Callable[[int], ProgramOutcome]) -> ProgramOutcome:
+        """Programs written one by one until `accept` takes one (at most `tries`), as one outcome."""
+        outcomes: list[ProgramOutcome] = []
+        for sample in range(max(tries, 1)):
+            outcomes.append(write(sample))
+            if accept(outcomes[-1]):
+                break
+        chosen = outcomes[-1] if accept(outcomes[-1]) else outcomes[0]
+        result = dataclasses.replace(chosen, cost=LLMCost(), errors=[e for o in outcomes for e in o.errors],
+                                     extra=dict(chosen.extra))
+        for outcome in outcomes:
+            result.cost.include(outcome.cost)
+        if tries > 1:
+            result.extra.update({"tries": len(outcomes), "accepted_try": outcomes.index(chosen)
+                                 if accept(chosen) else None})
+        return result
 
     def _sample_loop(self, sample: int) -> StepLoop:
         """Sample 0 is today's greedy program; sample k is drawn warmer with seed k."""

@@ -3,7 +3,10 @@
 Distillation learns from programs that were right (`vadar.library.distill`). A batch whose
 proposals all failed, or a build with proposals off, has written no program yet, so each batch
 question first gets one program from the same answerer an evaluation uses (library and worked
-examples included), recorded with its gold answer as evidence (variant `build`). Then the right
+examples included), recorded with its gold answer as evidence (variant `build`). Right programs are
+the binding constraint (a CLEVR build had 33 of 100), so with `library.build_tries = K` a question
+whose greedy program is wrong gets up to K - 1 sampled ones until one is right; yes/no questions
+never do, since a wrong program guesses them right half the time. Then the right
 programs of every build question so far are searched for patterns. Needs gold answers: with
 `library.admission = "unlabelled"` nothing is distilled.
 """
@@ -14,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
+from vadar.agents.outcome import ProgramOutcome
 from vadar.agents.stubs import StubFormatError, called_names
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import DistillReport, Distiller
@@ -35,14 +39,14 @@ def distill_batch(session: Session, data: PreparedData, chunk: Sequence[Question
     answered = {p.question_id for p in store.verified_programs() if p.code}
     todo = [q for q in chunk if q.question_id not in answered and q.answer is not None]
     if todo:
-        answer, library = make_answerer("vadar", session, data)
+        answer, library = make_answerer("vadar", session, data, accept=right_or_guessable,
+                                        tries=settings.build_tries)
         names = {f.name for f in library}
         for question in todo:
             if on_event:
                 on_event(f"writing a program for build question {question.question_id}")
             outcome = answer(question)
-            right = outcome.error is None and score_answer(outcome.answer, question.answer, question.answer_type,
-                                                                   question.metric) >= 1.0
+            right = is_right(question, outcome)
             try:
                 uses = set(called_names(outcome.program)) & names if outcome.program else set()
             except (SyntaxError, StubFormatError):  # a program that does not parse calls nothing
@@ -54,6 +58,18 @@ def distill_batch(session: Session, data: PreparedData, chunk: Sequence[Question
     if on_event:
         on_event("distilling helpers from the right build programs")
     return distill_helpers(session, data, built_from, batch_id, on_event)
+
+
+def is_right(question: Question, outcome: ProgramOutcome) -> bool:
+    """A working program whose answer scores full marks against the question's label."""
+    return outcome.error is None and score_answer(outcome.answer, question.answer, question.answer_type,
+                                                  question.metric) >= 1.0
+
+
+def right_or_guessable(question: Question, outcome: ProgramOutcome) -> bool:
+    """Stop writing build programs: this one is right, or the answer is yes or no, which a wrong program
+    gets right half the time, so trying again until right would store lucky programs as verified."""
+    return is_right(question, outcome) or str(question.answer).strip().casefold() in ("yes", "no")
 
 
 def distill_helpers(session: Session, data: PreparedData, questions: Sequence[Question], batch_id: int | None = None,

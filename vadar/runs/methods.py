@@ -37,6 +37,8 @@ PROGRAM_METHODS: tuple[str, ...] = ("vadar", "static-api")
 """The methods whose answers are Program-agent programs: the ones reasoning techniques apply to."""
 
 Answerer = Callable[[Question], ProgramOutcome]
+Acceptance = Callable[[Question, ProgramOutcome], bool]
+"""Whether a program's outcome for a question is good enough to stop writing more (a labelled build)."""
 
 
 @dataclass(frozen=True)
@@ -54,12 +56,14 @@ def read_library(store: ApiStore, method: str) -> LibrarySnapshot:
     return LibrarySnapshot(store.functions(FunctionStatus.IMPLEMENTED), store.verified_programs(correct_only=True))
 
 
-def make_answerer(method: str, session: Session, data: PreparedData) -> tuple[Answerer, list[FunctionRecord]]:
-    """The per-question solver of `method`, and the library functions it may use."""
+def make_answerer(method: str, session: Session, data: PreparedData,
+                  accept: Acceptance | None = None, tries: int = 1) -> tuple[Answerer, list[FunctionRecord]]:
+    """The per-question solver of `method`, and the library functions it may use (with `accept`, a
+    program method writes up to `tries` programs per question until one is accepted)."""
     library = read_library(session.store, method)
     answer = build_answerer(method, library, llm=session.llm, executor=session.executor,
                             config=session.config, dataset=data.dataset, modules=data.modules,
-                            backends=data.backends, view_modules=data.view_modules)
+                            backends=data.backends, view_modules=data.view_modules, accept=accept, tries=tries)
     return answer, library.functions
 
 
@@ -87,7 +91,8 @@ def _test_scenes(config: VadarConfig, dataset: Dataset, library: list[FunctionRe
 def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, executor: Executor,
                    config: VadarConfig, dataset: Dataset, modules: ModuleSet,
                    backends: Mapping[str, str],
-                   view_modules: ViewModuleSet | None = None) -> Answerer:
+                   view_modules: ViewModuleSet | None = None,
+                   accept: Acceptance | None = None, tries: int = 1) -> Answerer:
     """The solver of `method` from its parts; no store or session, so a remote worker can build it."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
@@ -111,7 +116,9 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
             if worked is None and question.multi_view and view_modules is not None:
                 worked = prompts.render("program_example_views")  # the fixed example reads one frame
             testable = not question.multi_view and not question.regions  # test scenes have one frame, no regions
-            return program_agent.solve(question.question, shown, namespace, worked, scenes if testable else None)
+            until = (lambda outcome: accept(question, outcome)) if accept is not None else None
+            return program_agent.solve(question.question, shown, namespace, worked, scenes if testable else None,
+                                       accept=until, tries=tries)
 
         return solve_with_program
 
