@@ -122,3 +122,27 @@ def test_parse_answer():
     assert parse_answer("<answer> cube </answer>") == "cube"
     assert parse_answer("yes") == "yes"
     assert parse_answer("a long\nexplanation") is None
+
+
+def test_direct_is_told_what_the_question_s_region_identifiers_point_at(tmp_path):
+    from base_modules.types import Region
+
+    regions = (Region("<pallet_0>", (10.0, 20.0, 60.5, 80.0), object_id=3), Region("<region_1>", (1.0, 2.0, 3.0, 4.0)))
+    llm = ScriptedLLM(["<answer>left</answer>"])
+    DirectAnswerer(llm).solve("Is the pallet <pallet_0> left of <region_1>?", scene=SCENE, regions=regions)
+    system = llm.calls[0][0]["content"]
+    assert system.endswith("Regions the question points at (its identifiers):\n"
+                           "<pallet_0>: the object with id 3\n"
+                           "<region_1>: the object in the box [1, 2, 3, 4] (x0, y0, x1, y1 in pixels)\n")
+    image = tmp_path / "x.png"
+    image.write_bytes(b"\x89PNG fake")
+    llm = ScriptedLLM(["<answer>left</answer>"])
+    DirectAnswerer(llm).solve("Is the pallet <pallet_0> left?", image_path=image, regions=regions[:1])
+    assert llm.calls[0][0]["content"].endswith("<pallet_0>: the object in the box [10, 20, 60, 80] (x0, y0, x1, y1 in pixels)\n")
+
+
+def test_direct_without_regions_sends_the_same_system_prompt_as_before():
+    llm = ScriptedLLM(["<answer>1</answer>"])
+    DirectAnswerer(llm).solve("How many red cubes?", scene=SCENE)
+    assert llm.calls[0][0]["content"].endswith('Scene annotations (one object per line):\n' + describe_scene(SCENE) + "\n")
+    assert "Regions" not in llm.calls[0][0]["content"]

@@ -12,8 +12,10 @@ import mimetypes
 import re
 import time
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
+from base_modules.types import Region
 from vadar import prompts
 from vadar.agents.outcome import ProgramOutcome
 from vadar.agents.sampling import DIRECT
@@ -45,6 +47,18 @@ def describe_world(world: dict[str, Any]) -> str:
     header = (f"world frame: {world.get('convention', 'z up, metres')}; {len(world.get('frames', []))} frames\n"
               f"room: {json.dumps(room, separators=(', ', ': '))}\n")
     return header + describe_scene({"objects": objects})
+
+
+def describe_regions(regions: Sequence[Region], annotated: bool) -> str | None:
+    """One line per region the question names: with annotations, the object it shows (by the `id` of
+    the annotation's objects) where known; otherwise its box in pixels. None without regions."""
+    lines = []
+    for region in regions:
+        box = "[" + ", ".join(f"{v:.0f}" for v in region.box) + "]"
+        shows = (f"the object with id {region.object_id}" if annotated and region.object_id is not None
+                 else f"the object in the box {box} (x0, y0, x1, y1 in pixels)")
+        lines.append(f"{region.name}: {shows}")
+    return "\n".join(lines) or None
 
 
 def _bulky(value: Any) -> bool:
@@ -84,8 +98,10 @@ class DirectAnswerer:
         self.loop = StepLoop(llm, DIRECT, max_attempts, max_reply_tokens)
 
     def solve(self, question: str, *, scene: dict[str, Any] | None = None,
-              image_path: Path | None = None, world: dict[str, Any] | None = None) -> ProgramOutcome:
-        """`world`: a multi-view scene's world annotation, described instead of one frame's `scene`."""
+              image_path: Path | None = None, world: dict[str, Any] | None = None,
+              regions: Sequence[Region] = ()) -> ProgramOutcome:
+        """`world`: a multi-view scene's world annotation, described instead of one frame's `scene`;
+        `regions`: what the question's identifiers (`<pallet_0>`) point at."""
         started = time.perf_counter()
         scene_text = describe_world(world) if world is not None else (
             describe_scene(scene) if scene is not None else None)
@@ -95,7 +111,8 @@ class DirectAnswerer:
         if scene_text is None:
             user = [{"type": "text", "text": user}, image_part(image_path)]  # type: ignore[arg-type]
         messages = [
-            {"role": "system", "content": prompts.render("direct_system", scene=scene_text)},
+            {"role": "system", "content": prompts.render("direct_system", scene=scene_text,
+                                                          regions=describe_regions(regions, scene_text is not None))},
             {"role": "user", "content": user},
         ]
         outcome = ProgramOutcome()

@@ -137,7 +137,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
     def solve_directly(question: Question) -> ProgramOutcome:
         scene = dataset.scene(question.image_id) if oracle_perception else None
         world = multi_view_world(dataset, question) if oracle_perception else None
-        return direct.solve(question.question, scene=scene, world=world,
+        return direct.solve(question.question, scene=scene, world=world, regions=question.regions,
                             image_path=None if scene or world else question.image_path)
 
     return solve_directly
