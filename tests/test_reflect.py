@@ -8,7 +8,7 @@ import pytest
 
 from vadar.agents.api_text import render_api
 from vadar.agents.program import ProgramAgent
-from vadar.agents.reflect import deterministic_issue, expected_answer_type
+from vadar.agents.reflect import BLIND, deterministic_issue, expected_answer_type
 from vadar.config import ReasoningConfig
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import execute
@@ -68,7 +68,7 @@ def test_only_one_revision_and_a_broken_revision_keeps_the_answer_before_it():
 
 
 def test_a_fitting_answer_needs_no_llm_check_without_a_constraint():
-    llm = ScriptedLLM(["final_result = 'yes'"])
+    llm = ScriptedLLM(["final_result = 'yes' if loc(image, 'red cube') else 'no'"])
     outcome = ProgramAgent(llm, run, reasoning=REFLECT).solve("Is there a red cube?", render_api(), NAMESPACE)
     assert outcome.answer == "yes" and llm.remaining == 0 and "revisions" not in outcome.extra
 
@@ -76,11 +76,22 @@ def test_a_fitting_answer_needs_no_llm_check_without_a_constraint():
 def test_with_a_constraint_the_llm_compares_program_and_constraint():
     constraint = json.dumps({"reference_frame": "world", "targets": ["red cube"], "relation": "none",
                              "quantity": "height of the red cube", "unit": "metres", "answer_type": "number"})
-    llm = ScriptedLLM([constraint, "final_result = 0.5", "REVISE: it measures the width, not the height",
-                       "final_result = 0.7"])
+    llm = ScriptedLLM([constraint, "cube = loc(image, 'red cube')[0]\nfinal_result = 0.5",
+                       "REVISE: it measures the width, not the height", "final_result = 0.7"])
     outcome = ProgramAgent(llm, run, reasoning=ReasoningConfig(formalize=True, reflect=True)).solve(
         "How tall is the red cube?", render_api(), NAMESPACE)
     assert outcome.answer == 0.7 and outcome.attempts == 4
     check = llm.calls[2]
     assert "quantity height of the red cube (metres)" in check[-1]["content"] and "final_result = 0.5" in check[-1]["content"]
     assert "it measures the width, not the height" in llm.calls[3][-1]["content"]
+
+
+def test_a_program_that_calls_no_module_is_sent_back_once():
+    llm = ScriptedLLM(["mug_height = 0.076  # a typical mug\nfinal_result = mug_height",
+                       "final_result = len(loc(image, 'mug')) * 0.1"])
+    outcome = ProgramAgent(llm, run, reasoning=REFLECT).solve("How tall is the mug?", render_api(), NAMESPACE)
+    assert outcome.answer == pytest.approx(0.3) and outcome.attempts == 2
+    assert outcome.extra["revisions"] == [BLIND] and BLIND in llm.calls[1][-1]["content"]
+    assert "called no module" in BLIND
+    assert deterministic_issue("How tall is the mug?", 0.076, looked=False) == BLIND
+    assert deterministic_issue("How tall is the mug?", 0.076) is None

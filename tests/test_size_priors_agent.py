@@ -21,6 +21,7 @@ from vadar.report.questions import technique_lines
 from vadar.sandbox import execute
 
 NAMESPACE = {"image": "img", "loc": lambda image, prompt: [[0.0, 0.0, 5.0, 5.0]]}
+LOOK = "mug = loc(image, 'mug')[0]\n"  # a module call: the reflect step sends a program without one back
 MUG = "How tall is the mug on the coffee table?"
 BLOCK = ("Typical sizes (for plausibility; measure the objects in the image):\n"
          f"- {size_prior('mug').summary()}\n- {size_prior('coffee table').summary()}\n")
@@ -59,11 +60,11 @@ def test_with_a_task_constraint_the_priors_follow_it():
     llm, _ = solve(ReasoningConfig(formalize=True, size_priors=True), [constraint, "final_result = 0.1"])
     asked = llm.calls[1][-1]["content"]
     assert BLOCK + "Write the program.\n" in asked
-    assert asked.index("- answer type: number\n") < asked.index("never passed to loc.\n") < asked.index(BLOCK)
+    assert asked.index("- answer type: number\n") < asked.index("Never pass a relation to loc or vqa.\n") < asked.index(BLOCK)
 
 
 def test_reflect_flags_a_seven_metre_mug_with_priors_on_and_revises_once():
-    llm, outcome = solve(ReasoningConfig(reflect=True, size_priors=True), ["final_result = 7.0", "final_result = 0.1"])
+    llm, outcome = solve(ReasoningConfig(reflect=True, size_priors=True), [LOOK + "final_result = 7.0", LOOK + "final_result = 0.1"])
     reason = ("`final_result` is 7 m, but a mug's height is typically 0.076–0.12 m (size prior: hotchickalatte.com); "
               "check that the program measured the mug and answers in metres")
     assert outcome.answer == 0.1 and outcome.extra["revisions"] == [reason]
@@ -71,7 +72,7 @@ def test_reflect_flags_a_seven_metre_mug_with_priors_on_and_revises_once():
 
 
 def test_reflect_without_priors_gives_the_seven_metre_mug():
-    llm, outcome = solve(ReasoningConfig(reflect=True), ["final_result = 7.0"])
+    llm, outcome = solve(ReasoningConfig(reflect=True), [LOOK + "final_result = 7.0"])
     assert outcome.answer == 7.0 and "revisions" not in outcome.extra and llm.remaining == 0
     assert deterministic_issue(MUG, 7.0) is None
     assert "mug's height" in deterministic_issue(MUG, 7.0, priors=priors_in_text(MUG))

@@ -215,7 +215,8 @@ class ProgramAgent:
         test scenes."""
         issue = None
         if self.reflector is not None:
-            issue = self.reflector.review(question, program, outcome.answer, constraint, outcome.cost, priors)
+            issue = self.reflector.review(question, program, outcome.answer, constraint, outcome.cost, priors,
+                                          looked=bool(outcome.calls))
         elif constraint is not None:
             issue = type_issue(outcome.answer, constraint.answer_type)
         if issue is None and check is not None:

@@ -39,10 +39,18 @@ def plausibility_issue(answer: Any) -> str | None:
     return None
 
 
+BLIND = ("the program called no module (loc, depth, vqa, ...), so its answer does not come from the image; "
+         "find the objects the question names and measure them")
+
+
 def deterministic_issue(question: str, answer: Any, constraint: Constraint | None = None,
-                        priors: Sequence[SizePrior] = ()) -> str | None:
+                        priors: Sequence[SizePrior] = (), looked: bool = True) -> str | None:
     """What the answer's type or range contradicts (the question's form, the constraint, the size
-    priors of the question's nouns when given), or None."""
+    priors of the question's nouns when given), or None. A program that made no module call
+    (`looked` False) answers the same for every image: the size-priors measurement found programs
+    that wrote a prior's numbers down as the answer, so that comes first."""
+    if not looked:
+        return BLIND
     issue = plausibility_issue(answer)
     if issue is None and constraint is not None:
         issue = type_issue(answer, constraint.answer_type)
@@ -61,9 +69,9 @@ class Reflector:
         self.loop = StepLoop(llm, REFLECT, max_steps=1, max_reply_tokens=max_reply_tokens)
 
     def review(self, question: str, program: str, answer: Any, constraint: Constraint | None = None,
-               cost: LLMCost | None = None, priors: Sequence[SizePrior] = ()) -> str | None:
-        """Why the answer should be revised, or None to give it."""
-        issue = deterministic_issue(question, answer, constraint, priors)
+               cost: LLMCost | None = None, priors: Sequence[SizePrior] = (), looked: bool = True) -> str | None:
+        """Why the answer should be revised, or None to give it (`looked`: the program made a module call)."""
+        issue = deterministic_issue(question, answer, constraint, priors, looked)
         if issue is not None or constraint is None:
             return issue
         messages = [{"role": "system", "content": prompts.render("reflect_system")},
