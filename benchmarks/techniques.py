@@ -10,7 +10,7 @@ of each run, accuracy per question family (with --data), and against the baselin
 questions won and lost with an exact two-sided sign-test p-value. With --json, adds one row per
 run ({"dataset", "questions", "method", "options", "accuracy", "completion_tokens",
 "seconds_per_question", "commit"}) to that file, replacing an earlier row of the same data set,
-method and options.
+method and options; the commit is the one run.json records (`written_by`), else --commit.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ class Run:
     method: str
     options: str
     results: Mapping[str, QuestionResult]
+    commit: str | None = None  # the commits run.json says wrote the run, when it says
+
 
     @property
     def name(self) -> str:
@@ -56,15 +58,23 @@ def open_run(path: Path) -> Run:
         known = {k: v for k, v in recorded.items() if k in ReasoningConfig.__dataclass_fields__}
         options = ReasoningConfig(**known).label()
     method = summary.get("method") or manifest.get("method") or "?"
-    return Run(path, method, options, load(path))
+    return Run(path, method, options, load(path), recorded_commits(manifest))
+
+
+def recorded_commits(manifest: Mapping) -> str | None:
+    """The commits `run.json` lists under `written_by` ("a1b2c3d", or "a1b2c3d, e4f5a6b" for a run
+    resumed at another commit), or None when it lists none."""
+    commits = [w.get("commit") for w in manifest.get("written_by") or [] if w.get("commit")]
+    return ", ".join(dict.fromkeys(commits)) or None
 
 
 def rows(runs: Sequence[Run], ids: Sequence[str], dataset: str, commit: str) -> list[dict]:
-    """One JSON row per run, on the shared questions `ids`."""
+    """One JSON row per run, on the shared questions `ids`; `commit` for a run whose run.json names none."""
     return [{"dataset": dataset, "questions": len(ids), "method": run.method, "options": run.options,
              "accuracy": round(mean_of(run.results, ids, "score"), 4),
              "completion_tokens": round(mean_of(run.results, ids, "completion_tokens"), 1),
-             "seconds_per_question": round(mean_of(run.results, ids, "seconds"), 2), "commit": commit}
+             "seconds_per_question": round(mean_of(run.results, ids, "seconds"), 2),
+             "commit": run.commit or commit}
             for run in runs]
 
 
@@ -107,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--split")
     parser.add_argument("--dataset", help="the data set's name in the JSON rows (default: the --data folder's)")
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--commit", help="the commit the runs were made at (default: HEAD)")
+    parser.add_argument("--commit", help="the commit of runs whose run.json names none (default: HEAD)")
     args = parser.parse_args(argv)
     baseline = open_run(args.baseline)
     runs = [open_run(path) for path in args.runs]

@@ -82,3 +82,15 @@ def test_library_results_still_prints_its_comparison(runs, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "static_api: 0.375" in out and "vadar: 0.875" in out
     assert "right where static-api is wrong 5, the reverse 1 (two-sided sign test p = 0.22)" in out
+
+
+def test_a_row_takes_the_commits_run_json_records(tmp_path):
+    base = make_run(tmp_path / "base", [True, False], tokens=10, seconds=1.0, summary={"method": "static-api"})
+    resumed = make_run(tmp_path / "resumed", [True, True], tokens=10, seconds=1.0, manifest={
+        "method": "static-api", "reasoning": {"reflect": True},
+        "written_by": [{"version": "0.1.0", "commit": "aaa1111", "dirty": False},
+                       {"version": "0.1.0", "commit": "bbb2222", "dirty": False}]})
+    table = tmp_path / "techniques.json"
+    techniques.main([str(resumed), "--baseline", str(base), "--dataset", "d", "--json", str(table), "--commit", "ccc3333"])
+    commits = {row["options"]: row["commit"] for row in json.loads(table.read_text())}
+    assert commits == {"none": "ccc3333", "reflect": "aaa1111, bbb2222"}
