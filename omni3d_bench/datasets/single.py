@@ -9,8 +9,8 @@ image's entry); without them only model-backed modules can serve the question. R
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from base_modules.types import Image, Region
