@@ -129,7 +129,12 @@ def question_regions(text: str, raw_regions: Sequence[Any] | None, where: str) -
         return text, ()
     if not isinstance(raw_regions, Sequence) or isinstance(raw_regions, (str, bytes)):
         raise DatasetError(f"{where}: 'regions' must be a list of regions")
-    regions = [read_region(raw, f"{where}, region #{k}") for k, raw in enumerate(raw_regions)]
+    return name_regions(text, [read_region(raw, f"{where}, region #{k}") for k, raw in enumerate(raw_regions)],
+                        where)
+
+
+def name_regions(text: str, regions: Sequence[Region], where: str) -> tuple[str, tuple[Region, ...]]:
+    """The question text with its tokens rewritten, and `regions` (read, unnamed) named in order."""
     try:
         rewritten, names = rewrite_tokens(text, len(regions))
     except ValueError as exc:

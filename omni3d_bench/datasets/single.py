@@ -2,18 +2,22 @@
 `vadar solve` takes the same path as `eval`.
 
 The scene annotations are optional (CLEVR format: a scene object, or a scenes file holding the
-image's entry); without them only model-backed modules can serve the question.
+image's entry); without them only model-backed modules can serve the question. Regions (one per
+`<mask>` token of the question, see omni3d_bench.region_args) point into the one image.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from base_modules.types import Image
+from base_modules.types import Image, Region
 from omni3d_bench.datasets.clevr import CLEVR_EXAMPLE_WORDS
 from omni3d_bench.images import image_handle
+from omni3d_bench.region_args import check_in_image, read_region_arg
+from omni3d_bench.regions import TOKEN, name_regions
 from omni3d_bench.types import DatasetError, Question
 
 SINGLE_SPLIT = "single"
@@ -49,6 +53,21 @@ def load_scene_file(path: Path, image: Path) -> dict[str, Any]:
     raise DatasetError(f"scene file {path}: expected a scene with 'objects' or a file with 'scenes'")
 
 
+def single_regions(question: str, regions: Sequence[str | Path | Region], image: Image) -> tuple[str, tuple[Region, ...]]:
+    """The question with its `<mask>` tokens rewritten to typed identifiers, and its regions
+    (`--region` arguments, or `Region`s) read, checked against the image's size and named."""
+    read = []
+    for k, region in enumerate(regions):
+        where = f"region #{k}" if isinstance(region, Region) else f"--region {region}"
+        read.append(region if isinstance(region, Region) else read_region_arg(str(region)))
+        check_in_image(read[-1], image.width, image.height, where)
+    tokens = question.count(TOKEN)
+    if tokens > len(read):
+        raise DatasetError(f"the question has {tokens} {TOKEN} token(s) but {len(read)} --region "
+                           "option(s); give one --region per token, in order")
+    return name_regions(question, read, "--question")
+
+
 class SingleQuestionDataset:
     """A data set of exactly one unanswered question about `image_path`."""
 
@@ -56,12 +75,16 @@ class SingleQuestionDataset:
     example_words = CLEVR_EXAMPLE_WORDS  # scene files are CLEVR scenes
 
     def __init__(self, image_path: Path | list[Path], question: str,
-                 scene_path: Path | None = None) -> None:
+                 scene_path: Path | None = None, regions: Sequence[str | Path | Region] = ()) -> None:
+        """`regions`: `--region` arguments (a box `x0,y0,x1,y1` or a region file) or read
+        `Region`s, one per `<mask>` token of `question`, in order."""
         if not question.strip():
             raise DatasetError("the question is empty; pass it with --question")
         paths = [Path(p) for p in image_path] if isinstance(image_path, list) else [Path(image_path)]
         if len(paths) > 1 and scene_path is not None:
             raise DatasetError("--scene annotates one image; several frames need --modules real")
+        if len(paths) > 1 and regions:
+            raise DatasetError("--region points into one image; it cannot be used with several frames")
         self.image_path = paths[0]
         self.root = self.image_path.resolve().parent
         ids = [p.stem if len(paths) == 1 else f"{k:03d}_{p.stem}" for k, p in enumerate(paths)]
@@ -69,10 +92,11 @@ class SingleQuestionDataset:
         self._handle = self._handles[ids[0]]
         self._scene = load_scene_file(scene_path, self.image_path) if scene_path is not None else None
         frames = {"view_ids": tuple(ids), "view_paths": tuple(paths)} if len(paths) > 1 else {}
-        self._question = Question(question_id="0", question=question.strip(), answer=None,
+        text, named = single_regions(question.strip(), regions, self._handle)
+        self._question = Question(question_id="0", question=text, answer=None,
                                   answer_type="str", image_id=ids[0],
                                   image_path=self.image_path, split=SINGLE_SPLIT, source="cli",
-                                  **frames)
+                                  regions=named, **frames)
         self.image_id = ids[0]
 
     def splits(self) -> list[str]:

@@ -32,6 +32,9 @@ def solve_command(
         "--video", file_okay=False, help="A directory of frames (file-name order) of one scene.")] = None,
     scene: Annotated[Path | None, typer.Option(
         "--scene", help="Scene annotations (CLEVR format) for the oracle modules.")] = None,
+    region: Annotated[list[str] | None, typer.Option(
+        "--region", help="A region the question points at, one per <mask> token, in order: a box "
+        "x0,y0,x1,y1 in pixels, or a file (.json region record, .png or .npy binary mask).")] = None,
     modules: ModulesOption = None,
     module: ModuleOption = None,
     library: Annotated[bool, typer.Option("--library/--no-library", help="Use the learned library.")] = True,
@@ -51,19 +54,25 @@ def solve_command(
         overrides = apply_module_choice(settings, modules, module)
         apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
         prepared = prepare_single(frames if len(frames) > 1 else frames[0], question, scene,
-                                  settings, overrides)
+                                  settings, overrides, region or ())
+        asked = prepared.questions[0]
+        if asked.regions:
+            console.print(f"[bold]question:[/bold] {escape(asked.question)}", highlight=False)
+            for named in asked.regions:
+                console.print(f"  {named.name}: box {list(rounded(named.box))}"
+                              f"{', mask' if named.mask_counts else ''}", highlight=False, markup=False)
         with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
             method = "vadar" if library else "static-api"
             answer, functions = make_answerer(method, session, prepared)
             progress.stage(f"solving with {method} ({len(functions)} library functions)")
             progress.activity("Program agent: writing and running a program")
-            outcome = answer(prepared.questions[0])
+            outcome = answer(asked)
         if html is not None:
             from vadar.report import write_question_page
 
-            page = write_question_page(html, question=question, image=frames[0], outcome=outcome,
-                                       functions=functions, frames=list(zip(prepared.questions[0].view_ids,
-                                                                            prepared.questions[0].view_paths)))
+            page = write_question_page(html, question=asked.question if asked.regions else question,
+                                       image=frames[0], outcome=outcome, functions=functions,
+                                       frames=list(zip(asked.view_ids, asked.view_paths)), regions=asked.regions)
             console.print(f"wrote {page}", highlight=False)
     console.print(f"[bold]program[/bold] ({outcome.attempts} LLM "
                   f"{'reply' if outcome.attempts == 1 else 'replies'}, {outcome.seconds:.1f}s):")

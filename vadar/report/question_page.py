@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from base_modules.types import Region
 from vadar.report.data_lookup import DataLookup
 from vadar.report.library import Library, functions_called, functions_from_export
 from vadar.report.questions import inline_sink, question_view
@@ -40,12 +41,13 @@ def outcome_row(question: str, outcome: Any, *, image_id: str, gold: Any = None)
 
 def write_question_page(path: Path, *, question: str, image: Path, outcome: Any,
                         functions: Sequence[Any] = (),
-                        frames: Sequence[tuple[str, Path]] = ()) -> Path:
+                        frames: Sequence[tuple[str, Path]] = (), regions: Sequence[Region] = ()) -> Path:
     """Write the single-question page for `outcome` (a `ProgramOutcome`) to `path`.
 
     `functions` are the library's `FunctionRecord`s; the ones the program called are shown.
     `frames`, (frame id, file) of a question about several frames, are all shown, each with the
-    boxes of the calls made on it.
+    boxes of the calls made on it. `regions`, those the question points at, are drawn as a run
+    report draws a data set's regions (mask tinted, box labelled with the identifier).
     """
     row = outcome_row(question, outcome, image_id=image.stem)
     if len(frames) > 1:
@@ -54,6 +56,6 @@ def write_question_page(path: Path, *, question: str, image: Path, outcome: Any,
     called = set(functions_called(outcome.program, [r["name"] for r in records]))
     library = Library("library", functions_from_export(r for r in records if r["name"] in called))
     view = question_view(row, DataLookup(None), inline_sink(), library=library.anchors(), image_path=image,
-                         frame_paths=[path for _, path in frames])
+                         frame_paths=[path for _, path in frames], regions=regions)
     problems = [view.image_note] if view.image_note else []
     return write_page(Path(path), "question.html.j2", q=view, library=library, problems=problems)

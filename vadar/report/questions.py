@@ -10,6 +10,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from base_modules.types import Region
+
 from vadar.report.calls import CallView, add_region_marks, fmt_value, trace_calls
 from vadar.report.data_lookup import DataLookup, recorded_image
 from vadar.report.drawing import draw_marks, encode_jpeg, load_picture, tint_regions
@@ -118,11 +120,13 @@ def technique_lines(extra: Mapping[str, Any]) -> list[str]:
 
 def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *,
                   library: Mapping[str, str] | None = None, image_path: Path | None = None,
-                  frame_paths: Sequence[Path] | None = None) -> QuestionView:
+                  frame_paths: Sequence[Path] | None = None,
+                  regions: Sequence[Region] | None = None) -> QuestionView:
     """Build one entry; `library` maps function names to anchors for linking.
 
     `image_path`, when given, is the picture to draw on instead of looking it up; `frame_paths`
-    likewise for the frames of a multi-view question (its row's `view_ids`).
+    likewise for the frames of a multi-view question (its row's `view_ids`), and `regions` for
+    the regions the question points at.
     """
     library = dict(library or {})
     question_id = str(row.get("question_id", "?"))
@@ -136,7 +140,7 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
     if note is not None:
         where = recorded.get("path") or row.get("image_id") or "?"
         note = f"image {where} not found; boxes drawn on a placeholder" if path is None else note
-    regions = lookup.regions(question_id)
+    regions = lookup.regions(question_id) if regions is None else tuple(regions)
     marks = add_region_marks(trace.marks, regions)
     frame_ids = [str(v) for v in row.get("view_ids") or []]
     frames = frame_pictures(row, frame_ids, calls, lookup, sink, anchor, frame_paths or [])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from base_modules.module import ModuleSet
 from base_modules.real.config import RealModulesConfig
+from base_modules.types import Region
 from base_modules.view_modules import ViewModuleSet
 from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from base_modules.oracle.clevr import clevr_oracle_modules
@@ -81,10 +82,12 @@ def of_families(questions: list[Question], families: Sequence[str], root: Path) 
 
 
 def prepare_single(image: Path | list[Path], question: str, scene: Path | None,
-                   config: VadarConfig, overrides: Mapping[str, str] | None = None) -> PreparedData:
+                   config: VadarConfig, overrides: Mapping[str, str] | None = None,
+                   regions: Sequence[str | Path | Region] = ()) -> PreparedData:
     """One question about one image file, or the ordered frames of one scene (scene annotations
-    optional, for one image), checked like a data set."""
-    dataset = SingleQuestionDataset(image, question, scene)
+    optional, for one image), checked like a data set; `regions` (`--region` arguments or
+    `Region`s) stand for the question's `<mask>` tokens, in order."""
+    dataset = SingleQuestionDataset(image, question, scene, regions)
     return prepare_questions(dataset, dataset.splits()[0], dataset.questions(dataset.splits()[0]),
                              config, overrides)
 
