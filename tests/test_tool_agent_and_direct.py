@@ -146,3 +146,13 @@ def test_direct_without_regions_sends_the_same_system_prompt_as_before():
     DirectAnswerer(llm).solve("How many red cubes?", scene=SCENE)
     assert llm.calls[0][0]["content"].endswith('Scene annotations (one object per line):\n' + describe_scene(SCENE) + "\n")
     assert "Regions" not in llm.calls[0][0]["content"]
+
+
+def test_describe_scene_leaves_out_what_other_fields_determine():
+    obj = {"id": 2, "category_name": "pallet", "dimensions": [1.2, 1.0, 0.144], "center_world": [1.0, 2.0, 0.072],
+           "yaw_world": 0.5, "depth": 8.9, "R_cam": [[1.0, 0.0, 0.0]] * 3, "bbox3D_world": [[0.0, 0.0, 0.0]] * 8,
+           "bbox3D_cam": [[0.0, 0.0, 0.0]] * 8, "bbox2D_proj": [1.0, 2.0, 3.0, 4.0], "bbox2D_visible": [1.0, 2.0, 3.0, 4.0],
+           "mask_value": 3, "visible_pixels": 500}
+    text = describe_scene({"objects": [obj]})
+    assert text == ('object 0: {"id": 2, "category_name": "pallet", "dimensions": [1.2, 1.0, 0.144], '
+                    '"center_world": [1.0, 2.0, 0.072], "yaw_world": 0.5, "depth": 8.9, "bbox2D_visible": [1.0, 2.0, 3.0, 4.0]}')
