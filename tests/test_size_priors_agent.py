@@ -143,3 +143,14 @@ def test_solve_with_size_priors_shows_them_to_the_program_agent(scripted):
                                       "--size-priors"])
     assert result.exit_code == 0, result.output
     assert f"- {size_prior('chair').summary()}\n" in scripted.calls[0][-1]["content"]
+
+
+def test_priors_for_the_check_only_stay_out_of_the_prompt_and_still_flag_a_seven_metre_mug():
+    reasoning = ReasoningConfig(reflect=True, size_priors=True, size_priors_shown=False)
+    llm, outcome = solve(reasoning, [LOOK + "final_result = 7.0", LOOK + "final_result = 0.1"])
+    assert llm.calls[0][-1]["content"] == f"Question: {MUG}\nWrite the program.\n"  # as with the option off
+    assert outcome.answer == 0.1 and "mug's height is typically" in outcome.extra["revisions"][0]
+    assert outcome.extra["size_priors_check_only"] is True
+    assert technique_lines(outcome.extra)[0] == "size priors for the reflect check only: mug, coffee table"
+    assert reasoning.label() == "reflect+size_priors=check"
+    assert ReasoningConfig(size_priors=True).label() == "size_priors"

@@ -171,6 +171,7 @@ class ReasoningConfig:
     reflect: bool = False  # check the answer against the question and constraint; one revision at most
     tests: bool = False  # the model writes tiny scenes with known answers; programs run on them (oracles)
     size_priors: bool = False  # typical sizes of the question's nouns in the prompt (docs/size-priors.md)
+    size_priors_shown: bool = True  # false: the priors serve only the reflect step's range check
 
     def validate(self) -> None:
         if self.samples < 1:
@@ -184,6 +185,7 @@ class ReasoningConfig:
         """A short name of the techniques in use, e.g. `samples=3+formalize`; `none` when all are off."""
         parts = [f"samples={self.samples}"] if self.samples > 1 else []
         parts += [name for name in ("formalize", "reflect", "tests", "size_priors") if getattr(self, name)]
+        parts = [("size_priors=check" if p == "size_priors" and not self.size_priors_shown else p) for p in parts]
         return "+".join(parts) or "none"
 
 

@@ -89,6 +89,8 @@ class ProgramAgent:
         priors = priors_in_text(question) if self.reasoning.size_priors else []
         if priors:
             extra["size_priors"] = [prior.name for prior in priors]
+            if not self.reasoning.size_priors_shown:
+                extra["size_priors_check_only"] = True
         if accept is not None:
             outcome = self._until_accepted(accept, tries, lambda sample: self._write(
                 question, api_text, namespace, examples, constraint, sample, check, priors))
@@ -163,7 +165,8 @@ class ProgramAgent:
                constraint: Constraint | None, sample: int = 0, check: UnitCheck | None = None,
                priors: Sequence[SizePrior] = ()) -> ProgramOutcome:
         """One program: written, run, repaired on errors, revised once if its answer does not fit."""
-        messages = opening_messages(question, api_text, examples, constraint, priors)
+        shown = priors if self.reasoning.size_priors_shown else ()  # else only the reflect check reads them
+        messages = opening_messages(question, api_text, examples, constraint, shown)
         outcome = ProgramOutcome()
         before_revision: list[ProgramOutcome] = []
 

@@ -108,7 +108,8 @@ def technique_lines(extra: Mapping[str, Any]) -> list[str]:
         passed = f"; the answer's program passed {extra['tests_passed']}" if "tests_passed" in extra else ""
         lines.append(f"unit tests: {written} scene{'s' if written != 1 else ''} written by the model{passed}")
     if extra.get("size_priors"):
-        lines.append(f"size priors shown: {', '.join(map(str, extra['size_priors']))}")
+        how = "for the reflect check only" if extra.get("size_priors_check_only") else "shown"
+        lines.append(f"size priors {how}: {', '.join(map(str, extra['size_priors']))}")
     for reason in extra.get("revisions") or []:
         lines.append(f"revision asked: {reason}")
     samples = extra.get("samples")
