@@ -33,6 +33,16 @@ def system_prompt(api_text: str, examples: str | None = None) -> str:
                           examples=(examples or prompts.render("program_example")).strip())
 
 
+def _merged(chosen: ProgramOutcome, outcomes: Sequence[ProgramOutcome]) -> ProgramOutcome:
+    """`chosen` as the answer of several programs written for one question: it carries the cost and
+    the errors of all of them."""
+    result = dataclasses.replace(chosen, cost=LLMCost(), errors=[e for o in outcomes for e in o.errors],
+                                 extra=dict(chosen.extra))
+    for outcome in outcomes:
+        result.cost.include(outcome.cost)
+    return result
+
+
 def size_priors_block(priors: Sequence[SizePrior]) -> str | None:
     """The typical sizes of the question's nouns, one line each, or None when it names none."""
     if not priors:
@@ -108,18 +118,15 @@ class ProgramAgent:
                         write: Callable[[int], ProgramOutcome]) -> ProgramOutcome:
         """Programs written one by one until `accept` takes one (at most `tries`), as one outcome."""
         outcomes: list[ProgramOutcome] = []
+        accepted: int | None = None
         for sample in range(max(tries, 1)):
             outcomes.append(write(sample))
             if accept(outcomes[-1]):
+                accepted = sample
                 break
-        chosen = outcomes[-1] if accept(outcomes[-1]) else outcomes[0]
-        result = dataclasses.replace(chosen, cost=LLMCost(), errors=[e for o in outcomes for e in o.errors],
-                                     extra=dict(chosen.extra))
-        for outcome in outcomes:
-            result.cost.include(outcome.cost)
+        result = _merged(outcomes[accepted if accepted is not None else 0], outcomes)
         if tries > 1:
-            result.extra.update({"tries": len(outcomes), "accepted_try": outcomes.index(chosen)
-                                 if accept(chosen) else None})
+            result.extra.update({"tries": len(outcomes), "accepted_try": accepted})
         return result
 
     def _sample_loop(self, sample: int) -> StepLoop:
@@ -149,11 +156,7 @@ class ProgramAgent:
         best = max((o.extra.get("tests_passed", 0) for o in outcomes if not o.failed), default=0)
         voters = [not o.failed and o.extra.get("tests_passed", 0) == best for o in outcomes]
         vote = plurality([o.answer for o in outcomes], voters, self.reasoning.vote_tolerance)
-        chosen = outcomes[vote.winner if vote.winner is not None else 0]
-        result = dataclasses.replace(chosen, cost=LLMCost(), errors=[e for o in outcomes for e in o.errors],
-                                     extra=dict(chosen.extra))
-        for outcome in outcomes:
-            result.cost.include(outcome.cost)
+        result = _merged(outcomes[vote.winner if vote.winner is not None else 0], outcomes)
         result.extra.update({
             "samples": [{"answer": o.answer, "error": o.error is not None, "revisions": o.extra.get("revisions", []),
                          **({"tests_passed": o.extra["tests_passed"]} if "tests_passed" in o.extra else {})}
