@@ -185,13 +185,15 @@ def normalise(tree: ast.Module, block: list[ast.stmt], start: int, length: int, 
             holes.append(node.value)
             return ast.copy_location(ast.Name(id=f"h{len(holes) - 1}", ctx=ast.Load()), node)
 
+    stored = {n.id for s in run for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if any(name in fixed and name != RESULT for name in stored):
+        return None, None  # the run rebinds a module or builtin (`for depth in ...`): no helper can
     normal = [Normaliser().visit(copy.deepcopy(s)) for s in run]
     if RESULT in first_use and first_use[RESULT] == "load":
         return None, None
     inside = {id(n) for s in run for n in ast.walk(s)}
     read_later = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                   and id(n) not in inside}
-    stored = {n.id for s in run for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     outputs = {order.index(v) for v in stored if v in read_later or v == RESULT}
     inputs = [k for k, v in enumerate(order) if first_use[v] == "load"]
     shape = "\n".join(ast.dump(s, annotate_fields=False) for s in normal)
