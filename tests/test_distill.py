@@ -11,7 +11,7 @@ from omni3d_bench.metrics import score_answer
 from vadar.agents.answers import normalize_answer
 from vadar.library import distill as distill_module
 from vadar.library.distill import REWRITTEN, Distiller
-from vadar.library.drafting import HelperDraft
+from vadar.library.drafting import HelperDraft, silent_parameter
 from vadar.library.namespace import program_namespace
 from vadar.library.retrieval import ExampleRetriever
 from vadar.library.truth_checks import TruthChecks
@@ -168,3 +168,20 @@ def test_a_name_built_from_one_uses_values_is_refused(sample):
     assert report.admitted == ["_first_object_depth"]
     feedback = llm.calls[1][-1]["content"]
     assert "names the value of one use (cyan, sphere)" in feedback
+
+
+def test_a_docstring_silent_on_a_parameter_is_sent_back():
+    assert silent_parameter(["image", "object_prompt"], "The camera depth of the first object matching object_prompt.") is None
+    assert silent_parameter(["image", "reference_prompt", "side"], "Objects on the given side of the reference.") is None
+    problem = silent_parameter(["image", "object1_prompt", "object2_prompt"],
+                               "The metric distance of the object in `object1_prompt` from the camera, in metres.")
+    assert problem is not None and "`object2_prompt`" in problem
+
+
+def test_the_statement_route_re_asks_a_name_whose_docstring_skips_a_parameter(sample):
+    store, dataset, modules, questions = sample
+    silent = NAMED.replace("of the first object matching object_prompt", "of the first thing found")
+    llm = ScriptedLLM([silent, NAMED])
+    report = distiller(store, llm).distill(dataset, modules, questions)
+    assert report.admitted == ["_first_object_depth"]
+    assert "says nothing of `object_prompt`" in llm.calls[1][-1]["content"]

@@ -143,6 +143,8 @@ def test_a_helper_that_changes_an_answer_is_rejected_without_being_told_the_righ
     (COUNT.replace("def _count_matching(image", "@staticmethod\ndef _count_matching(image"), "decorators are not allowed"),
     (COUNT.replace("object_prompt: str)", "object_prompt: str, n=len([]))"), "default values must be constants"),
     (COUNT.replace("    return len(loc(image, object_prompt))\n", "    return 2\n"), "must call the API"),
+    (COUNT.replace("object_prompt: str) -> int", "object_prompt: str, reference_prompt: str = 'table') -> int"),
+     "says nothing of `reference_prompt`"),
 ])
 def test_malformed_replies_are_sent_back_with_the_reason(sample, reply, problem):
     store, dataset, modules, questions = sample

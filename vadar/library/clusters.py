@@ -32,6 +32,7 @@ from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
 from vadar.library.distill import (DistillReport, admit_helper, api_signatures, helper_record, right_programs,
                                    verify_rewrites)
+from vadar.library.drafting import silent_parameter
 from vadar.library.fragments import code_tokens
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
@@ -128,6 +129,9 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     docstring = " ".join((ast.get_docstring(node) or "").split())
     if not docstring:
         raise ValueError("the helper needs a one-sentence docstring")
+    silent = silent_parameter([a.arg for a in node.args.args], docstring)
+    if silent:
+        raise ValueError(silent)
     calls = [ast.unparse(n.value) for n in tree.body if isinstance(n, ast.Assign | ast.Expr)
              and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id == node.name]
     if len(calls) != count:

@@ -35,7 +35,7 @@ from vadar.agents.outcome import Executor, check_infrastructure
 from vadar.agents.program import program_error
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.library.drafting import HelperDraft, draft_helper, rewrite
+from vadar.library.drafting import HelperDraft, draft_helper, rewrite, silent_parameter
 from vadar.library.fragments import Pattern, code_tokens, find_patterns
 from vadar.library.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
@@ -177,7 +177,8 @@ class Distiller:
                 problems.append(str(exc))
                 return Verdict.retry(prompts.render("distill_retry", error=str(exc)))
             problem = self._name_problem(name, taken) or _names_an_example(name, examples) or \
-                (None if docstring else "write a one-sentence docstring")
+                (silent_parameter(candidate.draft.parameters, docstring) if docstring
+                 else "write a one-sentence docstring")
             if problem:
                 problems.append(problem)
                 return Verdict.retry(prompts.render("distill_retry", error=problem))

@@ -221,3 +221,23 @@ def _api_names_in(instances: Sequence[Instance]) -> set[str]:
         for s in instance.statements:
             names |= {n.id for n in ast.walk(s) if isinstance(n, ast.Name)} - set(instance.variables)
     return names
+
+
+def silent_parameter(parameters: Sequence[str], docstring: str) -> str | None:
+    """Why a docstring misdescribes its helper: it says nothing of one of the parameters.
+
+    A helper of two objects documented as "the distance of `object1_prompt` from the camera" (it
+    returned how much farther the first was than the second) invites its use for other questions;
+    the Program agent reads only the name and the docstring. A parameter counts as mentioned by its
+    name or by its name without `_prompt` (`reference_prompt` as "reference").
+    """
+    text = docstring.lower().replace("_", " ")
+    for parameter in parameters:
+        if parameter == "image":
+            continue
+        words = parameter.lower().replace("_", " ")
+        base = words.removesuffix(" prompt").removesuffix(" description").strip()
+        if words not in text and base not in text:
+            return (f"the docstring says nothing of `{parameter}`: say in one sentence what the helper returns "
+                    "in terms of every parameter")
+    return None
