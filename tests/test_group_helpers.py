@@ -202,3 +202,11 @@ def test_a_parameter_compared_with_a_closed_set_of_words_is_no_lookup():
     lookup = side.replace('if side == "left"', 'if reference_prompt == "table"')
     assert "tests `reference_prompt`" in misuse(Written("_count_beside", "Count.", "(...)", lookup, calls),
                                                  api_signatures([])[0])
+
+
+def test_the_request_lays_out_one_line_per_question_to_complete(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM([COUNT])
+    writer(store, llm).write(dataset, modules, questions)
+    request = llm.calls[0][-1]["content"]
+    assert "final_result = ...  # 1. How many" in request and "final_result = ...  # 2. How many" in request
