@@ -22,3 +22,28 @@ def test_a_run_that_rebinds_a_module_name_is_no_pattern_and_does_not_stop_the_ot
         for instance in pattern.instances:
             if instance.program < 3:  # no run of the shadowing program reaches its last statement
                 assert instance.start + instance.length < 4
+
+
+def test_an_input_spelled_differently_in_each_use_is_named_after_the_api_parameter():
+    from vadar.library.distill import api_signatures
+    from vadar.library.drafting import draft_helper
+    programs = ['{0} = loc(image, "{1}")[0]\nw = get_2D_object_size(image, {0})[0]\nh = get_2D_object_size(image, {0})[1]\n'
+                'final_result = w * h\n'.format(var, phrase)
+                for var, phrase in (("green_stool", "green stool"), ("cabinet", "cabinet"), ("lamp", "lamp"))]
+    patterns = [p for p in find_patterns(programs, API, min_programs=3) if p.instances[0].inputs]
+    assert patterns, "the size computation after the loc call is a pattern with the box as input"
+    params, returns = api_signatures([])
+    draft = draft_helper(patterns[0], params, returns)
+    assert "green_stool" not in draft.parameters and "bbox" in draft.parameters
+    assert draft.annotations["bbox"] == "BBox"
+
+
+def test_an_input_spelled_the_same_in_every_use_keeps_its_name():
+    from vadar.library.distill import api_signatures
+    from vadar.library.drafting import draft_helper
+    programs = ['table = loc(image, "{0}")[0]\nw = get_2D_object_size(image, table)[0]\n'
+                'h = get_2D_object_size(image, table)[1]\nfinal_result = w * h\n'.format(phrase)
+                for phrase in ("red table", "table", "big table")]
+    patterns = [p for p in find_patterns(programs, API, min_programs=3) if p.instances[0].inputs]
+    params, returns = api_signatures([])
+    assert "table" in draft_helper(patterns[0], params, returns).parameters

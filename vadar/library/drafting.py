@@ -40,7 +40,11 @@ class HelperDraft:
 
 def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]]],
                  api_returns: Mapping[str, str]) -> HelperDraft:
-    """The helper a pattern reads as, named after the first instance's variables and the API's parameters."""
+    """The helper a pattern reads as, named after the first instance's variables and the API's parameters.
+
+    An input the instances spell differently (`green_stool` in one, `cabinet` in another) is named
+    after the API parameter it is passed as instead: a name from one use misleads every other.
+    """
     first = pattern.instances[0]
     varying = pattern.varying_holes()
     output = pattern.output()
@@ -49,6 +53,8 @@ def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]
     annotations: dict[str, str] = {}
     statements = [copy.deepcopy(s) for s in first.statements]
     for k, original in enumerate(first.variables):
+        if original != RESULT and k in first.inputs and len({i.variables[k] for i in pattern.instances}) > 1:
+            original = _slot_name(statements, original, api_params)  # `green_stool` was one use's object
         names[f"v{k}"] = _fresh("result" if original == RESULT else original, taken)
     hole_context = _hole_context(statements, api_params)
     for k in varying:
@@ -130,6 +136,17 @@ def _in_source_order(statements: list[ast.stmt], nodes: list[ast.AST]) -> list[a
     for s in statements:
         Collect().visit(s)
     return ordered
+
+
+def _slot_name(statements: list[ast.stmt], name: str, api_params: Mapping[str, list[tuple[str, str]]]) -> str:
+    """The name of the API parameter a variable is first passed as (`bbox`), else `value`."""
+    for s in statements:
+        for node in ast.walk(s):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in api_params:
+                for position, arg in enumerate(node.args):
+                    if isinstance(arg, ast.Name) and arg.id == name and position < len(api_params[node.func.id]):
+                        return api_params[node.func.id][position][0]
+    return "value"
 
 
 def _argument_type(body: list[ast.stmt], name: str, api_params: Mapping[str, list[tuple[str, str]]]) -> str | None:
