@@ -102,8 +102,9 @@ def report(runs: Sequence[Run], baseline: Run, data: Path | None = None, split: 
 
 
 def append_rows(path: Path, new: Sequence[dict]) -> None:
-    """Add `new` to the JSON list in `path`, replacing rows of the same data set, method and options."""
-    key = lambda row: (row.get("dataset"), row.get("method"), row.get("options"))  # noqa: E731
+    """Add `new` to the JSON list in `path`, replacing rows of the same data set, question count, method
+    and options (a baseline measured on 103 questions stays beside the same baseline on 220)."""
+    key = lambda row: (row.get("dataset"), row.get("questions"), row.get("method"), row.get("options"))  # noqa: E731
     replaced = {key(row) for row in new}
     kept = [row for row in (json.loads(path.read_text()) if path.exists() else []) if key(row) not in replaced]
     path.write_text(json.dumps([*kept, *new], indent=2) + "\n")

@@ -59,13 +59,14 @@ def test_accuracy_cost_swaps_and_families_against_the_baseline(runs, capsys):
 def test_rows_are_appended_and_a_rerun_replaces_its_own(runs, tmp_path):
     base, voted = runs
     table = tmp_path / "techniques.json"
-    table.write_text(json.dumps([{"dataset": "other", "method": "vadar", "options": "none"}]))
+    table.write_text(json.dumps([{"dataset": "other", "method": "vadar", "options": "none"},
+                                 {"dataset": "clevr-dev", "questions": 103, "method": "vadar", "options": "none"}]))
     for _ in range(2):
         techniques.main([str(voted), "--baseline", str(base), "--dataset", "clevr-dev", "--json", str(table),
                          "--commit", "abc123"])
     rows = json.loads(table.read_text())
-    assert rows[0]["dataset"] == "other" and len(rows) == 3
-    assert rows[2] == {"dataset": "clevr-dev", "questions": 8, "method": "vadar", "options": "samples=3",
+    assert rows[0]["dataset"] == "other" and rows[1]["questions"] == 103 and len(rows) == 4
+    assert rows[3] == {"dataset": "clevr-dev", "questions": 8, "method": "vadar", "options": "samples=3",
                        "accuracy": 0.875, "completion_tokens": 120.0, "seconds_per_question": 6.5, "commit": "abc123"}
 
 
