@@ -54,7 +54,7 @@ def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]
     statements = [copy.deepcopy(s) for s in first.statements]
     for k, original in enumerate(first.variables):
         if original != RESULT and k in first.inputs and len({i.variables[k] for i in pattern.instances}) > 1:
-            original = _slot_name(statements, original, api_params)  # `green_stool` was one use's object
+            original = (_api_slot(statements, original, api_params) or ("value", ""))[0]  # not one use's `green_stool`
         names[f"v{k}"] = _fresh("result" if original == RESULT else original, taken)
     hole_context = _hole_context(statements, api_params)
     for k in varying:
@@ -86,7 +86,7 @@ def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]
     if uses_image:
         annotations["image"] = "Image"
     for k in first.inputs:
-        kind = _argument_type(body, names[f"v{k}"], api_params)
+        kind = (_api_slot(body, names[f"v{k}"], api_params) or ("", ""))[1]
         if kind:
             annotations[names[f"v{k}"]] = kind
     returns = None
@@ -138,24 +138,15 @@ def _in_source_order(statements: list[ast.stmt], nodes: list[ast.AST]) -> list[a
     return ordered
 
 
-def _slot_name(statements: list[ast.stmt], name: str, api_params: Mapping[str, list[tuple[str, str]]]) -> str:
-    """The name of the API parameter a variable is first passed as (`bbox`), else `value`."""
+def _api_slot(statements: list[ast.stmt], name: str,
+              api_params: Mapping[str, list[tuple[str, str]]]) -> tuple[str, str] | None:
+    """The API parameter (name, annotation) a variable is first passed as, if any."""
     for s in statements:
         for node in ast.walk(s):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in api_params:
                 for position, arg in enumerate(node.args):
                     if isinstance(arg, ast.Name) and arg.id == name and position < len(api_params[node.func.id]):
-                        return api_params[node.func.id][position][0]
-    return "value"
-
-
-def _argument_type(body: list[ast.stmt], name: str, api_params: Mapping[str, list[tuple[str, str]]]) -> str | None:
-    for s in body:
-        for node in ast.walk(s):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in api_params:
-                for position, arg in enumerate(node.args):
-                    if isinstance(arg, ast.Name) and arg.id == name and position < len(api_params[node.func.id]):
-                        return api_params[node.func.id][position][1]
+                        return api_params[node.func.id][position]
     return None
 
 
