@@ -36,7 +36,6 @@ class Run:
     results: Mapping[str, QuestionResult]
     commit: str | None = None  # the commits run.json says wrote the run, when it says
 
-
     @property
     def name(self) -> str:
         return self.path.name

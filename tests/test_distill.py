@@ -136,12 +136,21 @@ def test_a_bad_name_is_refused_and_a_candidate_left_without_a_name_is_not_admitt
     assert not [p for p in store.verified_programs() if p.variant == REWRITTEN]
 
 
-def test_the_placeholder_name_copied_back_is_refused(sample):
+@pytest.mark.parametrize("refused, feedback", [
+    # the placeholder name copied back
+    ('```python\ndef _UNNAMED(image, object_prompt):\n    """Depth."""\n```', "is the placeholder"),
+    # a name built from one use's values
+    (NAMED.replace("_first_object_depth", "_cyan_sphere_depth"), "names the value of one use (cyan, sphere)"),
+    # a docstring that says nothing of a parameter
+    (NAMED.replace("of the first object matching object_prompt", "of the first thing found"),
+     "says nothing of `object_prompt`"),
+])
+def test_a_refused_name_is_sent_back_with_the_reason_and_the_next_reply_admitted(sample, refused, feedback):
     store, dataset, modules, questions = sample
-    llm = ScriptedLLM(['```python\ndef _UNNAMED(image, object_prompt):\n    """Depth."""\n```', NAMED])
+    llm = ScriptedLLM([refused, NAMED])
     report = distiller(store, llm).distill(dataset, modules, questions)
     assert report.admitted == ["_first_object_depth"]
-    assert "is the placeholder" in llm.calls[1][-1]["content"]
+    assert feedback in llm.calls[1][-1]["content"]
 
 
 def test_the_program_prompt_shows_the_helper_with_a_call_and_its_rewritten_examples(sample):
@@ -160,28 +169,9 @@ def test_the_program_prompt_shows_the_helper_with_a_call_and_its_rewritten_examp
     assert "d = _first_object_depth(image, 'cyan sphere')\nfinal_result = len(" in system  # the worked example
 
 
-def test_a_name_built_from_one_uses_values_is_refused(sample):
-    store, dataset, modules, questions = sample
-    named_after_example = NAMED.replace("_first_object_depth", "_cyan_sphere_depth")
-    llm = ScriptedLLM([named_after_example, NAMED])
-    report = distiller(store, llm).distill(dataset, modules, questions)
-    assert report.admitted == ["_first_object_depth"]
-    feedback = llm.calls[1][-1]["content"]
-    assert "names the value of one use (cyan, sphere)" in feedback
-
-
 def test_a_docstring_silent_on_a_parameter_is_sent_back():
     assert silent_parameter(["image", "object_prompt"], "The camera depth of the first object matching object_prompt.") is None
     assert silent_parameter(["image", "reference_prompt", "side"], "Objects on the given side of the reference.") is None
     problem = silent_parameter(["image", "object1_prompt", "object2_prompt"],
                                "The metric distance of the object in `object1_prompt` from the camera, in metres.")
     assert problem is not None and "`object2_prompt`" in problem
-
-
-def test_the_statement_route_re_asks_a_name_whose_docstring_skips_a_parameter(sample):
-    store, dataset, modules, questions = sample
-    silent = NAMED.replace("of the first object matching object_prompt", "of the first thing found")
-    llm = ScriptedLLM([silent, NAMED])
-    report = distiller(store, llm).distill(dataset, modules, questions)
-    assert report.admitted == ["_first_object_depth"]
-    assert "says nothing of `object_prompt`" in llm.calls[1][-1]["content"]

@@ -184,8 +184,8 @@ class ReasoningConfig:
     def label(self) -> str:
         """A short name of the techniques in use, e.g. `samples=3+formalize`; `none` when all are off."""
         parts = [f"samples={self.samples}"] if self.samples > 1 else []
-        parts += [name for name in ("formalize", "reflect", "tests", "size_priors") if getattr(self, name)]
-        parts = [("size_priors=check" if p == "size_priors" and not self.size_priors_shown else p) for p in parts]
+        parts += [name for name in ("formalize", "reflect", "tests") if getattr(self, name)]
+        parts += [("size_priors" if self.size_priors_shown else "size_priors=check")] if self.size_priors else []
         return "+".join(parts) or "none"
 
 

@@ -11,8 +11,8 @@ import json
 import mimetypes
 import re
 import time
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from base_modules.types import Region
