@@ -8,6 +8,7 @@ front/behind by depth (omni3d_bench.generator.questions); the same rules are app
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Any
 
 RELATIONS = ("left", "right", "front", "behind")
@@ -45,3 +46,81 @@ def object_attribute(scene: dict[str, Any], index: int, attribute: str) -> str |
         return None
     value = objects[index].get(attribute)
     return None if value is None else str(value)
+
+
+MEASURES = ("height", "camera_distance")
+_PHRASE_ATTRIBUTES = ("size", "color", "material")
+_NOUNS = ("category_name", "category", "shape", "name", "label")
+
+
+def object_measure(scene: dict[str, Any], index: int, measure: str) -> float | None:
+    """A metric quantity of one object: its 3D box height, or its distance from the camera (metres).
+
+    Scenes with metric 3D annotations (the generated benchmark: `dimensions`, `center_cam`) carry
+    both; CLEVR scenes only the camera depth (`pixel_coords`); None otherwise. Height is the box's z extent, as the generator's questions use it.
+    """
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
+    objects = scene.get("objects") or []
+    if not 0 <= index < len(objects):
+        return None
+    obj = objects[index]
+    if measure == "height":
+        dims = obj.get("dimensions")
+        return float(dims[2]) if dims and len(dims) == 3 else None
+    centre = obj.get("center_cam")
+    if centre and len(centre) == 3:
+        return float(sum(v * v for v in centre) ** 0.5)
+    pixel = obj.get("pixel_coords")  # CLEVR: (u, v, camera depth) of the object's centre
+    return float(pixel[2]) if pixel and len(pixel) == 3 else None
+
+
+def object_distance(scene: dict[str, Any], a: int, b: int) -> float | None:
+    """Distance between two objects' 3D box centres in metres (None without metric annotations)."""
+    objects = scene.get("objects") or []
+    if not (0 <= a < len(objects) and 0 <= b < len(objects)):
+        return None
+    ca, cb = objects[a].get("center_world"), objects[b].get("center_world")
+    if not ca or not cb:
+        return None
+    return float(sum((x - y) ** 2 for x, y in zip(ca, cb, strict=True)) ** 0.5)
+
+
+def unique_phrase(scene: dict[str, Any], index: int) -> str | None:
+    """The shortest phrase of the object's own attributes that no other object of the scene fits
+    ("cabinet", "green stool", "large rubber cube"), or None when every phrase fits another one."""
+    objects = scene.get("objects") or []
+    if not 0 <= index < len(objects):
+        return None
+
+    def words(obj: dict[str, Any]) -> tuple[dict[str, str], str | None]:
+        noun = next((str(obj[k]) for k in _NOUNS if obj.get(k) is not None), None)
+        return {a: str(obj[a]) for a in _PHRASE_ATTRIBUTES if obj.get(a) is not None}, noun
+
+    attributes, noun = words(objects[index])
+    if noun is None:
+        return None
+    others = [words(o) for i, o in enumerate(objects) if i != index]
+    names = list(attributes)
+    for size in range(len(names) + 1):
+        for chosen in combinations(names, size):
+            if not any(n == noun and all(a.get(k) == attributes[k] for k in chosen) for a, n in others):
+                return " ".join([*(attributes[k] for k in chosen), noun])
+    return None
+
+
+CLEAR_MARGINS = {"left": 10.0, "right": 10.0, "front": 0.1, "behind": 0.1}
+"""Below these gaps (pixels of x-centre, metres of depth) a relation is too close to call."""
+
+
+def relation_holds(scene: dict[str, Any], a: int, b: int, relation: str) -> bool | None:
+    """Whether object `a` is `relation` of object `b`; None if unknown or too close to call."""
+    related = related_objects(scene, b, relation)
+    if related is None or a == b:
+        return None
+    if (scene.get("relationships") or {}).get(relation) is None:
+        key = _geometric_key(relation)
+        objects = scene["objects"]
+        if abs(key(objects[a]) - key(objects[b])) < CLEAR_MARGINS[relation]:
+            return None
+    return a in related

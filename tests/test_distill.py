@@ -14,6 +14,7 @@ from vadar.library.distill import REWRITTEN, Distiller
 from vadar.library.drafting import HelperDraft, silent_parameter
 from vadar.library.namespace import program_namespace
 from vadar.library.retrieval import ExampleRetriever
+from vadar.library import truth_checks
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.prepare import oracle_modules
@@ -175,3 +176,23 @@ def test_a_docstring_silent_on_a_parameter_is_sent_back():
     problem = silent_parameter(["image", "object1_prompt", "object2_prompt"],
                                "The metric distance of the object in `object1_prompt` from the camera, in metres.")
     assert problem is not None and "`object2_prompt`" in problem
+
+
+def test_a_name_whose_claim_fails_against_ground_truth_is_asked_again_with_the_failure(sample):
+    store, dataset, modules, questions = sample
+
+    class HeightClaims(TruthChecks):  # the real checks are in test_claims.py; here only the loop
+        def check(self, record, *args):
+            if record.name == "_object_height":
+                return truth_checks.TruthResult(False, "measure:height", 1,
+                                                ["s: _object_height(image, 'cyan sphere') returned 10.8, but the "
+                                                 "cyan sphere #0 is 0.70 m tall"])
+            return truth_checks.TruthResult(None)
+
+    false_name = NAMED.replace("_first_object_depth", "_object_height")
+    llm = ScriptedLLM([false_name, NAMED])
+    report = Distiller(store, llm, run, truth=HeightClaims(run)).distill(dataset, modules, questions)
+    assert report.admitted == ["_first_object_depth"]
+    retry = llm.calls[1][-1]["content"]
+    assert "`_object_height` claims something this body does not compute" in retry and "0.70 m tall" in retry
+    assert "_object_height" not in store

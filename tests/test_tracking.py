@@ -90,3 +90,18 @@ def test_library_track_command(tmp_path, monkeypatch):
                                       "--baseline", str(tmp_path / "static-run")])
     assert result.exit_code == 0, result.output
     assert "_good: 2: 2 vs 1" in result.output and "_bad: 4: 1 vs 4  retired" in result.output
+
+
+def test_a_helper_calling_a_retired_helper_is_retired_with_it(tmp_path):
+    with ApiStore(tmp_path / "lib.sqlite") as store:
+        add_functions(store, HELPERS + '''
+
+def _twice_bad(image):
+    """Two of what the bad helper gives."""
+    return 2 * _bad(image)
+''')
+        assert store.current("_twice_bad").dependencies == ("_bad",)
+        retired = track_evaluation(store, RUN, run="run-a", baseline=BASELINE, min_uses=4)
+        assert retired == {"_bad": retired["_bad"], "_twice_bad": "it calls the retired helper _bad"}
+        assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_good"]
+        assert store.decisions("_twice_bad")[-1].evidence["reason"] == "it calls the retired helper _bad"

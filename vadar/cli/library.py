@@ -269,6 +269,44 @@ def distill(
         typer.echo(f"  not admitted {name}: {reason}")
 
 
+@app.command("check")
+def check(
+    data: Annotated[Path, typer.Option("--data", help="A data set with ground truth (CLEVR scenes, a generated "
+                                       "benchmark) whose scenes the helpers are checked on.")],
+    split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
+    retire: Annotated[bool, typer.Option("--retire", help="Retire the helpers that fail (history kept).")] = False,
+    config: Annotated[Path | None, typer.Option("--config", help="A vadar TOML file.", dir_okay=False)] = None,
+) -> None:
+    """Check every helper against the ground truth its name claims (relations, heights, distances)."""
+    import functools
+
+    from vadar.library.truth_checks import TruthChecks, recheck_library
+    from vadar.runs.prepare import DataSelection
+    from vadar.sandbox import execute
+
+    try:
+        settings = load_config(config)
+        prepared = DataSelection(data, split).prepare(settings)
+    except (ConfigError, ValueError, OSError) as exc:
+        raise _fail(str(exc)) from exc
+    limits = settings.sandbox
+    checks = TruthChecks(functools.partial(execute, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb,
+                                           max_stdout_chars=limits.max_stdout_chars))
+    with _open_store(settings.paths.database) as store:
+        results = recheck_library(store, checks, prepared.dataset, prepared.modules, prepared.questions,
+                                  retire=retire)
+        retired = {d.name for d in store.decisions() if d.decision == "retired" and d.mode == "truth-check"}
+    for name, result in results.items():
+        if result.passed is None:
+            verdict = "no checkable claim" if result.claim is None else f"{result.claim}: no case to check"
+        else:
+            verdict = f"{result.claim}: {'passed' if result.passed else 'FAILED'} ({result.cases} cases)"
+        typer.echo(f"{name}: {verdict}" + (f"  {result.failures[0]}" if result.failures else "")
+                   + ("  retired" if retire and name in retired else ""))
+    if not results:
+        typer.echo("the library has no implemented helper")
+
+
 @app.command("track")
 def track(
     run: Annotated[Path, typer.Argument(help="A vadar evaluation's run directory.", exists=True, file_okay=False)],

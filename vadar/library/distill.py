@@ -119,7 +119,7 @@ class Distiller:
             if candidate is None:
                 break
             tried.add(candidate.pattern.shape)
-            self._name(candidate, codes, library)
+            self._name(candidate, codes, library, self._claim_check(candidate, library, dataset, modules, questions))
             if candidate.reason is None:
                 self._verify(candidate, [sources[i] for i in candidate.rewritten], by_id, dataset, modules, library)
             if candidate.reason is not None:
@@ -157,7 +157,28 @@ class Distiller:
 
     # ----------------------------------------------------------------- naming (AutoDoc)
 
-    def _name(self, candidate: Candidate, codes: list[str], library: list[FunctionRecord]) -> None:
+    def _claim_check(self, candidate: Candidate, library: list[FunctionRecord], dataset: Dataset,
+                     modules: ModuleSet, questions: Sequence[Question]) -> Callable[[str, str], str | None]:
+        """What is wrong with a name for this body: the claim it makes fails against ground truth.
+
+        The same body can be a good helper under an honest name (`_pixel_height`) and a harmful one
+        under a false one (`_height_of_object` returning pixels), so a failing claim asks for another
+        name, with the failure, rather than rejecting the body.
+        """
+        def problem(name: str, docstring: str) -> str | None:
+            if self.truth is None:
+                return None
+            record = helper_record(name, candidate.draft.signature(), docstring,
+                                   candidate.draft.source(name, docstring))
+            checked = self.truth.check(record, [*library, record], dataset, modules, questions)
+            if checked.passed is not False:
+                return None
+            return (f"the name `{name}` claims something this body does not compute: {checked.failures[0]}. "
+                    "Name what it does compute")
+        return problem
+
+    def _name(self, candidate: Candidate, codes: list[str], library: list[FunctionRecord],
+              claim_problem: Callable[[str, str], str | None] = lambda name, docstring: None) -> None:
         placeholder = PLACEHOLDER
         uses = [(instance.source, rewrite([codes[instance.program]], _single(candidate.pattern, instance),
                                           placeholder, candidate.draft)[0])
@@ -178,7 +199,7 @@ class Distiller:
                 return Verdict.retry(prompts.render("distill_retry", error=str(exc)))
             problem = self._name_problem(name, taken) or _names_an_example(name, examples) or \
                 (silent_parameter(candidate.draft.parameters, docstring) if docstring
-                 else "write a one-sentence docstring")
+                 else "write a one-sentence docstring") or claim_problem(name, docstring)
             if problem:
                 problems.append(problem)
                 return Verdict.retry(prompts.render("distill_retry", error=problem))

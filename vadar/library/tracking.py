@@ -64,14 +64,32 @@ def track_evaluation(store: ApiStore, results: Sequence[ResultLike], *, run: str
                      baseline: Mapping[str, ResultLike] | None = None, min_uses: int = 4) -> dict[str, str]:
     """Record each implemented function's figures in this run; retire those that did worse. Returns retirements."""
     library = store.functions(FunctionStatus.IMPLEMENTED)
-    retired = {}
+    worse, evidence = {}, {}
     for name, use in helper_uses(results, [f.name for f in library], baseline).items():
-        evidence = {"run": run, **use.to_dict()}
-        store.record_decision(name, "evaluated", mode="evaluation", evidence=evidence)
+        evidence[name] = {"run": run, **use.to_dict()}
+        store.record_decision(name, "evaluated", mode="evaluation", evidence=evidence[name])
         if use.worse and use.uses >= min_uses:
-            reason = (f"in {run}, the {use.uses} programs calling it scored {use.score:g}, "
-                      f"the same questions without the library {use.baseline_score:g}")
-            store.record_decision(name, "retired", mode="evaluation", evidence={**evidence, "reason": reason})
-            store.mark_failed(name, f"retired: {reason}")
-            retired[name] = reason
+            worse[name] = (f"in {run}, the {use.uses} programs calling it scored {use.score:g}, "
+                           f"the same questions without the library {use.baseline_score:g}")
+    return retire_helpers(store, worse, mode="evaluation", evidence=evidence)
+
+
+def retire_helpers(store: ApiStore, reasons: Mapping[str, str], *, mode: str,
+                   evidence: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
+    """Retire each helper of `reasons`, and every implemented helper that calls one (they could not
+    run any more). Each gets a `retired` decision with its reason; returns name -> reason."""
+    retired = dict(reasons)
+    library = store.functions(FunctionStatus.IMPLEMENTED)
+    changed = True
+    while changed:
+        changed = False
+        for record in library:
+            broken = sorted(set(record.dependencies) & set(retired))
+            if record.name not in retired and broken:
+                retired[record.name] = f"it calls the retired helper {broken[0]}"
+                changed = True
+    for name, reason in retired.items():
+        details = dict((evidence or {}).get(name, {}))
+        store.record_decision(name, "retired", mode=mode, evidence={**details, "reason": reason})
+        store.mark_failed(name, f"retired: {reason}")
     return retired

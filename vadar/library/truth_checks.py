@@ -1,39 +1,35 @@
-"""Property checks against ground truth: a helper that claims a relation must return exactly it.
+"""Property checks against ground truth: a helper must compute what its name claims.
 
-A helper's name states what it claims: `_objects_left_of(image, bbox) -> list[BBox]` claims the
-objects left of the reference, `_same_color(image, a, b)` that two objects share a color. Where
-the data set carries ground truth (CLEVR scenes list every relation and attribute; generated
-scenes have exact boxes and depth, see `omni3d_bench.relations`), the helper runs in the sandbox
-on sampled scenes and objects, and its answer is compared with the truth: the right objects, none
-missing, never the reference itself. Outcomes on a handful of questions cannot show this; a
-helper that returns every object passes many yes/no questions by chance and fails here at once.
+A helper's name states what it claims (`vadar.library.claims`): `_objects_left_of(image, bbox)`
+the objects left of the reference, `_same_color(image, a, b)` that two objects share a colour,
+`_is_in_front(image, a, b)` a yes/no relation, `_height_of_object(image, prompt)` a height in
+metres. Where the data set carries ground truth (CLEVR scenes list every relation and attribute;
+generated scenes have exact 3D boxes, see `omni3d_bench.relations`), the helper runs in the
+sandbox on sampled scenes and objects and its answer is compared with the truth. Outcomes on a
+handful of questions cannot show this: a helper that returns every object passes many yes/no
+questions by chance, and a pixel height passes every "which is taller" question.
 """
 
 from __future__ import annotations
 
-import ast
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import permutations
 from typing import Any
 
-from api_store import FunctionRecord
+from api_store import ApiStore, FunctionRecord, FunctionStatus
 from base_modules.module import ModuleSet
-from omni3d_bench.relations import ATTRIBUTES, object_attribute, related_objects
+from omni3d_bench.relations import (ATTRIBUTES, object_attribute, object_distance, object_measure, related_objects,
+                                    relation_holds, unique_phrase)
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.outcome import Executor, check_infrastructure
+from vadar.library.claims import Claim, claim_of
 from vadar.library.namespace import program_namespace
+from vadar.library.tracking import retire_helpers
 
-_RELATION_WORDS = {"left": "left", "right": "right", "front": "front", "behind": "behind", "back": "behind"}
-_ATTRIBUTE_WORDS = {"color": "color", "colour": "color", "shape": "shape", "material": "material", "size": "size"}
+__all__ = ["Claim", "TruthChecks", "TruthResult", "claim_of", "recheck_library"]
 
-
-@dataclass(frozen=True)
-class Claim:
-    """What a helper's name and signature say it computes: a relation list or a shared attribute."""
-
-    kind: str  # "relation" or "same"
-    value: str
+_YES = ("true", "yes", "1")
 
 
 @dataclass
@@ -49,40 +45,23 @@ class TruthResult:
         return {"passed": self.passed, "claim": self.claim, "cases": self.cases, "failures": self.failures[:5]}
 
 
-def claim_of(record: FunctionRecord) -> Claim | None:
-    """The checkable claim of a helper's name and signature, if it makes one."""
-    words = [w for w in re.split(r"_+", record.name.lower()) if w]
-    try:
-        node = ast.parse(f"def f{record.signature.strip().rstrip(':')}: pass").body[0]
-    except SyntaxError:
-        return None
-    assert isinstance(node, ast.FunctionDef)
-    required = len(node.args.args) - len(node.args.defaults)
-    returns = ast.unparse(node.returns).lower() if node.returns else ""
-    if "not" in words:
-        return None
-    relations = {_RELATION_WORDS[w] for w in words if w in _RELATION_WORDS}
-    if len(relations) == 1 and required == 2 and returns.startswith("list"):
-        return Claim("relation", relations.pop())
-    attributes = {_ATTRIBUTE_WORDS[w] for w in words if w in _ATTRIBUTE_WORDS}
-    if "same" in words and len(attributes) == 1 and required == 3:
-        return Claim("same", attributes.pop())
-    return None
-
-
 class TruthChecks:
-    """Runs a helper on sampled ground-truth cases and compares its answers with the truth."""
+    """Runs a helper on sampled ground-truth cases and compares its answers with the truth.
 
-    def __init__(self, executor: Executor, *, images: int = 3, references: int = 4) -> None:
+    Metric answers pass within `tolerance` relative error: a helper that measures is close, one
+    that returns pixels or a difference is off by far more.
+    """
+
+    def __init__(self, executor: Executor, *, images: int = 3, references: int = 4, tolerance: float = 0.25) -> None:
         self.executor = executor
-        self.images, self.references = images, references
+        self.images, self.references, self.tolerance = images, references, tolerance
 
     def check(self, record: FunctionRecord, library: Sequence[FunctionRecord], dataset: Dataset,
               modules: ModuleSet, questions: Sequence[Question]) -> TruthResult:
         claim = claim_of(record)
         if claim is None:
             return TruthResult(None)
-        result = TruthResult(None, f"{claim.kind}:{claim.value}")
+        result = TruthResult(None, claim.label)
         functions = [*[f for f in library if f.name != record.name], record]
         for image_id in list(dict.fromkeys(q.image_id for q in questions))[: self.images]:
             scene = dataset.scene(image_id)
@@ -94,8 +73,12 @@ class TruthChecks:
             if boxes is None:
                 continue
             namespace = program_namespace(image, modules, functions)
+            phrases = _phrases(modules, image, scene, boxes)
             for case in self._cases(claim, scene, len(boxes)):
-                failure = self._run(record.name, claim, scene, boxes, namespace, case)
+                arguments = _arguments(claim, case, boxes, phrases)
+                if arguments is None:
+                    continue
+                failure = self._run(record.name, claim, scene, boxes, namespace, case, arguments)
                 result.cases += 1
                 if failure is not None:
                     result.failures.append(f"{image_id}: {failure}")
@@ -117,38 +100,131 @@ class TruthChecks:
         return [placed[i] for i in range(count)] if sorted(placed) == list(range(count)) else None
 
     def _cases(self, claim: Claim, scene: dict[str, Any], count: int) -> list[tuple[int, ...]]:
-        if claim.kind == "relation":
-            return [(i,) for i in range(min(count, self.references))]
-        return [(i, j) for i in range(min(count, self.references)) for j in range(i + 1, count)][: 2 * self.references]
+        n = self.references
+        if claim.kind == "measure" and len(claim.inputs) == 2:  # a second object the name does not explain
+            return [(i, (i + 1) % count) for i in range(min(count, 2 * n)) if count > 1]
+        if claim.kind in ("relation", "measure"):
+            return [(i,) for i in range(min(count, n if claim.kind == "relation" else 2 * n))
+                    if claim.kind == "relation" or object_measure(scene, i, claim.value) is not None]
+        pairs = [(i, j) for i in range(min(count, n)) for j in range(i + 1, count)]
+        if claim.kind == "same":
+            return pairs[: 2 * n]
+        if claim.kind == "distance":
+            return [p for p in pairs if object_distance(scene, *p) is not None][: 2 * n]
+        verdicts = {p: relation_holds(scene, p[0], p[1], claim.value) for p in permutations(range(count), 2)}
+        true = [p for p, holds in verdicts.items() if holds is True]
+        false = [p for p, holds in verdicts.items() if holds is False]
+        return [p for pair in zip(true[:n], false[:n]) for p in pair] or (true + false)[:n]
 
     def _run(self, name: str, claim: Claim, scene: dict[str, Any], boxes: list[list[float]],
-             namespace: dict[str, Any], case: tuple[int, ...]) -> str | None:
-        arguments = ", ".join(f"box_{k}" for k in range(len(case)))
-        code = f"final_result = {name}(image, {arguments})\n"
-        values = {f"box_{k}": boxes[i] for k, i in enumerate(case)}
+             namespace: dict[str, Any], case: tuple[int, ...], arguments: list[Any]) -> str | None:
+        code = f"final_result = {name}(image, {', '.join(f'arg_{k}' for k in range(len(arguments)))})\n"
+        values = {f"arg_{k}": value for k, value in enumerate(arguments)}
         outcome = check_infrastructure(self.executor(code, {**namespace, **values}))
-        described = " and ".join(_describe(scene, i) for i in case)
+        shown = ", ".join(repr(a) if isinstance(a, str) else f"box of {_describe(scene, i)}"
+                          for a, i in zip(arguments, case, strict=True))
+        call = f"{name}(image, {shown})"
         if outcome.error is not None:
-            return f"{name} failed on {described}: {outcome.error.splitlines()[-1]}"
+            return f"{call} failed: {outcome.error.splitlines()[-1]}"
+        value = outcome.value
         if claim.kind == "same":
             expected = object_attribute(scene, case[0], claim.value) == object_attribute(scene, case[1], claim.value)
-            got = str(outcome.value).lower() in ("true", "yes", "1")
-            return None if got == expected else f"{described}: returned {outcome.value!r}, expected {expected}"
-        truth = related_objects(scene, case[0], claim.value)
-        if truth is None:
+            got = str(value).lower() in _YES
+            return None if got == expected else f"{call} returned {value!r}, expected {expected}"
+        if claim.kind == "relation_test":
+            expected = relation_holds(scene, case[0], case[1], claim.value)
+            got = str(value).strip().lower() in _YES
+            return None if got == expected else (
+                f"{call} returned {value!r}, but the {_describe(scene, case[0])} is "
+                f"{'' if expected else 'not '}{_relation_text(claim.value)} the {_describe(scene, case[1])}")
+        if claim.kind in ("measure", "distance"):
+            return self._compare_number(call, claim, scene, case, value)
+        return _compare_objects(call, scene, boxes, case, claim.value, value)
+
+    def _compare_number(self, call: str, claim: Claim, scene: dict[str, Any], case: tuple[int, ...],
+                        value: Any) -> str | None:
+        if claim.kind == "distance":
+            truths, what = [object_distance(scene, *case)], f"the two objects are {{:.2f}} m apart"
+        elif claim.value == "height":
+            truths, what = [object_measure(scene, case[0], "height")], f"the {_describe(scene, case[0])} is {{:.2f}} m tall"
+        else:
+            depth = scene["objects"][case[0]].get("depth")
+            truths = [object_measure(scene, case[0], "camera_distance"), depth]
+            what = f"the {_describe(scene, case[0])} is {{:.2f}} m from the camera"
+        truths = [t for t in truths if t is not None]
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return f"{call} returned {value!r}, not a number of metres; " + what.format(truths[0])
+        if any(abs(number - t) <= self.tolerance * abs(t) for t in truths):
             return None
-        returned = outcome.value if isinstance(outcome.value, list) else []
-        found = {_index(boxes, b) for b in returned}
-        if None in found:
-            return f"{name}(image, box of {described}) returned something that is not one object's box"
-        if case[0] in found:
-            return f"{name}(image, box of {described}) returned the reference object itself"
-        if found != truth:
-            missing = sorted(truth - found)
-            extra = sorted(found - truth)
-            return (f"{name}(image, box of {described}): missing {[_describe(scene, i) for i in missing]}, "
-                    f"wrongly included {[_describe(scene, i) for i in extra]}")
+        return f"{call} returned {number:.3g}, but " + what.format(truths[0])
+
+
+def recheck_library(store: ApiStore, checks: TruthChecks, dataset: Dataset, modules: ModuleSet,
+                    questions: Sequence[Question], *, retire: bool = False) -> dict[str, TruthResult]:
+    """Check every implemented helper against ground truth now; with `retire`, retire those that fail.
+
+    Checks grow: a library admitted under older checks is vetted again under today's. A retired
+    helper leaves the prompts (its history stays), and so do the helpers that call it.
+    """
+    library = store.functions(FunctionStatus.IMPLEMENTED)
+    results = {record.name: checks.check(record, library, dataset, modules, questions) for record in library}
+    if not retire:
+        return results
+    reasons = {name: f"its ground-truth check failed: {r.failures[0]}" for name, r in results.items()
+               if r.passed is False}
+    retire_helpers(store, reasons, mode="truth-check",
+                   evidence={name: {"truth_check": r.to_dict()} for name, r in results.items()})
+    return results
+
+
+def _phrases(modules: ModuleSet, image: Any, scene: dict[str, Any], boxes: list[list[float]]) -> dict[int, str]:
+    """A phrase per object that `loc` resolves to exactly that object's box."""
+    phrases = {}
+    for index in range(len(boxes)):
+        phrase = unique_phrase(scene, index)
+        if phrase is None:
+            continue
+        try:
+            found = [list(map(float, b)) for b in modules.loc(image, phrase)]
+        except Exception:  # noqa: BLE001 - a phrase the oracle does not read is not used
+            continue
+        if found == [boxes[index]]:
+            phrases[index] = phrase
+    return phrases
+
+
+def _arguments(claim: Claim, case: tuple[int, ...], boxes: list[list[float]],
+               phrases: dict[int, str]) -> list[Any] | None:
+    """The call's arguments after `image`: a phrase where the parameter takes one, else the box."""
+    arguments = []
+    for kind, index in zip(claim.inputs, case, strict=True):
+        if kind == "phrase" and index not in phrases:
+            return None
+        arguments.append(phrases[index] if kind == "phrase" else boxes[index])
+    return arguments
+
+
+def _compare_objects(call: str, scene: dict[str, Any], boxes: list[list[float]], case: tuple[int, ...],
+                     relation: str, value: Any) -> str | None:
+    truth = related_objects(scene, case[0], relation)
+    if truth is None:
         return None
+    found = {_index(boxes, b) for b in (value if isinstance(value, list) else [])}
+    if None in found:
+        return f"{call} returned something that is not one object's box"
+    if case[0] in found:
+        return f"{call} returned the reference object itself"
+    if found != truth:
+        missing, extra = sorted(truth - found), sorted(found - truth)
+        return (f"{call}: missing {[_describe(scene, i) for i in missing]}, "
+                f"wrongly included {[_describe(scene, i) for i in extra]}")
+    return None
+
+
+def _relation_text(relation: str) -> str:
+    return {"left": "left of", "right": "right of", "front": "in front of", "behind": "behind"}[relation]
 
 
 def _index(boxes: list[list[float]], box: Any) -> int | None:
@@ -161,5 +237,6 @@ def _index(boxes: list[list[float]], box: Any) -> int | None:
 
 def _describe(scene: dict[str, Any], index: int) -> str:
     words = [object_attribute(scene, index, a) for a in ATTRIBUTES if a != "shape"]
-    shape = object_attribute(scene, index, "shape") or object_attribute(scene, index, "category") or "object"
+    shape = (object_attribute(scene, index, "shape") or object_attribute(scene, index, "category_name")
+             or object_attribute(scene, index, "category") or "object")
     return " ".join([*(w for w in words if w), shape]) + f" #{index}"

@@ -1,0 +1,177 @@
+"""Claims read from helper names, checked on a generated scene's exact 3D boxes: metric heights,
+camera distances and yes/no relations; and re-vetting a stored library under today's checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from PIL import Image as PILImage
+
+from api_store import ApiStore, FunctionStatus
+from base_modules.oracle.annotations3d import annotations3d_oracle_modules
+from omni3d_bench.datasets import BenchDataset
+from omni3d_bench.relations import object_measure, relation_holds, unique_phrase
+from regions_scene import FOCAL, HEIGHT, WIDTH, make_object
+from vadar.library.claims import claim_of
+from vadar.library.hand import add_functions
+from vadar.library.truth_checks import TruthChecks, recheck_library
+from vadar.sandbox import execute
+
+# Four objects on a floor, each named by one phrase; depths 4.2, 5.0, 6.5 and 3.5 m.
+OBJECTS = [
+    {**make_object(0, "box", [0.2, 4.2, 0.3], [0.6, 0.6, 0.6], 0.0), "color": "red"},
+    {**make_object(1, "cabinet", [-1.2, 5.0, 0.55], [0.8, 0.5, 1.1], 0.2), "color": "blue"},
+    {**make_object(2, "chair", [1.4, 6.5, 0.45], [0.5, 0.5, 0.9], 0.0), "color": "green"},
+    {**make_object(3, "chair", [-0.4, 3.5, 0.45], [0.5, 0.5, 0.9], 0.0), "color": "white"},
+]
+
+PIXEL_HEIGHT = '''
+def _height_of_object(image: Image, object_prompt: str):
+    """Return the height of the object in the image."""
+    return get_2D_object_size(image, loc(image, object_prompt)[0])[1]
+'''
+CAMERA_DEPTH = '''
+def _distance_from_camera(image: Image, object_prompt: str) -> float:
+    """How far the object in `object_prompt` is from the camera, in metres."""
+    return depth(image, loc(image, object_prompt)[0])
+'''
+DEPTH_DIFFERENCE = '''
+def _distance_from_camera(image, object1_prompt: str, object2_prompt: str) -> float:
+    """The metric distance of the object in `object1_prompt` from the camera, in metres."""
+    return depth(image, loc(image, object1_prompt)[0]) - depth(image, loc(image, object2_prompt)[0])
+'''
+IN_FRONT_BY_DEPTH = '''
+def _is_in_front(image, object_prompt: str, reference_prompt: str) -> str:
+    """Is the object in `object_prompt` in front of the object in `reference_prompt`?"""
+    a, b = loc(image, object_prompt)[0], loc(image, reference_prompt)[0]
+    return "yes" if depth(image, a) < depth(image, b) else "no"
+'''
+IN_FRONT_BY_X = '''
+def _is_in_front(image, object_prompt: str, reference_prompt: str) -> str:
+    """Is the object in `object_prompt` in front of the object in `reference_prompt`?"""
+    centre = (loc(image, reference_prompt)[0][0] + loc(image, reference_prompt)[0][2]) / 2
+    box = loc(image, object_prompt)[0]
+    return "yes" if (box[0] + box[2]) / 2 > centre else "no"
+'''
+
+
+def run(code, namespace):
+    return execute(code, namespace, timeout_s=10)
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bench")
+    for sub in ("images", "annotations", "questions"):
+        (root / sub).mkdir()
+    (root / "benchmark.json").write_text(json.dumps({"format": "vadar-bench"}))
+    PILImage.new("RGB", (WIDTH, HEIGHT), (180, 180, 180)).save(root / "images" / "s0.png")
+    K = [[FOCAL, 0.0, WIDTH / 2], [0.0, FOCAL, HEIGHT / 2], [0.0, 0.0, 1.0]]
+    scene = {"image_id": "s0", "width": WIDTH, "height": HEIGHT, "camera": {"K": K}, "objects": OBJECTS}
+    (root / "annotations" / "s0.json").write_text(json.dumps(scene))
+    question = {"question_id": "q", "image_id": "s0", "image_filename": "s0.png", "question": "How many chairs?",
+                "answer": "2", "answer_type": "int"}
+    (root / "questions" / "test.json").write_text(json.dumps({"questions": [question]}))
+    dataset = BenchDataset(root)
+    return dataset, annotations3d_oracle_modules(dataset.scene), dataset.questions("test")
+
+
+def check(tmp_path: Path, bench, source: str, name: str):
+    dataset, modules, questions = bench
+    with ApiStore(tmp_path / "lib.sqlite") as store:
+        add_functions(store, source)
+        return TruthChecks(run).check(store.current(name), store.functions(), dataset, modules, questions)
+
+
+def claim(name: str, signature: str):
+    found = claim_of(SimpleNamespace(name=name, signature=signature))
+    return found and (found.label, found.inputs)
+
+
+def test_claims_read_from_names_and_signatures():
+    assert claim("_is_object_in_front", "(image, object_prompt: str, reference_prompt: str) -> str") == \
+        ("relation_test:front", ("phrase", "phrase"))
+    assert claim("_left_of", "(image, a: BBox, b: BBox) -> bool") == ("relation_test:left", ("box", "box"))
+    assert claim("_height_of_object", "(image: Image, object_prompt: str)") == ("measure:height", ("phrase",))
+    assert claim("_distance_from_camera", "(image, bbox) -> float") == ("measure:camera_distance", ("box",))
+    assert claim("_distance_between", "(image, a_prompt: str, b_prompt: str) -> float")[0] == "distance:between"
+    # names that say pixels, compare or count claim no metric quantity; unreadable inputs claim nothing
+    assert claim("_pixel_height", "(image, object_prompt: str) -> float") is None
+    assert claim("_tallest_object", "(image, object_prompt: str) -> str") is None
+    assert claim("_height_of", "(image, thing) -> float") is None
+    assert claim("_is_left_of", "(image, a: str, b: str) -> float") is None
+
+
+def test_ground_truth_of_generated_scenes():
+    scene = {"objects": OBJECTS}
+    assert [unique_phrase(scene, i) for i in range(4)] == ["box", "cabinet", "green chair", "white chair"]
+    assert object_measure(scene, 1, "height") == 1.1
+    assert object_measure(scene, 0, "camera_distance") == pytest.approx((0.2 ** 2 + 1.2 ** 2 + 4.2 ** 2) ** 0.5)
+    assert relation_holds(scene, 3, 0, "front") is True and relation_holds(scene, 0, 3, "front") is False
+    assert relation_holds(scene, 0, 0, "front") is None
+
+
+def test_a_pixel_height_named_height_fails_with_the_objects_true_height(tmp_path, bench):
+    result = check(tmp_path, bench, PIXEL_HEIGHT, "_height_of_object")
+    assert result.passed is False and result.claim == "measure:height" and result.cases == 4
+    assert "_height_of_object(image, 'box') returned" in result.failures[0]
+    assert "is 0.60 m tall" in result.failures[0]
+
+
+def test_camera_distance_from_depth_passes(tmp_path, bench):
+    result = check(tmp_path, bench, CAMERA_DEPTH, "_distance_from_camera")
+    assert result.passed is True and result.cases == 4, result.failures
+
+
+def test_a_depth_difference_named_camera_distance_fails(tmp_path, bench):
+    result = check(tmp_path, bench, DEPTH_DIFFERENCE, "_distance_from_camera")
+    assert result.passed is False and "m from the camera" in result.failures[0]
+
+
+def test_a_yes_no_relation_by_depth_passes_and_by_image_x_fails(tmp_path, bench):
+    good = check(tmp_path / "good", bench, IN_FRONT_BY_DEPTH, "_is_in_front")
+    assert good.passed is True and good.claim == "relation_test:front" and good.cases >= 4
+    bad = check(tmp_path / "bad", bench, IN_FRONT_BY_X, "_is_in_front")
+    assert bad.passed is False
+    assert any("is not in front of" in f or "is in front of" in f for f in bad.failures)
+
+
+def test_a_stored_library_is_vetted_again_and_the_failures_retired(tmp_path, bench):
+    dataset, modules, questions = bench
+    calls_it = '''
+def _doubled_size(image: Image, object_prompt: str) -> float:
+    """Two times what `_height_of_object` gives for `object_prompt`."""
+    return 2 * _height_of_object(image, object_prompt)
+'''
+    with ApiStore(tmp_path / "lib.sqlite") as store:
+        add_functions(store, PIXEL_HEIGHT + CAMERA_DEPTH + calls_it)
+        looked = recheck_library(store, TruthChecks(run), dataset, modules, questions)
+        assert looked["_height_of_object"].passed is False and looked["_distance_from_camera"].passed is True
+        assert len(store.functions(FunctionStatus.IMPLEMENTED)) == 3  # without retire, only a report
+        recheck_library(store, TruthChecks(run), dataset, modules, questions, retire=True)
+        assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_distance_from_camera"]
+        last = store.decisions("_height_of_object")[-1]
+        assert last.decision == "retired" and last.mode == "truth-check"
+        assert last.evidence["truth_check"]["passed"] is False
+        assert store.decisions("_doubled_size")[-1].evidence["reason"] == \
+            "it calls the retired helper _height_of_object"
+
+
+def test_library_check_command_reports_and_retires(tmp_path, bench, monkeypatch):
+    from typer.testing import CliRunner
+
+    from vadar.cli import app
+
+    dataset, _, _ = bench
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path))
+    with ApiStore(tmp_path / "vadar.sqlite") as store:
+        add_functions(store, PIXEL_HEIGHT + IN_FRONT_BY_DEPTH)
+    result = CliRunner().invoke(app, ["library", "check", "--data", str(dataset.root), "--retire"])
+    assert result.exit_code == 0, result.output
+    assert "_height_of_object: measure:height: FAILED (4 cases)" in result.output and "retired" in result.output
+    assert "_is_in_front: relation_test:front: passed" in result.output
+    with ApiStore(tmp_path / "vadar.sqlite") as store:
+        assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_is_in_front"]

@@ -1,0 +1,94 @@
+"""What a helper's name and signature claim it computes, in a form ground truth can check.
+
+A helper's name is what every later program relies on: `_is_in_front(image, a, b)` will be
+called for every "in front of" question, `_height_of_object(image, prompt)` for every "how tall"
+one. So a name that states a relation, a shared attribute or a metric quantity is a claim, and
+`vadar.library.truth_checks` tests it on ground-truth scenes. Names that claim nothing checkable
+(`_count_objects_by_type`) give no claim, and no evidence either way.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any
+
+RELATION_WORDS = {"left": "left", "right": "right", "front": "front", "behind": "behind", "back": "behind",
+                  "closer": "front", "nearer": "front", "farther": "behind", "further": "behind"}
+ATTRIBUTE_WORDS = {"color": "color", "colour": "color", "shape": "shape", "material": "material", "size": "size"}
+HEIGHT_WORDS = {"height", "tall", "taller", "tallness"}
+DISTANCE_WORDS = {"distance", "depth", "far", "away"}
+PIXEL_WORDS = {"pixel", "pixels", "px", "2d", "image", "relative", "ratio", "difference", "diff", "compare",
+               "tallest", "shortest", "largest", "smallest", "count", "number"}
+_BOX_ANNOTATIONS = ("bbox", "box", "list", "tuple")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """`kind`: "relation" (the objects in a relation to a reference), "same" (a shared attribute),
+    "relation_test" (yes/no: is the first object in the relation to the second), "measure" (one
+    object's height or camera distance, metres) or "distance" (metres between two objects).
+    `inputs` says, per required parameter after `image`, whether it takes a "phrase" (an object
+    description for `loc`) or anything else, checked with a box ("box", "other")."""
+
+    kind: str
+    value: str
+    inputs: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind}:{self.value}"
+
+
+def claim_of(record: Any) -> Claim | None:
+    """The checkable claim of a helper's name and signature, if it makes one."""
+    words = [w for w in re.split(r"_+", record.name.lower()) if w]
+    try:
+        node = ast.parse(f"def f{record.signature.strip().rstrip(':')}: pass").body[0]
+    except SyntaxError:
+        return None
+    assert isinstance(node, ast.FunctionDef)
+    args = node.args.args[: len(node.args.args) - len(node.args.defaults)]
+    if not args or "not" in words:
+        return None
+    inputs = tuple(_input_kind(a) for a in args[1:])
+    returns = ast.unparse(node.returns).lower() if node.returns else ""
+    relations = {RELATION_WORDS[w] for w in words if w in RELATION_WORDS}
+    attributes = {ATTRIBUTE_WORDS[w] for w in words if w in ATTRIBUTE_WORDS}
+    if len(relations) == 1 and len(inputs) == 1 and returns.startswith("list"):
+        return Claim("relation", relations.pop(), inputs)
+    if "same" in words and len(attributes) == 1 and len(inputs) == 2:
+        return Claim("same", attributes.pop(), inputs)
+    known = all(kind in ("box", "phrase") for kind in inputs)
+    if not known or set(words) & PIXEL_WORDS:
+        return None
+    if len(relations) == 1 and len(inputs) == 2 and (returns == "bool" or
+                                                     (returns in ("", "str") and words[0] in ("is", "are"))):
+        return Claim("relation_test", relations.pop(), inputs)
+    if relations or attributes or returns not in ("", "float", "int"):
+        return None
+    if set(words) & HEIGHT_WORDS and len(inputs) == 1:
+        return Claim("measure", "height", inputs)
+    if set(words) & DISTANCE_WORDS and "camera" in words and len(inputs) >= 1:
+        return Claim("measure", "camera_distance", inputs[:2])  # of the first object
+    if set(words) & DISTANCE_WORDS and len(inputs) == 2:
+        return Claim("distance", "between", inputs)
+    return None
+
+
+def _input_kind(arg: ast.arg) -> str:
+    """"box" or "phrase" from the annotation, else from the name; "other" when neither says."""
+    annotation = ast.unparse(arg.annotation).lower() if arg.annotation else ""
+    name = arg.arg.lower()
+    if annotation == "str":
+        return "phrase"
+    if annotation.startswith(_BOX_ANNOTATIONS):
+        return "box"
+    if annotation:
+        return "other"
+    if "box" in name:
+        return "box"
+    if any(w in name for w in ("prompt", "phrase", "name", "description", "noun", "label")):
+        return "phrase"
+    return "other"
