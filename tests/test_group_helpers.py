@@ -210,3 +210,34 @@ def test_the_request_lays_out_one_line_per_question_to_complete(sample):
     writer(store, llm).write(dataset, modules, questions)
     request = llm.calls[0][-1]["content"]
     assert "final_result = ...  # 1. How many" in request and "final_result = ...  # 2. How many" in request
+
+
+CAPPED = COUNT.replace("return len(loc(image, object_prompt))", "return min(len(loc(image, object_prompt)), 3)")
+
+
+def test_a_helper_must_also_answer_the_frames_questions_no_right_program_answered(sample):
+    """Reproducing the right programs is not enough: the build questions of the same frame whose
+    programs were wrong are answered by the helper too, and checked against gold."""
+    import dataclasses
+
+    store, dataset, modules, questions = sample
+    first = next(q for q in questions if q.question == "How many cylinders are there?")
+    every = len(run('final_result = loc(image, "objects")', program_namespace(dataset.image(first), modules)).value)
+    assert every > 3
+    objects = dataclasses.replace(first, question_id="all-objects", question="How many objects are there?",
+                                  answer=str(every))
+    store.record_verified_program(batch_id=None, question_id="all-objects", question=objects.question,
+                                  variant="build", code='final_result = len(loc(image, "objects")) - 1\n',
+                                  answer=str(every - 1), gold=str(every), error=None, correct=False, uses=[])
+    three_calls = '\nfinal_result = _count_matching(image, "objects")\n```'
+    llm = ScriptedLLM([CAPPED.replace("\n```", three_calls), COUNT.replace("\n```", three_calls)])
+    report = writer(store, llm).write(dataset, modules, [*questions, objects])
+    assert report.admitted == ["_count_matching"]
+    assert "3. How many objects are there?" in llm.calls[0][1]["content"]
+    retry = llm.calls[1][-1]["content"]
+    assert "on 1 of 1 other questions of this kind the helper is wrong" in retry
+    assert "question 3 (How many objects are there?): answered 3, which is wrong" in retry
+    evidence = store.decisions("_count_matching")[-1].evidence
+    assert evidence["frame_check"] == {"questions": 1, "right": 1} and evidence["reproduced"] == 2
+    # only the right programs are rewritten into worked examples
+    assert sorted(p.question_id for p in store.verified_programs() if p.variant == REWRITTEN) == ["0", "6"]

@@ -5,8 +5,11 @@ helpers worth having (count the objects left of X, the colour of the thing of th
 show up as groups of similar questions whose programs differ in shape. So questions are grouped by
 their *frame*: the question's words with the phrases its right program passed to the API masked.
 For a group of at least `min_uses` questions, the LLM sees two of the right programs and writes
-one parameterised helper plus a one-line call of it for every question of the group. The helper
-is admitted only if every call reproduces that question's right answer in the sandbox, the helper
+one parameterised helper plus a one-line call of it for every question of the group, and for the
+build questions of the same frame whose programs were wrong. The helper is admitted only if every
+call reproduces its question's right answer in the sandbox, it is right on at least two thirds of
+those other questions of its frame (a helper that computes what the frame asks answers them too;
+one that reproduced lucky yes/no answers does not), the helper
 calls the API and never tests its parameters against the group's own phrases (no lookup table of
 answers), and it passes the ground-truth checks its name invites. The one-line programs are
 stored as worked examples, so the Program agent sees the helper in use.
@@ -23,17 +26,21 @@ from typing import Any
 from api_store import ApiStore, FunctionRecord, FunctionStatus
 from api_store.evidence import VerifiedProgram
 from base_modules.module import ModuleSet
+from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar import prompts
 from vadar.agents.api_text import render_api
 from vadar.agents.code_extract import NoCodeError, extract_code
-from vadar.agents.outcome import Executor
+from vadar.agents.answers import normalize_answer
+from vadar.agents.outcome import Executor, check_infrastructure
+from vadar.agents.program import program_error
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
 from vadar.library.distill import (DistillReport, admit_helper, api_signatures, helper_record, right_programs,
                                    verify_rewrites)
 from vadar.library.drafting import silent_parameter
 from vadar.library.fragments import code_tokens
+from vadar.library.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
 from vadar.sandbox import LibrarySourceError, check_library_source
@@ -42,6 +49,8 @@ WRITING = Sampling(max_tokens=500)
 MASK = "_"
 MAX_SHOWN = 2  # right programs shown to the LLM per group
 MAX_GROUP = 8  # questions of one group the helper must answer (the first ones)
+MAX_OTHERS = 6  # build questions of the group's frame without a right program, answered as a check
+FRAME_MIN_RIGHT = 2 / 3  # of those, the share the helper must answer right
 _NAME = re.compile(r"^_[a-z][a-z0-9_]{2,40}$")
 _WORD = re.compile(r"[a-z0-9]+")
 _IGNORED = {MASK, "the", "a", "an", "is", "are", "there", "of", "it", "its", "to", "does", "do"}
@@ -91,6 +100,14 @@ def group_programs(programs: Sequence[VerifiedProgram], threshold: float = 0.5) 
         else:
             groups.append((frame, [program]))
     return sorted((members for _, members in groups), key=len, reverse=True)
+
+
+def frame_questions(anchor: Sequence[str], candidates: Sequence[Question], codes: dict[str, str],
+                    threshold: float = 0.5) -> list[Question]:
+    """The `candidates` whose frame (masked by their own program's phrases, from `codes`) fits `anchor`."""
+    return [q for q in candidates
+            if q.answer is not None and frame_similarity(question_frame(q.question, codes.get(q.question_id, "")),
+                                                         anchor) >= threshold]
 
 
 @dataclass
@@ -194,6 +211,12 @@ class GroupWriter:
         # a group whose helper was admitted once and has since been retired is not written again
         tried = {tuple(e.get("questions", ())) for d in self.store.decisions()
                  if (e := d.evidence or {}).get("origin") == "group"}
+        right = {p.question_id for p in sources}
+        codes: dict[str, str] = {}
+        for program in self.store.verified_programs():
+            if program.code and program.question_id in by_id:
+                codes.setdefault(program.question_id, program.code)
+        unanswered = [q for q in questions if q.question_id not in right]
         for group in group_programs([p for p in sources if not _one_call(p)]):
             if len(report.admitted) >= self.max_helpers or len(group) < self.min_uses:
                 break
@@ -202,7 +225,9 @@ class GroupWriter:
             if ids in tried:
                 continue
             library = self.store.functions(FunctionStatus.IMPLEMENTED)
-            name, reason, saved = self._write_one(group, by_id, dataset, modules, library, batch_id)
+            anchor = question_frame(group[0].question, group[0].code or "")
+            others = frame_questions(anchor, unanswered, codes)[:MAX_OTHERS]
+            name, reason, saved = self._write_one(group, others, by_id, dataset, modules, library, batch_id)
             if reason is not None:
                 report.rejected[name] = reason
                 self.on_event(f"group helper {name} not admitted: {reason}")
@@ -212,35 +237,42 @@ class GroupWriter:
             self.on_event(f"admitted group helper {name} ({len(group)} questions, {saved} tokens saved)")
         return report
 
-    def _write_one(self, group: list[VerifiedProgram], by_id: dict[str, Question], dataset: Dataset,
-                   modules: ModuleSet, library: list[FunctionRecord], batch_id: int | None) -> tuple[str, str | None, int]:
+    def _write_one(self, group: list[VerifiedProgram], others: list[Question], by_id: dict[str, Question],
+                   dataset: Dataset, modules: ModuleSet, library: list[FunctionRecord],
+                   batch_id: int | None) -> tuple[str, str | None, int]:
         api = render_api(library)
         api_params = api_signatures(library)[0]
         taken = {f.name for f in self.store.functions(include_failed=True)} | set(api_params)
         messages = [{"role": "system", "content": prompts.render("group_system", api=api)},
                     {"role": "user", "content": prompts.render(
-                        "group_request", shown=group[:MAX_SHOWN], questions=[p.question for p in group])}]
+                        "group_request", shown=group[:MAX_SHOWN],
+                        questions=[p.question for p in group] + [q.question for q in others])}]
         outcome: dict[str, Any] = {}
 
         def judge(reply: Reply) -> Verdict:
             try:
-                written = parse_reply(reply.text, len(group), taken)
+                written = parse_reply(reply.text, len(group) + len(others), taken)
             except ValueError as exc:
                 outcome.setdefault("reason", str(exc))
                 return Verdict.retry(prompts.render("group_retry", error=str(exc)))
             problem = misuse(written, api_params)
-            rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True)]
+            rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=False)]
             if problem is None:
                 record = helper_record(written.name, written.signature, written.docstring, written.code)
                 problem, evidence = verify_rewrites(record, rewrites, by_id, dataset, modules, library,
                                                     self.executor, self.truth)
+                if problem is None and others:
+                    problem, evidence["frame_check"] = self._frame_check(
+                        record, list(zip(others, written.calls[len(group):], strict=True)), group, dataset,
+                        modules, library)
                 outcome.update(written=written, rewrites=rewrites, evidence=evidence, record=record)
             outcome["reason"] = problem
             outcome["name"] = written.name
             if problem is None:
                 return Verdict.accept()
             return Verdict.retry(prompts.render("group_retry", error=_for_the_llm(problem, group),
-                                                changed="rewritten programs changed" in problem))
+                                                changed="rewritten programs changed" in problem
+                                                or "other questions of this kind" in problem))
 
         self.loop.run(messages, judge)
         name, reason = outcome.get("name", "(unnamed)"), outcome.get("reason", "no usable reply")
@@ -257,6 +289,27 @@ class GroupWriter:
             **outcome["evidence"]})
         return name, None, saved
 
+
+    def _frame_check(self, record: Any, calls: list[tuple[Question, str]], group: list[VerifiedProgram],
+                     dataset: Dataset, modules: ModuleSet,
+                     library: list[FunctionRecord]) -> tuple[str | None, dict[str, Any]]:
+        """The helper on the frame's build questions that no right program answered, against gold."""
+        functions = [*library, record]
+        wrong: list[str] = []
+        for number, (question, call) in enumerate(calls, len(group) + 1):
+            namespace = program_namespace(dataset.image(question), modules, functions, question.regions)
+            result = check_infrastructure(self.executor(f"final_result = {call}\n", namespace))
+            error = program_error(result)
+            if error is not None:
+                wrong.append(f"question {number} ({question.question}): {error.splitlines()[-1]}")
+            elif score_answer(normalize_answer(result.value), question.answer, question.answer_type,
+                              question.metric) < 1.0:
+                wrong.append(f"question {number} ({question.question}): answered {result.value!r}, which is wrong")
+        evidence = {"questions": len(calls), "right": len(calls) - len(wrong)}
+        if len(calls) - len(wrong) >= FRAME_MIN_RIGHT * len(calls):
+            return None, evidence
+        return (f"on {len(wrong)} of {len(calls)} other questions of this kind the helper is wrong: {wrong[0]}",
+                evidence)
 
     def _keep_the_questions_it_answers(self, outcome: dict[str, Any], group: list[VerifiedProgram],
                                        by_id: dict[str, Question], dataset: Dataset, modules: ModuleSet,
