@@ -217,7 +217,7 @@ CAPPED = COUNT.replace("return len(loc(image, object_prompt))", "return min(len(
 
 def test_a_helper_must_also_answer_the_frames_questions_no_right_program_answered(sample):
     """Reproducing the right programs is not enough: the build questions of the same frame whose
-    programs were wrong are answered by the helper too, and checked against gold."""
+    programs were wrong are answered by the helper too (a request of their own), checked against gold."""
     import dataclasses
 
     store, dataset, modules, questions = sample
@@ -229,15 +229,33 @@ def test_a_helper_must_also_answer_the_frames_questions_no_right_program_answere
     store.record_verified_program(batch_id=None, question_id="all-objects", question=objects.question,
                                   variant="build", code='final_result = len(loc(image, "objects")) - 1\n',
                                   answer=str(every - 1), gold=str(every), error=None, correct=False, uses=[])
-    three_calls = '\nfinal_result = _count_matching(image, "objects")\n```'
-    llm = ScriptedLLM([CAPPED.replace("\n```", three_calls), COUNT.replace("\n```", three_calls)])
+    other_call = '```python\nfinal_result = _count_matching(image, "objects")\n```'
+    llm = ScriptedLLM([CAPPED, other_call, COUNT, other_call])
     report = writer(store, llm).write(dataset, modules, [*questions, objects])
     assert report.admitted == ["_count_matching"]
-    assert "3. How many objects are there?" in llm.calls[0][1]["content"]
-    retry = llm.calls[1][-1]["content"]
+    assert "How many objects are there?" not in llm.calls[0][1]["content"]  # the group request is unchanged
+    frame_request = llm.calls[1][-1]["content"]
+    assert "min(len(loc(image, object_prompt)), 3)" in frame_request and "1. How many objects are there?" in frame_request
+    retry = llm.calls[2][-1]["content"]
     assert "on 1 of 1 other questions of this kind the helper is wrong" in retry
-    assert "question 3 (How many objects are there?): answered 3, which is wrong" in retry
+    assert "'How many objects are there?': it answered 3, which is wrong" in retry
     evidence = store.decisions("_count_matching")[-1].evidence
     assert evidence["frame_check"] == {"questions": 1, "right": 1} and evidence["reproduced"] == 2
     # only the right programs are rewritten into worked examples
     assert sorted(p.question_id for p in store.verified_programs() if p.variant == REWRITTEN) == ["0", "6"]
+
+
+def test_a_frame_reply_without_a_call_per_question_is_no_evidence(sample):
+    import dataclasses
+
+    store, dataset, modules, questions = sample
+    first = next(q for q in questions if q.question == "How many cylinders are there?")
+    objects = dataclasses.replace(first, question_id="all-objects", question="How many objects are there?",
+                                  answer="99")
+    store.record_verified_program(batch_id=None, question_id="all-objects", question=objects.question,
+                                  variant="build", code='final_result = len(loc(image, "objects"))\n',
+                                  answer="6", gold="99", error=None, correct=False, uses=[])
+    llm = ScriptedLLM([COUNT, "I cannot.", "Still no code."])
+    assert writer(store, llm).write(dataset, modules, [*questions, objects]).admitted == ["_count_matching"]
+    assert len(llm.calls) == 3 and llm.calls[2][-1]["content"].startswith("That reply cannot be used")
+    assert store.decisions("_count_matching")[-1].evidence["frame_check"] == {"questions": 1, "right": None}

@@ -5,10 +5,10 @@ helpers worth having (count the objects left of X, the colour of the thing of th
 show up as groups of similar questions whose programs differ in shape. So questions are grouped by
 their *frame*: the question's words with the phrases its right program passed to the API masked.
 For a group of at least `min_uses` questions, the LLM sees two of the right programs and writes
-one parameterised helper plus a one-line call of it for every question of the group, and for the
-build questions of the same frame whose programs were wrong. The helper is admitted only if every
-call reproduces its question's right answer in the sandbox, it is right on at least two thirds of
-those other questions of its frame (a helper that computes what the frame asks answers them too;
+one parameterised helper plus a one-line call of it for every question of the group; then, in a
+request of its own, one call for each build question of the same frame whose program was wrong.
+The helper is admitted only if every call reproduces its question's right answer in the sandbox,
+it is right on at least two thirds of those other questions of its frame (a helper that computes what the frame asks answers them too;
 one that reproduced lucky yes/no answers does not), the helper
 calls the API and never tests its parameters against the group's own phrases (no lookup table of
 answers), and it passes the ground-truth checks its name invites. The one-line programs are
@@ -167,6 +167,22 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     return Written(node.name, docstring, signature, code, calls)
 
 
+def _calls_of(text: str, name: str, count: int) -> list[str]:
+    """The `count` one-line calls of helper `name` in a reply; ValueError says what is wrong."""
+    try:
+        tree = ast.parse(extract_code(text))
+    except NoCodeError as exc:
+        raise ValueError(str(exc)) from None
+    except SyntaxError as exc:
+        raise ValueError(f"the code does not parse: {exc.msg} (line {exc.lineno})") from None
+    calls = [ast.unparse(n.value) for n in tree.body if isinstance(n, ast.Assign | ast.Expr)
+             and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id == name]
+    if len(calls) != count:
+        raise ValueError(f"write one line `final_result = {name}(...)` for each of the {count} questions, "
+                         f"in order ({len(calls)} found)")
+    return calls
+
+
 def misuse(written: Written, api_params: dict[str, list[tuple[str, str]]]) -> str | None:
     """Why the helper is no real computation: it calls no API function, or it tests a parameter that
     it passes on as an object description (`object_prompt == "cylinders"`: a lookup of the group's own
@@ -245,26 +261,24 @@ class GroupWriter:
         taken = {f.name for f in self.store.functions(include_failed=True)} | set(api_params)
         messages = [{"role": "system", "content": prompts.render("group_system", api=api)},
                     {"role": "user", "content": prompts.render(
-                        "group_request", shown=group[:MAX_SHOWN],
-                        questions=[p.question for p in group] + [q.question for q in others])}]
+                        "group_request", shown=group[:MAX_SHOWN], questions=[p.question for p in group])}]
         outcome: dict[str, Any] = {}
 
         def judge(reply: Reply) -> Verdict:
             try:
-                written = parse_reply(reply.text, len(group) + len(others), taken)
+                written = parse_reply(reply.text, len(group), taken)
             except ValueError as exc:
                 outcome.setdefault("reason", str(exc))
                 return Verdict.retry(prompts.render("group_retry", error=str(exc)))
             problem = misuse(written, api_params)
-            rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=False)]
+            rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True)]
             if problem is None:
                 record = helper_record(written.name, written.signature, written.docstring, written.code)
                 problem, evidence = verify_rewrites(record, rewrites, by_id, dataset, modules, library,
                                                     self.executor, self.truth)
                 if problem is None and others:
                     problem, evidence["frame_check"] = self._frame_check(
-                        record, list(zip(others, written.calls[len(group):], strict=True)), group, dataset,
-                        modules, library)
+                        written, record, others, messages[0], dataset, modules, library)
                 outcome.update(written=written, rewrites=rewrites, evidence=evidence, record=record)
             outcome["reason"] = problem
             outcome["name"] = written.name
@@ -290,25 +304,44 @@ class GroupWriter:
         return name, None, saved
 
 
-    def _frame_check(self, record: Any, calls: list[tuple[Question, str]], group: list[VerifiedProgram],
+    def _frame_check(self, written: Written, record: Any, others: list[Question], system: dict[str, str],
                      dataset: Dataset, modules: ModuleSet,
                      library: list[FunctionRecord]) -> tuple[str | None, dict[str, Any]]:
-        """The helper on the frame's build questions that no right program answered, against gold."""
+        """The helper on the frame's build questions that no right program answered, against gold.
+
+        Asked in a request of its own, after the helper reproduced its group, so the group request
+        stays as short as before. A reply that gives no usable call per question is no evidence.
+        """
+        calls: list[str] = []
+
+        def judge(reply: Reply) -> Verdict:
+            try:
+                calls[:] = _calls_of(reply.text, written.name, len(others))
+            except ValueError as exc:
+                return Verdict.retry(prompts.render("group_retry", error=str(exc)))
+            return Verdict.accept()
+
+        request = prompts.render("group_frame", helper=written.code, name=written.name,
+                                 questions=[q.question for q in others])
+        StepLoop(self.loop.llm, WRITING, 2, self.loop.max_reply_tokens).run(
+            [system, {"role": "user", "content": request}], judge)
+        if not calls:
+            return None, {"questions": len(others), "right": None}
         functions = [*library, record]
         wrong: list[str] = []
-        for number, (question, call) in enumerate(calls, len(group) + 1):
+        for question, call in zip(others, calls, strict=True):
             namespace = program_namespace(dataset.image(question), modules, functions, question.regions)
             result = check_infrastructure(self.executor(f"final_result = {call}\n", namespace))
             error = program_error(result)
             if error is not None:
-                wrong.append(f"question {number} ({question.question}): {error.splitlines()[-1]}")
+                wrong.append(f"{question.question!r}: {error.splitlines()[-1]}")
             elif score_answer(normalize_answer(result.value), question.answer, question.answer_type,
                               question.metric) < 1.0:
-                wrong.append(f"question {number} ({question.question}): answered {result.value!r}, which is wrong")
-        evidence = {"questions": len(calls), "right": len(calls) - len(wrong)}
-        if len(calls) - len(wrong) >= FRAME_MIN_RIGHT * len(calls):
+                wrong.append(f"{question.question!r}: it answered {result.value!r}, which is wrong")
+        evidence = {"questions": len(others), "right": len(others) - len(wrong)}
+        if len(others) - len(wrong) >= FRAME_MIN_RIGHT * len(others):
             return None, evidence
-        return (f"on {len(wrong)} of {len(calls)} other questions of this kind the helper is wrong: {wrong[0]}",
+        return (f"on {len(wrong)} of {len(others)} other questions of this kind the helper is wrong: {wrong[0]}",
                 evidence)
 
     def _keep_the_questions_it_answers(self, outcome: dict[str, Any], group: list[VerifiedProgram],
