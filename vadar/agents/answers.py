@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from vadar.text import bounded_repr
@@ -38,3 +39,27 @@ def normalize_answer(value: Any) -> Any:
 MAX_ANSWER_CHARS = 2000
 """Text kept of an answer that is neither a scalar nor a list (a set, a dict): enough to read,
 bounded so that a huge or pathological value cannot stall or blow up the host."""
+
+
+def region_number(value: Any, regions: Sequence[Any], answer_type: str) -> Any:
+    """A program's answer that names one of the question's regions, as that region's number.
+
+    "Which of <pallet_0>, <pallet_1> and <pallet_2> is leftmost?" is answered by a number, yet a
+    program that found the region may return its identifier ("<pallet_2>", "pallet_2") or the
+    box `region(2)` gave it. Both name region 2 unambiguously. Anything else is left as it is.
+    """
+    if answer_type != "int" or not regions:
+        return value
+    if isinstance(value, str):
+        text = value.strip().strip("<>").strip()
+        names = [str(r.name).strip("<>") for r in regions]
+        return names.index(text) if text in names else value
+    if isinstance(value, list | tuple) and len(value) == 4:
+        try:
+            box = [float(v) for v in value]
+        except (TypeError, ValueError):
+            return value
+        matches = [k for k, r in enumerate(regions)
+                   if all(abs(a - float(b)) <= 0.5 for a, b in zip(box, r.box, strict=True))]
+        return matches[0] if len(matches) == 1 else value
+    return value

@@ -216,6 +216,21 @@ def compare_command(
         output.write_text(table, encoding="utf-8")
 
 
+def rescore_command(
+    run: Annotated[Path, typer.Argument(help="A run directory of `vadar eval`.", exists=True, file_okay=False)],
+    data: DataOption = None, split: SplitOption = None, config: ConfigOption = None,
+) -> None:
+    """Score a run again from its stored answers under today's scoring rules; no program runs again."""
+    from vadar.runs.evaluation import rescore_run
+
+    with user_errors():
+        settings = load_config(config)
+        prepared = DataSelection(data, split).prepare(settings)
+        summary, changed = rescore_run(run, prepared.questions)
+    typer.echo(f"{changed} of {summary.questions} scores changed")
+    _print_summary(summary, run)
+
+
 def ablate_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
     grid: Annotated[list[str] | None, typer.Option(

@@ -19,16 +19,16 @@ from typing import Any
 from omni3d_bench.metrics import Summary, score_answer, summarize
 from omni3d_bench.types import Question
 from vadar.agents.outcome import ProgramOutcome
-from vadar.agents.answers import ERROR_ANSWER
+from vadar.agents.answers import ERROR_ANSWER, region_number
 from vadar.runs.executors import LocalExecutor, QuestionExecutor
 from vadar.runs.executors.base import OUTAGES, Solver, outage_outcome
 from vadar.runs.progress import Progress
-from vadar.runs.results import QuestionResult, ResultsFile
+from vadar.runs.results import QuestionResult, ResultsFile, encode_line
 from vadar.runs.storage import write_text_atomically, writing
 from vadar.text import invalid_unicode, one_line
 
 __all__ = ["EvalSummary", "Solver", "in_question_order", "run_questions", "summarize_results", "to_result",
-           "write_summary"]
+           "write_summary", "rescore", "rescore_run"]
 
 
 @dataclass
@@ -100,9 +100,14 @@ def summarize_results(results: Sequence[QuestionResult], header: dict[str, Any] 
 def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> QuestionResult:
     """Score one outcome. A failed program keeps the error marker as its answer and scores 0."""
     gold = question.answer
+    extra = dict(outcome.extra)
     if outcome.error is not None or gold is None:
         score = 0.0
     else:
+        answer = region_number(outcome.answer, question.regions, question.answer_type)
+        if answer is not outcome.answer:
+            extra["answer_given"] = outcome.answer
+            outcome = dataclasses.replace(outcome, answer=answer)
         score, error = _score(outcome.answer, gold, question.answer_type, question.metric)
         if error is not None:
             outcome = dataclasses.replace(outcome, error=error)
@@ -125,7 +130,7 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
         method=method,
         module_calls=[_call_summary(c) for c in outcome.calls],
         step_errors=list(outcome.errors),
-        extra=dict(outcome.extra),
+        extra=extra,
         infrastructure_error=outcome.infrastructure,
         view_ids=list(question.view_ids),
     )
@@ -235,3 +240,54 @@ def write_summary(summary: EvalSummary, out_dir: Path) -> tuple[Path, Path]:
     write_text_atomically(json_path, json.dumps(summary.as_dict(), indent=2, default=str) + "\n")
     write_text_atomically(md_path, summary.to_markdown())
     return json_path, md_path
+
+
+def rescore(results: Sequence[QuestionResult], questions: Sequence[Question]) -> list[QuestionResult]:
+    """The results scored again under today's rules (answers naming a region, metrics), from the
+    stored answers: no program runs again. Failed programs and unknown questions stay as they were."""
+    by_id = {q.question_id: q for q in questions}
+    again = []
+    for result in results:
+        question = by_id.get(result.question_id)
+        if question is None or result.error is not None or question.answer is None:
+            again.append(result)
+            continue
+        given = result.extra.get("answer_given", result.answer)
+        answer = region_number(given, question.regions, question.answer_type)
+        extra = {k: v for k, v in result.extra.items() if k != "answer_given"}
+        if answer is not given:
+            extra["answer_given"] = given
+        score, error = _score(answer, question.answer, question.answer_type, question.metric)
+        again.append(dataclasses.replace(result, answer=answer, score=score, correct=score >= 1.0, error=error,
+                                         extra=extra))
+    return again
+
+
+_COMPUTED = ("questions", "accuracy", "failed_questions", "mean_seconds_per_question",
+             "mean_prompt_tokens_per_question", "mean_completion_tokens_per_question",
+             "mean_cached_prompt_tokens_per_question", "mean_llm_replies_per_question")
+
+
+def rescore_run(out_dir: Path, questions: Sequence[Question]) -> tuple[EvalSummary, int]:
+    """Rescore the run in `out_dir` in place (results.jsonl and its summary); returns the new summary
+    and how many scores changed. The results file is replaced whole, atomically."""
+    results = ResultsFile(out_dir / "results.jsonl").read()
+    again = rescore(results, questions)
+    changed = sum(1 for a, b in zip(results, again, strict=True) if a.score != b.score)
+    lines = []
+    for result in again:
+        record = dataclasses.asdict(result)
+        if not record["infrastructure_error"]:
+            del record["infrastructure_error"]
+        if not record["view_ids"]:
+            del record["view_ids"]
+        lines.append(encode_line(record))
+    write_text_atomically(out_dir / "results.jsonl", "".join(line + "\n" for line in lines))
+    try:
+        old = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = {"name": out_dir.name}
+    header = {k: v for k, v in old.items() if k not in _COMPUTED}
+    summary = summarize_results(again, {**header, "rescored": True})
+    write_summary(summary, out_dir)
+    return summary, changed
