@@ -259,3 +259,40 @@ def test_a_frame_reply_without_a_call_per_question_is_no_evidence(sample):
     assert writer(store, llm).write(dataset, modules, [*questions, objects]).admitted == ["_count_matching"]
     assert len(llm.calls) == 3 and llm.calls[2][-1]["content"].startswith("That reply cannot be used")
     assert store.decisions("_count_matching")[-1].evidence["frame_check"] == {"questions": 1, "right": None}
+
+
+def test_a_line_that_does_not_call_the_helper_leaves_its_question_out(sample):
+    """The LLM's own sign that a question does not fit: the helper is kept for the others when they
+    are enough, and the question is recorded as left out."""
+    import dataclasses
+
+    store, dataset, modules, questions = sample
+    first = next(q for q in questions if q.question == "How many cylinders are there?")
+    for n, phrase in enumerate(("cubes", "spheres")):
+        code = f'final_result = len(loc(image, "{phrase}"))\n'
+        value = run(code, program_namespace(dataset.image(first), modules)).value
+        extra = dataclasses.replace(first, question_id=f"x{n}", question=f"How many {phrase} are there?",
+                                    answer=str(value))
+        questions = [*questions, extra]
+        store.record_verified_program(batch_id=None, question_id=extra.question_id, question=extra.question,
+                                      variant="without", code=code, answer=str(value), gold=str(value),
+                                      error=None, correct=True, uses=[])
+    group = [p.question for p in group_programs(store.verified_programs(correct_only=True))[0]]
+    lines = {"How many cylinders are there?": '_count_matching(image, "cylinders")',
+             "How many large things are there?": 'len(loc(image, "large things"))',
+             "How many cubes are there?": '_count_matching(image, "cubes")',
+             "How many spheres are there?": '_count_matching(image, "spheres")'}
+    reply = COUNT.split("\n\nfinal_result")[0] + "\n\n" + "".join(f"final_result = {lines[q]}\n" for q in group) + "```"
+    report = GroupWriter(store, ScriptedLLM([reply]), run, min_uses=3, truth=TruthChecks(run)).write(
+        dataset, modules, questions)
+    assert report.admitted == ["_count_matching"]
+    evidence = store.decisions("_count_matching")[-1].evidence
+    large = next(q.question_id for q in questions if q.question == "How many large things are there?")
+    assert evidence["left_out"] == [large] and evidence["reproduced"] == 3
+
+
+def test_answer_lines_are_the_final_result_lines_and_bare_helper_calls():
+    tree = __import__("ast").parse('final_result = _h(image, "a")\nfinal_result = len(loc(image, "b"))\n'
+                                   'print("x")\n_h(image, "c")\n')
+    from vadar.library.clusters import answer_lines
+    assert answer_lines(tree, "_h") == ["_h(image, 'a')", None, "_h(image, 'c')"]

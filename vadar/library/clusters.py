@@ -118,7 +118,7 @@ class Written:
     docstring: str
     signature: str
     code: str
-    calls: list[str] = field(default_factory=list)
+    calls: list[str | None] = field(default_factory=list)  # None: a question the helper does not fit
 
 
 def parse_reply(text: str, count: int, taken: set[str]) -> Written:
@@ -149,12 +149,11 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     silent = silent_parameter([a.arg for a in node.args.args], docstring)
     if silent:
         raise ValueError(silent)
-    calls = [ast.unparse(n.value) for n in tree.body if isinstance(n, ast.Assign | ast.Expr)
-             and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id == node.name]
-    if len(calls) != count:
+    calls = answer_lines(tree, node.name)
+    if len(calls) != count or not any(calls):
         raise ValueError(f"after the helper, write one line `final_result = {node.name}(...)` for each of the "
-                         f"{count} questions, in order ({len(calls)} found)")
-    if len(set(calls)) < min(2, count):
+                         f"{count} questions, in order ({sum(1 for c in calls if c)} found)")
+    if len({c for c in calls if c}) < min(2, sum(1 for c in calls if c)):
         raise ValueError("every call passes the same arguments: the helper must take what differs between "
                          "the questions as parameters")
     node.body = node.body[1:] if ast.get_docstring(node) else node.body
@@ -167,16 +166,28 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     return Written(node.name, docstring, signature, code, calls)
 
 
-def _calls_of(text: str, name: str, count: int) -> list[str]:
-    """The `count` one-line calls of helper `name` in a reply; ValueError says what is wrong."""
+def answer_lines(tree: ast.Module, name: str) -> list[str | None]:
+    """Per `final_result = ...` line of a reply, in order: the call of helper `name` it makes, or None
+    where the line computes its answer otherwise (the LLM's own sign that the helper does not fit)."""
+    lines: list[str | None] = []
+    for n in tree.body:
+        value = getattr(n, "value", None)
+        helper_call = isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == name
+        answers = isinstance(n, ast.Assign) and [ast.unparse(t) for t in n.targets] == ["final_result"]
+        if answers or (isinstance(n, ast.Expr) and helper_call):
+            lines.append(ast.unparse(value) if helper_call else None)
+    return lines
+
+
+def _calls_of(text: str, name: str, count: int) -> list[str | None]:
+    """The `count` answer lines of a reply (None: not a call of `name`); ValueError says what is wrong."""
     try:
         tree = ast.parse(extract_code(text))
     except NoCodeError as exc:
         raise ValueError(str(exc)) from None
     except SyntaxError as exc:
         raise ValueError(f"the code does not parse: {exc.msg} (line {exc.lineno})") from None
-    calls = [ast.unparse(n.value) for n in tree.body if isinstance(n, ast.Assign | ast.Expr)
-             and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id == name]
+    calls = answer_lines(tree, name)
     if len(calls) != count:
         raise ValueError(f"write one line `final_result = {name}(...)` for each of the {count} questions, "
                          f"in order ({len(calls)} found)")
@@ -271,7 +282,11 @@ class GroupWriter:
                 outcome.setdefault("reason", str(exc))
                 return Verdict.retry(prompts.render("group_retry", error=str(exc)))
             problem = misuse(written, api_params)
-            rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True)]
+            rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True) if call]
+            misfits = [p.question_id for p, call in zip(group, written.calls, strict=True) if not call]
+            if problem is None and misfits and (len(rewrites) < self.min_uses or 3 * len(rewrites) < 2 * len(group)):
+                problem = (f"the helper is called for only {len(rewrites)} of the {len(group)} questions: make what "
+                           "the others differ in a parameter, and call it on every line")
             if problem is None:
                 record = helper_record(written.name, written.signature, written.docstring, written.code)
                 problem, evidence = verify_rewrites(record, rewrites, by_id, dataset, modules, library,
@@ -279,6 +294,8 @@ class GroupWriter:
                 if problem is None and others:
                     problem, evidence["frame_check"] = self._frame_check(
                         written, record, others, messages[0], dataset, modules, library)
+                if misfits:
+                    evidence["left_out"] = misfits
                 outcome.update(written=written, rewrites=rewrites, evidence=evidence, record=record)
             outcome["reason"] = problem
             outcome["name"] = written.name
@@ -329,7 +346,11 @@ class GroupWriter:
             return None, {"questions": len(others), "right": None}
         functions = [*library, record]
         wrong: list[str] = []
-        for question, call in zip(others, calls, strict=True):
+        fitting = [(q, call) for q, call in zip(others, calls, strict=True) if call]
+        if not fitting:
+            return None, {"questions": 0, "right": None}
+        others = [q for q, _ in fitting]
+        for question, call in fitting:
             namespace = program_namespace(dataset.image(question), modules, functions, question.regions)
             result = check_infrastructure(self.executor(f"final_result = {call}\n", namespace))
             error = program_error(result)
@@ -362,7 +383,8 @@ class GroupWriter:
                                             self.executor, self.truth)
         if problem is not None:
             return False
-        outcome.update(rewrites=kept, reason=None, evidence={**evidence, "left_out": sorted(changed)})
+        left_out = changed | set(outcome["evidence"].get("left_out", ()))
+        outcome.update(rewrites=kept, reason=None, evidence={**evidence, "left_out": sorted(left_out)})
         return True
 
 
