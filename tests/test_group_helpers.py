@@ -9,7 +9,8 @@ from omni3d_bench import sample_path
 from omni3d_bench.datasets import load_dataset
 from omni3d_bench.metrics import score_answer
 from vadar.agents.answers import normalize_answer
-from vadar.library.clusters import GroupWriter, group_programs, question_frame
+from vadar.library.clusters import GroupWriter
+from vadar.library.frames import group_programs, question_frame
 from vadar.library.distill import REWRITTEN
 from vadar.library.namespace import program_namespace
 from vadar.library.retrieval import ExampleRetriever
