@@ -13,7 +13,9 @@ from pathlib import Path
 from vadar.sandbox.codec import FrameReader, ProtocolError, dumps, write_all
 from vadar.sandbox.stderr import StderrBuffer
 
-STARTUP_TIMEOUT_S = 20.0
+STARTUP_TIMEOUT_S = 60.0
+"""A worker imports numpy and the sandbox before it is ready; on a 2-core machine whose cores run
+two LLM servers and Ray workers, that took over 20 s. A worker that never starts is still caught."""
 _ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from vadar.sandbox.worker import main; main()"
 
