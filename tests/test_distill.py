@@ -176,6 +176,7 @@ def test_a_docstring_silent_on_a_parameter_is_sent_back():
     problem = silent_parameter(["image", "object1_prompt", "object2_prompt"],
                                "The metric distance of the object in `object1_prompt` from the camera, in metres.")
     assert problem is not None and "`object2_prompt`" in problem
+    assert silent_parameter(["image", "bbox"], "The depth at the centre of the given box.") is None
 
 
 def test_a_name_whose_claim_fails_against_ground_truth_is_asked_again_with_the_failure(sample):

@@ -10,6 +10,7 @@ from omni3d_bench.datasets import load_dataset
 from omni3d_bench.metrics import score_answer
 from vadar.agents.answers import normalize_answer
 from vadar.library.clusters import GroupWriter
+from vadar.library.docstrings import reply_docstring
 from vadar.library.frames import group_programs, question_frame
 from vadar.library.distill import REWRITTEN
 from vadar.library.namespace import program_namespace
@@ -144,8 +145,6 @@ def test_a_helper_that_changes_an_answer_is_rejected_without_being_told_the_righ
     (COUNT.replace("def _count_matching(image", "@staticmethod\ndef _count_matching(image"), "decorators are not allowed"),
     (COUNT.replace("object_prompt: str)", "object_prompt: str, n=len([]))"), "default values must be constants"),
     (COUNT.replace("    return len(loc(image, object_prompt))\n", "    return 2\n"), "must call the API"),
-    (COUNT.replace("object_prompt: str) -> int", "object_prompt: str, reference_prompt: str = 'table') -> int"),
-     "says nothing of `reference_prompt`"),
 ])
 def test_malformed_replies_are_sent_back_with_the_reason(sample, reply, problem):
     store, dataset, modules, questions = sample
@@ -297,3 +296,49 @@ def test_answer_lines_are_the_final_result_lines_and_bare_helper_calls():
                                    'print("x")\n_h(image, "c")\n')
     from vadar.library.clusters import answer_lines
     assert answer_lines(tree, "_h") == ["_h(image, 'a')", None, "_h(image, 'c')"]
+
+
+SILENT = COUNT.replace("object_prompt: str) -> int", "object_prompt: str, reference_prompt: str = 'table') -> int")
+NAMED = "The number of objects that match object_prompt; reference_prompt is not used."
+
+
+def test_right_code_with_a_docstring_silent_on_a_parameter_gets_a_new_docstring_alone(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM([SILENT, f'"""{NAMED}"""'])
+    report = writer(store, llm).write(dataset, modules, questions)
+    assert report.admitted == ["_count_matching"]
+    request = llm.calls[1][-1]["content"]
+    assert "says nothing of `reference_prompt`" in request and "Do not change the code" in request
+    assert "`object_prompt`, `reference_prompt`" in request and len(llm.calls[1]) == 2  # a request of its own
+    helper = store.current("_count_matching")
+    assert helper.docstring == NAMED and NAMED in helper.code
+    assert "return len(loc(image, object_prompt))" in helper.code
+    evidence = store.decisions("_count_matching")[-1].evidence
+    assert evidence["docstring_rewritten_from"] == "The number of objects that match object_prompt."
+
+
+def test_a_docstring_still_silent_sends_the_whole_reply_back(sample):
+    store, dataset, modules, questions = sample
+    vague = "The number of matching objects."
+    llm = ScriptedLLM([SILENT, vague, vague, SILENT, vague, vague])
+    report = writer(store, llm).write(dataset, modules, questions)
+    assert report.admitted == [] and "says nothing of `reference_prompt`" in report.rejected["_count_matching"]
+    assert llm.calls[2][-1]["content"].startswith("That docstring cannot be used")  # the docstring retry
+    assert "says nothing of `reference_prompt`" in llm.calls[3][-1]["content"]  # then the group reply again
+    assert "_count_matching" not in store
+
+
+@pytest.mark.parametrize("reply, docstring", [
+    ("Counts the objects.", "Counts the objects."),
+    ('```python\ndef _f(image, x):\n    """Counts x."""\n    return 1\n```', "Counts x."),
+    ("'''Counts   the\n objects.'''", "Counts the objects."),
+])
+def test_the_docstring_is_read_from_a_sentence_a_string_or_a_def(reply, docstring):
+    assert reply_docstring(reply) == docstring
+
+
+def test_an_empty_or_long_docstring_reply_is_refused():
+    with pytest.raises(ValueError, match="no docstring"):
+        reply_docstring("  ")
+    with pytest.raises(ValueError, match="one sentence"):
+        reply_docstring("word " * 200)

@@ -11,7 +11,8 @@ The helper is admitted only if every call reproduces its question's right answer
 it is right on at least two thirds of those other questions of its frame (a helper that computes what the frame asks answers them too;
 one that reproduced lucky yes/no answers does not), the helper
 calls the API and never tests its parameters against the group's own phrases (no lookup table of
-answers), and it passes the ground-truth checks its name invites. The one-line programs are
+answers), and it passes the ground-truth checks its name invites. A helper whose code passes but
+whose docstring says nothing of a parameter is asked for a new docstring alone (docstrings.py). The one-line programs are
 stored as worked examples, so the Program agent sees the helper in use.
 """
 
@@ -38,6 +39,7 @@ from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
 from vadar.library.distill import (DistillReport, admit_helper, api_signatures, helper_record, right_programs,
                                    verify_rewrites)
+from vadar.library.docstrings import redocument
 from vadar.library.drafting import silent_parameter
 from vadar.library.fragments import code_tokens
 from vadar.library.frames import frame_questions, group_programs, question_frame
@@ -63,6 +65,7 @@ class Written:
     signature: str
     code: str
     calls: list[str | None] = field(default_factory=list)  # None: a question the helper does not fit
+    silent: str | None = None  # the docstring says nothing of a parameter: asked again once the code is right
 
 
 def parse_reply(text: str, count: int, taken: set[str]) -> Written:
@@ -91,8 +94,6 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     if not docstring:
         raise ValueError("the helper needs a one-sentence docstring")
     silent = silent_parameter([a.arg for a in node.args.args], docstring)
-    if silent:
-        raise ValueError(silent)
     calls = answer_lines(tree, node.name)
     if len(calls) != count or not any(calls):
         raise ValueError(f"after the helper, write one line `final_result = {node.name}(...)` for each of the "
@@ -107,7 +108,7 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     signature = f"({ast.unparse(node.args)}){returns}"
     body = "\n".join("    " + line for line in ast.unparse(node.body).splitlines())
     code = f'def {node.name}{signature}:\n    """{docstring.replace(chr(34) * 3, chr(39) * 3)}"""\n{body}\n'
-    return Written(node.name, docstring, signature, code, calls)
+    return Written(node.name, docstring, signature, code, calls, silent)
 
 
 def answer_lines(tree: ast.Module, name: str) -> list[str | None]:
@@ -238,6 +239,8 @@ class GroupWriter:
                 if problem is None and others:
                     problem, evidence["frame_check"] = self._frame_check(
                         written, record, others, messages[0], dataset, modules, library)
+                if problem is None and written.silent:
+                    problem, written, record = self._redocument(written, record, messages[0], evidence)
                 if misfits:
                     evidence["left_out"] = misfits
                 outcome.update(written=written, rewrites=rewrites, evidence=evidence, record=record)
@@ -264,6 +267,19 @@ class GroupWriter:
             **outcome["evidence"]})
         return name, None, saved
 
+    def _redocument(self, written: Written, record: Any, system: dict[str, str],
+                    evidence: dict[str, Any]) -> tuple[str | None, Written, Any]:
+        """Right code with a docstring silent on a parameter: ask for the docstring alone."""
+        parameters = [a.arg for a in ast.parse(written.code).body[0].args.args]  # type: ignore[attr-defined]
+        docstring = redocument(self.loop.llm, system, written.code, written.name, parameters,
+                               written.silent or "", max_reply_tokens=self.loop.max_reply_tokens)
+        if docstring is None:
+            return written.silent, written, record
+        evidence["docstring_rewritten_from"] = written.docstring
+        escape = lambda text: text.replace(chr(34) * 3, chr(39) * 3)  # noqa: E731
+        code = written.code.replace(f'"""{escape(written.docstring)}"""', f'"""{escape(docstring)}"""', 1)
+        fixed = Written(written.name, docstring, written.signature, code, written.calls)
+        return None, fixed, helper_record(fixed.name, fixed.signature, fixed.docstring, fixed.code)
 
     def _frame_check(self, written: Written, record: Any, others: list[Question], system: dict[str, str],
                      dataset: Dataset, modules: ModuleSet,

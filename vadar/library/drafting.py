@@ -237,13 +237,13 @@ def silent_parameter(parameters: Sequence[str], docstring: str) -> str | None:
     A helper of two objects documented as "the distance of `object1_prompt` from the camera" (it
     returned how much farther the first was than the second) invites its use for other questions;
     the Program agent reads only the name and the docstring. A parameter counts as mentioned by its
-    name or by its name without `_prompt` (`reference_prompt` as "reference").
+    name or by its name without `_prompt` (`reference_prompt` as "reference"); `bbox` counts as "box".
     """
-    text = docstring.lower().replace("_", " ")
+    text = docstring.lower().replace("_", " ").replace("bbox", "box")
     for parameter in parameters:
         if parameter == "image":
             continue
-        words = parameter.lower().replace("_", " ")
+        words = parameter.lower().replace("_", " ").replace("bbox", "box")
         base = words.removesuffix(" prompt").removesuffix(" description").strip()
         if words not in text and base not in text:
             return (f"the docstring says nothing of `{parameter}`: say in one sentence what the helper returns "
