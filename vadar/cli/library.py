@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -245,6 +245,17 @@ def import_(
     typer.echo(f"imported {len(names)} functions into {path}: {', '.join(names) or '-'}")
 
 
+def _prepare(data: Path, split: str | None, config: Path | None) -> tuple[Any, Any]:
+    """The settings and the prepared data set of a command that works on a data set."""
+    from vadar.runs.prepare import DataSelection
+
+    try:
+        settings = load_config(config)
+        return settings, DataSelection(data, split).prepare(settings)
+    except (ConfigError, ValueError, OSError) as exc:
+        raise _fail(str(exc)) from exc
+
+
 @app.command("distill")
 def distill(
     data: Annotated[Path, typer.Option("--data", help="The data set the library was built on.")],
@@ -253,14 +264,9 @@ def distill(
 ) -> None:
     """Distil helpers from the right build programs of the library, now (see docs/library.md)."""
     from vadar.runs.distillation import distill_helpers
-    from vadar.runs.prepare import DataSelection
     from vadar.runs.session import open_session
 
-    try:
-        settings = load_config(config)
-        prepared = DataSelection(data, split).prepare(settings)
-    except (ConfigError, ValueError, OSError) as exc:
-        raise _fail(str(exc)) from exc
+    settings, prepared = _prepare(data, split, config)
     with open_session(settings) as session:
         report = distill_helpers(session, prepared, prepared.questions, on_event=typer.echo)
     typer.echo(f"distilled {len(report.admitted)} helpers from {report.programs} right programs "
@@ -281,14 +287,9 @@ def check(
     import functools
 
     from vadar.library.truth_checks import TruthChecks, recheck_library
-    from vadar.runs.prepare import DataSelection
     from vadar.sandbox import execute
 
-    try:
-        settings = load_config(config)
-        prepared = DataSelection(data, split).prepare(settings)
-    except (ConfigError, ValueError, OSError) as exc:
-        raise _fail(str(exc)) from exc
+    settings, prepared = _prepare(data, split, config)
     limits = settings.sandbox
     checks = TruthChecks(functools.partial(execute, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb,
                                            max_stdout_chars=limits.max_stdout_chars))

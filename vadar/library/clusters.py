@@ -68,14 +68,19 @@ class Written:
     silent: str | None = None  # the docstring says nothing of a parameter: asked again once the code is right
 
 
-def parse_reply(text: str, count: int, taken: set[str]) -> Written:
-    """The helper `def` and the `count` one-line calls of a reply; ValueError says what is wrong."""
+def _parse_code(text: str) -> ast.Module:
+    """The reply's code block, parsed; ValueError says what is wrong."""
     try:
-        tree = ast.parse(extract_code(text))
+        return ast.parse(extract_code(text))
     except NoCodeError as exc:
         raise ValueError(str(exc)) from None
     except SyntaxError as exc:
         raise ValueError(f"the code does not parse: {exc.msg} (line {exc.lineno})") from None
+
+
+def parse_reply(text: str, count: int, taken: set[str]) -> Written:
+    """The helper `def` and the `count` one-line calls of a reply; ValueError says what is wrong."""
+    tree = _parse_code(text)
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if len(defs) != 1:
         several = ", ".join(f"`{d.name}`" for d in defs)
@@ -126,12 +131,7 @@ def answer_lines(tree: ast.Module, name: str) -> list[str | None]:
 
 def _calls_of(text: str, name: str, count: int) -> list[str | None]:
     """The `count` answer lines of a reply (None: not a call of `name`); ValueError says what is wrong."""
-    try:
-        tree = ast.parse(extract_code(text))
-    except NoCodeError as exc:
-        raise ValueError(str(exc)) from None
-    except SyntaxError as exc:
-        raise ValueError(f"the code does not parse: {exc.msg} (line {exc.lineno})") from None
+    tree = _parse_code(text)
     calls = answer_lines(tree, name)
     if len(calls) != count:
         raise ValueError(f"write one line `final_result = {name}(...)` for each of the {count} questions, "
