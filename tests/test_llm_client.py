@@ -262,8 +262,9 @@ def test_a_looping_reply_is_stopped_early_and_counted_by_the_tokens_that_came():
         assert reply.finish_reason == "repetition"
         assert reply.text == "x = depth(image, objects[0])\n"  # the copies are dropped
         # the stream was left before its usage chunk: the pieces that came are the count (the fake
-        # sends a word a piece: 3 words per line, the third line's last word carrying "\nx ")
-        assert reply.completion_tokens == 10
+        # sends a word a piece: 3 words per line; copies that differ in a number must come 6 times,
+        # and the sixth line's last word carries "\nx ")
+        assert reply.completion_tokens == 19
         fake.script = [{"content": LOOPING}]
         whole = make_client(fake.base_url, config=make_config(stop_repeats=0, cache=False)).complete(MESSAGES)
         assert whole.finish_reason == "stop" and whole.text == LOOPING and whole.completion_tokens == 5
@@ -290,7 +291,7 @@ def test_a_looping_reply_replayed_from_the_cache_is_cut_the_same_way(server: Fak
 
 
 def test_a_stream_whose_last_unended_line_completes_a_loop_is_cut_too(server: FakeServer) -> None:
-    server.script = [{"content": "".join(f"x = depth(image, objects[{i}])\n" for i in range(3)).rstrip("\n")}]
+    server.script = [{"content": "".join(f"x = depth(image, objects[{i}])\n" for i in range(6)).rstrip("\n")}]
     reply = make_client(server.base_url).complete(MESSAGES)
     assert reply.finish_reason == "repetition" and reply.text == "x = depth(image, objects[0])\n"
 

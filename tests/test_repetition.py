@@ -17,10 +17,10 @@ BLOCK = (
 )
 
 
-def test_a_line_that_differs_only_in_a_counter_is_caught_at_its_third_time():
+def test_a_line_that_differs_only_in_a_counter_is_caught_at_its_sixth_time():
     loop = find_loop(COUNTER_LOOP)
     assert loop is not None and loop.period == 1
-    assert COUNTER_LOOP[: loop.end].count("\n") == 3  # stopped after 3 of the 29 lines
+    assert COUNTER_LOOP[: loop.end].count("\n") == 6  # stopped after 6 of the 29 lines
     assert COUNTER_LOOP[: loop.first_end].count("\n") == 1
     assert loop.line.endswith("objects[1])]")
 
@@ -58,6 +58,10 @@ SOUND_PROGRAMS = [
         f"    Return True if the object is {name}.\n    \"\"\"\n    pass\n\n"
         for name in ("left", "right", "behind", "in_front", "above")
     ),
+    # an enumeration of the question's regions (a warehouse multiple-choice question)
+    "".join(f"pallet_{i} = region({i})\n" for i in range(5))
+    + "".join(f"d{i} = depth(image, pallet_{i})\n" for i in range(5))
+    + "final_result = min(range(5), key=lambda i: [d0, d1, d2, d3, d4][i])\n",
 ]
 
 
@@ -68,6 +72,8 @@ def test_sound_replies_are_read_to_the_end(text: str):
 
 def test_more_repeats_wait_longer_and_fewer_than_two_are_refused():
     loop = find_loop(COUNTER_LOOP, repeats=5)
-    assert loop is not None and COUNTER_LOOP[: loop.end].count("\n") == 5
+    assert loop is not None and COUNTER_LOOP[: loop.end].count("\n") == 10
+    same = "x = objects[0]  # the first object\n" * 9
+    assert same[: find_loop(same, repeats=5).end].count("\n") == 5  # identical copies: no extra wait
     with pytest.raises(ValueError, match="at least 2"):
         RepetitionGuard(repeats=1)

@@ -5,7 +5,10 @@ limit: `x = objects[9]`, `x = objects[10]`, ... or a three-statement block over 
 reply costs the whole token limit and, fed back into the conversation, is usually copied again by
 the next attempt. The guard watches complete lines as they arrive and reports a loop as soon as the
 last block of 1 to `max_period` non-blank lines has occurred `repeats` times in a row. Digits are
-masked first, so counters and indices (`objects[9]`, `objects[10]`) count as the same line.
+masked first, so counters and indices (`objects[9]`, `objects[10]`) count as the same line; but
+a block whose copies differ in their numbers must occur twice as often, because a sound program
+enumerates the regions of its question that way (`pallet_0 = region(0)` ... `pallet_3 = region(3)`):
+with three copies enough, the guard stopped 22 of 35 warehouse multiple-choice programs.
 
 Calibrated on 1,298 recorded replies of CLEVR runs (`benchmarks/repetition.py`): with `repeats=3`
 it stops 20 of the 41 replies that ran to their token limit, after 52% of their length on
@@ -75,19 +78,36 @@ class RepetitionGuard:
         self._sizes.append(len(stripped))
         self._raw.append(stripped)
         self._ends.append(self._offset)
-        lines, count = self._lines, len(self._lines)
+        count = len(self._lines)
         for period in range(1, self.max_period + 1):
             if count < period * self.repeats:
                 return False
-            block = lines[count - period:]
             if sum(self._sizes[count - period:]) < self.min_chars:
                 continue
-            if all(lines[count - period * (k + 1): count - period * k] == block for k in range(1, self.repeats)):
-                first = count - period * self.repeats
-                self.loop = Loop(end=self._offset, first_end=self._ends[first + period - 1],
-                                 line=self._raw[first], period=period)
-                return True
+            copies = _copies_in_a_row(self._lines, period, 2 * self.repeats)
+            if copies < self.repeats:
+                continue
+            # copies that differ in their numbers may be an enumeration of the question's own
+            # objects (`pallet_0 = region(0)` ... `pallet_3 = region(3)`): they must repeat twice as often
+            needed = self.repeats if _copies_in_a_row(self._raw, period, self.repeats) == self.repeats \
+                else 2 * self.repeats
+            if copies < needed:
+                continue
+            first = count - period * needed
+            self.loop = Loop(end=self._offset, first_end=self._ends[first + period - 1],
+                             line=self._raw[first], period=period)
+            return True
         return False
+
+
+def _copies_in_a_row(lines: list[str], period: int, most: int) -> int:
+    """How many copies of the last `period` lines end the list in a row (at most `most`)."""
+    count, block = len(lines), lines[len(lines) - period:]
+    copies = 1
+    while copies < most and count - period * (copies + 1) >= 0 \
+            and lines[count - period * (copies + 1): count - period * copies] == block:
+        copies += 1
+    return copies
 
 
 def find_loop(text: str, repeats: int = 3) -> Loop | None:
