@@ -177,6 +177,10 @@ def test_a_docstring_silent_on_a_parameter_is_sent_back():
                                "The metric distance of the object in `object1_prompt` from the camera, in metres.")
     assert problem is not None and "`object2_prompt`" in problem
     assert silent_parameter(["image", "bbox"], "The depth at the centre of the given box.") is None
+    assert silent_parameter(["image", "bbox1", "bbox2"], "The depth of the first box minus that of the second box.") is None
+    assert silent_parameter(["image", "object1_prompt", "object2_prompt"],
+                            "How much farther the second object is than the first object.") is None
+    assert "`bbox2`" in silent_parameter(["image", "bbox1", "bbox2"], "The depth of the first box.")
 
 
 def test_a_name_whose_claim_fails_against_ground_truth_is_asked_again_with_the_failure(sample):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import copy
 import keyword
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -231,13 +232,17 @@ def _api_names_in(instances: Sequence[Instance]) -> set[str]:
     return names
 
 
+_ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth"}
+
+
 def silent_parameter(parameters: Sequence[str], docstring: str) -> str | None:
     """Why a docstring misdescribes its helper: it says nothing of one of the parameters.
 
     A helper of two objects documented as "the distance of `object1_prompt` from the camera" (it
     returned how much farther the first was than the second) invites its use for other questions;
     the Program agent reads only the name and the docstring. A parameter counts as mentioned by its
-    name or by its name without `_prompt` (`reference_prompt` as "reference"); `bbox` counts as "box".
+    name or by its name without `_prompt` (`reference_prompt` as "reference"); `bbox` counts as "box",
+    and a numbered one by its ordinal (`bbox2` as "second box", `object1_prompt` as "first object").
     """
     text = docstring.lower().replace("_", " ").replace("bbox", "box")
     for parameter in parameters:
@@ -245,7 +250,9 @@ def silent_parameter(parameters: Sequence[str], docstring: str) -> str | None:
             continue
         words = parameter.lower().replace("_", " ").replace("bbox", "box")
         base = words.removesuffix(" prompt").removesuffix(" description").strip()
-        if words not in text and base not in text:
+        numbered = re.fullmatch(r"([a-z ]*?)\s*([1-4])", base)
+        ordinal = f"{_ORDINALS[int(numbered[2])]} {numbered[1].strip()}" if numbered else None
+        if words not in text and base not in text and (ordinal is None or ordinal not in text):
             return (f"the docstring says nothing of `{parameter}`: say in one sentence what the helper returns "
                     "in terms of every parameter")
     return None
