@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -14,7 +14,10 @@ from rich.table import Table
 from rich.text import Text
 
 from api_store import ApiStore, FunctionRecord, StoreError
-from vadar.config import ConfigError, load_config
+from vadar.config import ConfigError, VadarConfig, load_config
+
+if TYPE_CHECKING:
+    from vadar.runs.prepare import PreparedData
 
 app = typer.Typer(no_args_is_help=True, help="library commands")
 
@@ -245,7 +248,7 @@ def import_(
     typer.echo(f"imported {len(names)} functions into {path}: {', '.join(names) or '-'}")
 
 
-def _prepare(data: Path, split: str | None, config: Path | None) -> tuple[Any, Any]:
+def _prepare(data: Path, split: str | None, config: Path | None) -> tuple[VadarConfig, PreparedData]:
     """The settings and the prepared data set of a command that works on a data set."""
     from vadar.runs.prepare import DataSelection
 

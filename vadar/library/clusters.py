@@ -111,9 +111,13 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
         raise ValueError("the helper has no body")
     returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
     signature = f"({ast.unparse(node.args)}){returns}"
-    body = "\n".join("    " + line for line in ast.unparse(node.body).splitlines())
-    code = f'def {node.name}{signature}:\n    """{docstring.replace(chr(34) * 3, chr(39) * 3)}"""\n{body}\n'
-    return Written(node.name, docstring, signature, code, calls, silent)
+    body = "\n".join("    " + line for line in ast.unparse(node.body).splitlines()) + "\n"
+    return Written(node.name, docstring, signature, _source(node.name, signature, docstring, body), calls, silent)
+
+
+def _source(name: str, signature: str, docstring: str, body: str) -> str:
+    """The stored text of a helper: its `def` line, its one-line docstring, then its body."""
+    return f'def {name}{signature}:\n    """{docstring.replace(chr(34) * 3, chr(39) * 3)}"""\n{body}'
 
 
 def answer_lines(tree: ast.Module, name: str) -> list[str | None]:
@@ -276,9 +280,9 @@ class GroupWriter:
         if docstring is None:
             return written.silent, written, record
         evidence["docstring_rewritten_from"] = written.docstring
-        escape = lambda text: text.replace(chr(34) * 3, chr(39) * 3)  # noqa: E731
-        code = written.code.replace(f'"""{escape(written.docstring)}"""', f'"""{escape(docstring)}"""', 1)
-        fixed = Written(written.name, docstring, written.signature, code, written.calls)
+        body = written.code.split("\n", 2)[2]  # after the `def` line and the docstring line of `_source`
+        fixed = Written(written.name, docstring, written.signature,
+                        _source(written.name, written.signature, docstring, body), written.calls)
         return None, fixed, helper_record(fixed.name, fixed.signature, fixed.docstring, fixed.code)
 
     def _frame_check(self, written: Written, record: Any, others: list[Question], system: dict[str, str],
