@@ -90,6 +90,8 @@ def test_a_repeated_pattern_becomes_a_helper_and_every_source_program_is_rewritt
     # the LLM only named it: it saw the body and two uses, never wrote code
     prompt = llm.calls[0][1]["content"]
     assert "def _UNNAMED(image: Image, object_prompt: str) -> float:" in prompt and prompt.count("Use ") == 2
+    # each use shows the call with its own argument, as the rewritten program will hold it
+    assert prompt.count("_UNNAMED(image, '") == 2 and "_UNNAMED(image)" not in prompt
 
 
 def test_retrieved_examples_show_the_rewritten_programs(sample):
@@ -142,9 +144,6 @@ def test_a_bad_name_is_refused_and_a_candidate_left_without_a_name_is_not_admitt
     ('```python\ndef _UNNAMED(image, object_prompt):\n    """Depth."""\n```', "is the placeholder"),
     # a name built from one use's values
     (NAMED.replace("_first_object_depth", "_cyan_sphere_depth"), "names the value of one use (cyan, sphere)"),
-    # a docstring that says nothing of a parameter
-    (NAMED.replace("of the first object matching object_prompt", "of the first thing found"),
-     "says nothing of `object_prompt`"),
 ])
 def test_a_refused_name_is_sent_back_with_the_reason_and_the_next_reply_admitted(sample, refused, feedback):
     store, dataset, modules, questions = sample
@@ -152,6 +151,25 @@ def test_a_refused_name_is_sent_back_with_the_reason_and_the_next_reply_admitted
     report = distiller(store, llm).distill(dataset, modules, questions)
     assert report.admitted == ["_first_object_depth"]
     assert feedback in llm.calls[1][-1]["content"]
+
+
+def test_a_docstring_silent_on_a_parameter_is_completed_by_the_bodys_return_formula(sample):
+    store, dataset, modules, questions = sample
+    llm = ScriptedLLM([NAMED.replace("of the first object matching object_prompt", "of the first thing found")])
+    report = distiller(store, llm).distill(dataset, modules, questions)
+    assert report.admitted == ["_first_object_depth"] and len(llm.calls) == 1
+    docstring = store.current("_first_object_depth").docstring
+    assert docstring.endswith("Returns `depth(image, loc(image, object_prompt)[0])`.")
+
+
+def test_return_formula_inlines_straight_line_steps_and_refuses_loops():
+    from vadar.library.drafting import return_formula
+
+    body = "a = depth(image, bbox)\nb = depth(image, bbox2)\nd = a - b\nreturn d\n"
+    assert return_formula(body) == "depth(image, bbox) - depth(image, bbox2)"
+    assert return_formula("n = 0\nfor b in loc(image, p):\n    n += 1\nreturn n\n") is None
+    assert return_formula("return len([b for b in loc(image, p)])\n") is None
+    assert return_formula("x = 1\n") is None
 
 
 def test_the_program_prompt_shows_the_helper_with_a_call_and_its_rewritten_examples(sample):

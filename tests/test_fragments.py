@@ -47,3 +47,12 @@ def test_an_input_spelled_the_same_in_every_use_keeps_its_name():
     patterns = [p for p in find_patterns(programs, API, min_programs=3) if p.instances[0].inputs]
     params, returns = api_signatures([])
     assert "table" in draft_helper(patterns[0], params, returns).parameters
+
+
+def test_a_whole_six_statement_program_repeated_with_other_words_is_one_pattern():
+    template = ('{0} = loc(image, "{0}")[0]\n{1} = loc(image, "{1}")[0]\n{0}_depth = depth(image, {0})\n'
+                '{1}_depth = depth(image, {1})\ndistance = {0}_depth - {1}_depth\nfinal_result = distance\n')
+    programs = [template.format(a, b) for a, b in (("table", "book"), ("stool", "cabinet"), ("mug", "ball"))]
+    whole = [p for p in find_patterns(programs, API, min_programs=3)
+             if all(i.start == 0 and i.length == 6 for i in p.instances)]
+    assert len(whole) == 1 and whole[0].varying_holes() == [0, 2]

@@ -15,7 +15,6 @@ in them: helpers can build on helpers.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from vadar.agents.outcome import Executor, check_infrastructure
 from vadar.agents.program import program_error
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.library.drafting import HelperDraft, draft_helper, rewrite, silent_parameter
+from vadar.library.drafting import HelperDraft, draft_helper, return_formula, rewrite, silent_parameter
 from vadar.library.fragments import Pattern, code_tokens, find_patterns
 from vadar.library.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
@@ -180,12 +179,14 @@ class Distiller:
     def _name(self, candidate: Candidate, codes: list[str], library: list[FunctionRecord],
               claim_problem: Callable[[str, str], str | None] = lambda name, docstring: None) -> None:
         placeholder = PLACEHOLDER
-        uses = [(instance.source, rewrite([codes[instance.program]], _single(candidate.pattern, instance),
-                                          placeholder, candidate.draft)[0])
+        # the whole pattern decides which literals are arguments: rewritten alone, one instance has none
+        calling = rewrite(codes, candidate.pattern, placeholder, candidate.draft)
+        uses = [(instance.source, calling[instance.program])
                 for instance in _distinct_programs(candidate.pattern)[:2]]
         messages = [{"role": "system", "content": prompts.render("distill_system")},
                     {"role": "user", "content": prompts.render(
-                        "distill_request", helper=candidate.draft.source(placeholder, "..."), uses=uses)}]
+                        "distill_request", helper=candidate.draft.source(placeholder, "..."), uses=uses,
+                        parameters=[p for p in candidate.draft.parameters if p != "image"])}]
         taken = {f.name for f in self.store.functions(include_failed=True)} | set(api_signatures(library)[0])
         examples = _example_words(candidate.pattern)
         named: list[tuple[str, str]] = []
@@ -197,6 +198,7 @@ class Distiller:
             except (NoCodeError, ValueError) as exc:
                 problems.append(str(exc))
                 return Verdict.retry(prompts.render("distill_retry", error=str(exc)))
+            docstring = _with_formula(docstring, candidate.draft)
             problem = self._name_problem(name, taken) or _names_an_example(name, examples) or \
                 (silent_parameter(candidate.draft.parameters, docstring) if docstring
                  else "write a one-sentence docstring") or claim_problem(name, docstring)
@@ -341,6 +343,18 @@ def _names_an_example(name: str, examples: set[str]) -> str | None:
     return None
 
 
+def _with_formula(docstring: str, draft: HelperDraft) -> str:
+    """The namer's sentence, completed by the body's return formula where it leaves a parameter out.
+
+    A 1.5B namer writes "the depth difference between two bounding boxes" for
+    `depth(image, bbox) - depth(image, bbox2)`; the formula says which box is subtracted from which.
+    """
+    if not docstring or silent_parameter(draft.parameters, docstring) is None:
+        return docstring
+    formula = return_formula(draft.body)
+    return f"{docstring.rstrip()} Returns `{formula}`." if formula else docstring
+
+
 def _called(code: str) -> set[str]:
     return {n.func.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
 
@@ -353,12 +367,6 @@ def _distinct_programs(pattern: Pattern) -> list[Any]:
             seen.add(instance.program)
             kept.append(instance)
     return kept
-
-
-def _single(pattern: Pattern, instance: Any) -> Pattern:
-    """`pattern` holding one instance, renumbered as program 0 (to rewrite one program alone)."""
-    return Pattern(pattern.shape, [dataclasses.replace(i, program=0) for i in pattern.instances
-                                   if i.program == instance.program])
 
 
 def _parse_stub(code: str) -> tuple[str, str]:

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-MAX_RUN = 4
+MAX_RUN = 8  # a whole short program (two locs, two depths, a difference, the answer) is one run
 RESULT = "final_result"
 BUILTIN_NAMES = frozenset(dir(builtins)) | {"math"}
 _JUMPS = (ast.Return, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
