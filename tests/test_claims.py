@@ -131,6 +131,19 @@ def test_a_depth_difference_named_camera_distance_fails(tmp_path, bench):
     assert result.passed is False and "m from the camera" in result.failures[0]
 
 
+SIDE_IGNORED = '''
+def _count_objects_by_side(image, object_prompt: str, side: str) -> int:
+    """The number of objects matching object_prompt on the given side ('left' or 'right') of the image."""
+    return len(loc(image, object_prompt))
+'''
+
+
+def test_a_helper_whose_body_never_reads_a_parameter_fails_without_running(tmp_path, bench):
+    result = check(tmp_path, bench, SIDE_IGNORED, "_count_objects_by_side")
+    assert result.passed is False and result.claim == "reads every parameter" and result.cases == 0
+    assert "never reads `side`" in result.failures[0]
+
+
 def test_a_yes_no_relation_by_depth_passes_and_by_image_x_fails(tmp_path, bench):
     good = check(tmp_path / "good", bench, IN_FRONT_BY_DEPTH, "_is_in_front")
     assert good.passed is True and good.claim == "relation_test:front" and good.cases >= 4

@@ -298,8 +298,9 @@ def test_answer_lines_are_the_final_result_lines_and_bare_helper_calls():
     assert answer_lines(tree, "_h") == ["_h(image, 'a')", None, "_h(image, 'c')"]
 
 
-SILENT = COUNT.replace("object_prompt: str) -> int", "object_prompt: str, reference_prompt: str = 'table') -> int")
-NAMED = "The number of objects that match object_prompt; reference_prompt is not used."
+SILENT = COUNT.replace("object_prompt: str) -> int", "object_prompt: str, limit: int = 100) -> int").replace(
+    "return len(loc(image, object_prompt))", "return min(len(loc(image, object_prompt)), limit)")
+NAMED = "The number of objects that match object_prompt, at most limit."
 
 
 def test_right_code_with_a_docstring_silent_on_a_parameter_gets_a_new_docstring_alone(sample):
@@ -308,11 +309,11 @@ def test_right_code_with_a_docstring_silent_on_a_parameter_gets_a_new_docstring_
     report = writer(store, llm).write(dataset, modules, questions)
     assert report.admitted == ["_count_matching"]
     request = llm.calls[1][-1]["content"]
-    assert "says nothing of `reference_prompt`" in request and "Do not change the code" in request
-    assert "`object_prompt`, `reference_prompt`" in request and len(llm.calls[1]) == 2  # a request of its own
+    assert "says nothing of `limit`" in request and "Do not change the code" in request
+    assert "`object_prompt`, `limit`" in request and len(llm.calls[1]) == 2  # a request of its own
     helper = store.current("_count_matching")
     assert helper.docstring == NAMED and NAMED in helper.code
-    assert "return len(loc(image, object_prompt))" in helper.code
+    assert "return min(len(loc(image, object_prompt)), limit)" in helper.code
     evidence = store.decisions("_count_matching")[-1].evidence
     assert evidence["docstring_rewritten_from"] == "The number of objects that match object_prompt."
 
@@ -322,9 +323,9 @@ def test_a_docstring_still_silent_sends_the_whole_reply_back(sample):
     vague = "The number of matching objects."
     llm = ScriptedLLM([SILENT, vague, vague, SILENT, vague, vague])
     report = writer(store, llm).write(dataset, modules, questions)
-    assert report.admitted == [] and "says nothing of `reference_prompt`" in report.rejected["_count_matching"]
+    assert report.admitted == [] and "says nothing of `limit`" in report.rejected["_count_matching"]
     assert llm.calls[2][-1]["content"].startswith("That docstring cannot be used")  # the docstring retry
-    assert "says nothing of `reference_prompt`" in llm.calls[3][-1]["content"]  # then the group reply again
+    assert "says nothing of `limit`" in llm.calls[3][-1]["content"]  # then the group reply again
     assert "_count_matching" not in store
 
 

@@ -293,3 +293,22 @@ def return_formula(body: str) -> str | None:
         return None
     text = ast.unparse(formula)
     return text if len(text) <= MAX_FORMULA_CHARS else None
+
+
+def unread_parameter(code: str) -> str | None:
+    """Why a helper misleads: its body never reads one of its parameters, or None.
+
+    `_count_objects_by_side(image, object_prompt, side)` returning `len(loc(image, object_prompt))`
+    reproduces "How many black objects are there?" with any `side`, and its name promises a count
+    on one side; a program that trusts the name answers every left/right count wrong.
+    """
+    try:
+        node = next(n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef))
+    except (SyntaxError, StopIteration):
+        return None
+    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for parameter in [a.arg for a in node.args.args + node.args.kwonlyargs]:
+        if parameter != "image" and parameter not in read:
+            return (f"the body never reads `{parameter}`, so the helper does not do what its signature promises: "
+                    f"compute with `{parameter}`, or drop it")
+    return None

@@ -24,6 +24,7 @@ from omni3d_bench.relations import (ATTRIBUTES, object_attribute, object_distanc
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.outcome import Executor, check_infrastructure
 from vadar.library.claims import Claim, claim_of
+from vadar.library.drafting import unread_parameter
 from vadar.library.namespace import program_namespace
 from vadar.library.tracking import retire_helpers
 
@@ -58,6 +59,9 @@ class TruthChecks:
 
     def check(self, record: FunctionRecord, library: Sequence[FunctionRecord], dataset: Dataset,
               modules: ModuleSet, questions: Sequence[Question]) -> TruthResult:
+        unread = unread_parameter(record.code or "")
+        if unread is not None:  # no case needed: the signature promises what the body ignores
+            return TruthResult(False, "reads every parameter", 0, [unread])
         claim = claim_of(record)
         if claim is None:
             return TruthResult(None)
