@@ -34,7 +34,7 @@ from vadar.agents.outcome import Executor, check_infrastructure
 from vadar.agents.program import program_error
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.library.drafting import HelperDraft, draft_helper, return_formula, rewrite, silent_parameter
+from vadar.library.drafting import HelperDraft, draft_helper, rewrite, silent_parameter, with_formula
 from vadar.library.fragments import Pattern, code_tokens, find_patterns
 from vadar.library.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
@@ -198,7 +198,7 @@ class Distiller:
             except (NoCodeError, ValueError) as exc:
                 problems.append(str(exc))
                 return Verdict.retry(prompts.render("distill_retry", error=str(exc)))
-            docstring = _with_formula(docstring, candidate.draft)
+            docstring = with_formula(docstring, candidate.draft)
             problem = self._name_problem(name, taken) or _names_an_example(name, examples) or \
                 (silent_parameter(candidate.draft.parameters, docstring) if docstring
                  else "write a one-sentence docstring") or claim_problem(name, docstring)
@@ -341,18 +341,6 @@ def _names_an_example(name: str, examples: set[str]) -> str | None:
         return (f"`{name}` names the value of one use ({', '.join(used)}); those are parameters: name what the "
                 "helper computes for any value")
     return None
-
-
-def _with_formula(docstring: str, draft: HelperDraft) -> str:
-    """The namer's sentence, completed by the body's return formula where it leaves a parameter out.
-
-    A 1.5B namer writes "the depth difference between two bounding boxes" for
-    `depth(image, bbox) - depth(image, bbox2)`; the formula says which box is subtracted from which.
-    """
-    if not docstring or silent_parameter(draft.parameters, docstring) is None:
-        return docstring
-    formula = return_formula(draft.body)
-    return f"{docstring.rstrip()} Returns `{formula}`." if formula else docstring
 
 
 def _called(code: str) -> set[str]:

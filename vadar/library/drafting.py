@@ -312,3 +312,15 @@ def unread_parameter(code: str) -> str | None:
             return (f"the body never reads `{parameter}`, so the helper does not do what its signature promises: "
                     f"compute with `{parameter}`, or drop it")
     return None
+
+
+def with_formula(docstring: str, draft: HelperDraft) -> str:
+    """The namer's sentence, completed by the body's return formula where it leaves a parameter out.
+
+    A 1.5B namer writes "the depth difference between two bounding boxes" for
+    `depth(image, bbox) - depth(image, bbox2)`; the formula says which box is subtracted from which.
+    """
+    if not docstring or silent_parameter(draft.parameters, docstring) is None:
+        return docstring
+    formula = return_formula(draft.body)
+    return f"{docstring.rstrip()} Returns `{formula}`." if formula else docstring
