@@ -122,6 +122,16 @@ def test_a_helper_that_tests_for_the_questions_own_phrases_is_refused_and_rewrit
     assert "== 'cylinders'" not in store.current("_count_matching").code
 
 
+def test_a_helper_that_ignores_one_of_its_parameters_is_sent_back_and_its_fix_admitted(sample):
+    store, dataset, modules, questions = sample
+    unread = COUNT.replace("object_prompt: str) -> int", "object_prompt: str, side: str = 'left') -> int")
+    llm = ScriptedLLM([unread, COUNT])
+    report = writer(store, llm).write(dataset, modules, questions)
+    assert report.admitted == ["_count_matching"]
+    assert "never reads `side`" in llm.calls[1][-1]["content"]
+    assert "side" not in store.current("_count_matching").signature
+
+
 def test_a_helper_that_changes_an_answer_is_rejected_without_being_told_the_right_one(sample):
     store, dataset, modules, questions = sample
     llm = ScriptedLLM([OFF_BY_ONE, OFF_BY_ONE])
