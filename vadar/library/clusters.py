@@ -40,7 +40,7 @@ from vadar.agents.step_loop import Reply, StepLoop, Verdict
 from vadar.library.distill import (DistillReport, admit_helper, api_signatures, helper_record, right_programs,
                                    verify_rewrites)
 from vadar.library.docstrings import redocument
-from vadar.library.drafting import silent_parameter
+from vadar.library.drafting import helper_source, silent_parameter
 from vadar.library.fragments import code_tokens
 from vadar.library.frames import frame_questions, group_programs, question_frame
 from vadar.library.namespace import program_namespace
@@ -112,12 +112,7 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
     signature = f"({ast.unparse(node.args)}){returns}"
     body = "\n".join("    " + line for line in ast.unparse(node.body).splitlines()) + "\n"
-    return Written(node.name, docstring, signature, _source(node.name, signature, docstring, body), calls, silent)
-
-
-def _source(name: str, signature: str, docstring: str, body: str) -> str:
-    """The stored text of a helper: its `def` line, its one-line docstring, then its body."""
-    return f'def {name}{signature}:\n    """{docstring.replace(chr(34) * 3, chr(39) * 3)}"""\n{body}'
+    return Written(node.name, docstring, signature, helper_source(node.name, signature, docstring, body), calls, silent)
 
 
 def answer_lines(tree: ast.Module, name: str) -> list[str | None]:
@@ -280,9 +275,9 @@ class GroupWriter:
         if docstring is None:
             return written.silent, written, record
         evidence["docstring_rewritten_from"] = written.docstring
-        body = written.code.split("\n", 2)[2]  # after the `def` line and the docstring line of `_source`
+        body = written.code.split("\n", 2)[2]  # after the `def` line and the docstring line of `helper_source`
         fixed = Written(written.name, docstring, written.signature,
-                        _source(written.name, written.signature, docstring, body), written.calls)
+                        helper_source(written.name, written.signature, docstring, body), written.calls)
         return None, fixed, helper_record(fixed.name, fixed.signature, fixed.docstring, fixed.code)
 
     def _frame_check(self, written: Written, record: Any, others: list[Question], system: dict[str, str],

@@ -29,15 +29,18 @@ class HelperDraft:
     has_output: bool
 
     def source(self, name: str, docstring: str) -> str:
-        params = ", ".join(f"{p}: {self.annotations[p]}" if p in self.annotations else p for p in self.parameters)
-        returns = f" -> {self.returns}" if self.returns else ""
-        doc = docstring.strip().replace('"""', "'''")
-        body = "\n".join("    " + line for line in self.body.splitlines())
-        return f'def {name}({params}){returns}:\n    """{doc}"""\n{body}\n'
+        body = "\n".join("    " + line for line in self.body.splitlines()) + "\n"
+        return helper_source(name, self.signature(), docstring, body)
 
     def signature(self) -> str:
         params = ", ".join(f"{p}: {self.annotations[p]}" if p in self.annotations else p for p in self.parameters)
         return f"({params})" + (f" -> {self.returns}" if self.returns else "")
+
+
+def helper_source(name: str, signature: str, docstring: str, body: str) -> str:
+    """The stored text of a helper: its `def` line, its one-line docstring, then its indented body."""
+    doc = docstring.strip().replace('"""', "'''")
+    return f'def {name}{signature}:\n    """{doc}"""\n{body}'
 
 
 def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]]],
