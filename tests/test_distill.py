@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from api_store import ApiStore
@@ -184,7 +186,8 @@ def test_the_program_prompt_shows_the_helper_with_a_call_and_its_rewritten_examp
     answer(next(q for q in questions if q.question == "How many things are in front of the cyan sphere?"))
     system = llm.calls[0][0]["content"]
     assert "def _first_object_depth(image: Image, object_prompt: str) -> float:" in system
-    assert "Example: d = _first_object_depth(image, 'cyan sphere')" in system
+    assert re.search(r'Example, for "How many things are in front of the cyan sphere\?":\n'
+                     r" +d = _first_object_depth\(image, 'cyan sphere'\)\n", system)  # with its question
     assert "d = _first_object_depth(image, 'cyan sphere')\nfinal_result = len(" in system  # the worked example
 
 

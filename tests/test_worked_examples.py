@@ -40,3 +40,35 @@ def test_a_blind_right_program_is_never_shown_as_a_worked_example():
     assert shown is not None
     assert 'bins = loc(image, "bin")' in shown and "stool_distance" not in shown
     assert ExampleRetriever([program(1, standing, BLIND)], 2, set()).render(standing) is None
+
+
+FARTHER = "How much farther from the camera is the chair than the table?"
+DEPTH_DIFFERENCE = '''chair = loc(image, "chair")[0]
+table = loc(image, "table")[0]
+for b in loc(image, "objects"):
+    chair = b
+final_result = _depth_difference(image, chair, table)
+'''
+
+
+def test_an_example_call_shows_its_question_and_the_lines_that_set_its_arguments():
+    from vadar.agents.api_text import function_stub
+    from vadar.library.retrieval import example_calls
+
+    calls = example_calls([program(1, FARTHER, DEPTH_DIFFERENCE)], ["_depth_difference", "_unused"])
+    assert set(calls) == {"_depth_difference"}
+    # the top-level assignments, in program order; the loop's reassignment is not a one-line setting
+    assert calls["_depth_difference"].code == (
+        'chair = loc(image, "chair")[0]\ntable = loc(image, "table")[0]\n'
+        "final_result = _depth_difference(image, chair, table)")
+    stub = function_stub("_depth_difference", "(image: Image, bbox: Box, bbox2: Box) -> float",
+                         "depth of bbox minus depth of bbox2.", calls["_depth_difference"])
+    assert f'    Example, for "{FARTHER}":\n        chair = loc(image, "chair")[0]\n' in stub
+    assert "        final_result = _depth_difference(image, chair, table)\n" in stub
+
+
+def test_a_wrong_program_lends_no_example_call():
+    from vadar.library.retrieval import example_calls
+
+    wrong = VerifiedProgram(1, 1, "q1", FARTHER, "without", DEPTH_DIFFERENCE, "2", "1", None, False, ())
+    assert example_calls([wrong], ["_depth_difference"]) == {}

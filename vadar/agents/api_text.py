@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from base_modules.module import PREDEFINED_MODULES, REGION_MODULES, Module, module_stub
 from base_modules.types import Region
@@ -19,11 +19,23 @@ class FunctionSpec(Protocol):
     docstring: str
 
 
-def function_stub(name: str, signature: str, docstring: str, example: str | None = None) -> str:
+class ExampleCall(NamedTuple):
+    """One call of a library function from a right program, and the question that program answered.
+
+    The question is shown with the call: it tells which argument is which object ("how much farther
+    is the chair than the table" -> `(image, chair, table)`) and which questions the function is for.
+    """
+
+    question: str
+    code: str  # the call, after the lines that set its arguments
+
+
+def function_stub(name: str, signature: str, docstring: str, example: ExampleCall | None = None) -> str:
     """`def name(signature):` plus an indented docstring; `signature` is '(params) -> ret'.
 
-    `example`, a line of a right program that calls the function, is shown under the docstring:
-    a small model copies a call it has seen more readily than it composes one from a signature.
+    `example`, a call of the function from a right program, is shown under the docstring
+    with its question: a small model copies a call it has seen more readily than it composes one
+    from a signature.
     """
     signature = signature.strip()
     if signature.startswith("def "):
@@ -33,7 +45,9 @@ def function_stub(name: str, signature: str, docstring: str, example: str | None
     signature = signature.rstrip(":").strip()
     lines = [line.rstrip() for line in docstring.strip().splitlines()] or [""]
     if example:
-        lines += ["", f"Example: {example.strip()}"]
+        asked = " ".join(example.question.split())
+        lines += ["", f'Example, for "{asked}":' if asked else "Example:"]
+        lines += [f"    {line.strip()}" for line in example.code.strip().splitlines()]
     body = "\n".join(("    " + line) if line else "" for line in lines)
     return f'def {name}{signature}:\n    """\n{body}\n    """'
 
@@ -41,7 +55,7 @@ def function_stub(name: str, signature: str, docstring: str, example: str | None
 def render_api(
     library: Iterable[FunctionSpec] = (),
     modules: Sequence[type[Module]] = PREDEFINED_MODULES,
-    examples: Mapping[str, str] | None = None,
+    examples: Mapping[str, ExampleCall] | None = None,
     views: bool = False,
 ) -> str:
     """The whole API as Python stubs: types, predefined modules, then library functions.

@@ -8,6 +8,7 @@ stable. Worked examples are retrieved the same way, by the text of the question 
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ import bm25s
 from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
+from vadar.agents.api_text import ExampleCall
 from vadar.agents.stubs import StubFormatError, called_names
 
 T = TypeVar("T")
@@ -124,15 +126,35 @@ def _unique_questions(programs: Sequence[VerifiedProgram]) -> list[VerifiedProgr
     return kept
 
 
-def example_calls(programs: Sequence[VerifiedProgram], names: Sequence[str]) -> dict[str, str]:
-    """For each of `names`, the first line of a right program that calls it (rewritten programs first)."""
-    found: dict[str, str] = {}
+def example_calls(programs: Sequence[VerifiedProgram], names: Sequence[str]) -> dict[str, ExampleCall]:
+    """For each of `names`, a call of it from a right program (rewritten programs first), with the
+    lines that set its arguments, so the example shows which object goes where."""
+    found: dict[str, ExampleCall] = {}
     wanted = set(names)
     for program in sorted(programs, key=lambda p: p.variant != "rewritten"):
         if not program.correct or not program.code:
             continue
-        for line in program.code.splitlines():
+        lines = program.code.splitlines()
+        for index, line in enumerate(lines):
             for name in wanted - set(found):
                 if re.search(rf"\b{re.escape(name)}\(", line) and len(line) <= 120:
-                    found[name] = line.strip()
+                    shown = [*_argument_lines(lines[:index], line, name), line.strip()]
+                    found[name] = ExampleCall(program.question, "\n".join(shown))
     return found
+
+
+def _argument_lines(before: Sequence[str], line: str, name: str, most: int = 3) -> list[str]:
+    """The top-level one-line assignments, before `line`, of the variables passed to `name`."""
+    try:
+        call = next(n for n in ast.walk(ast.parse(line.strip())) if isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Name) and n.func.id == name)
+    except (SyntaxError, StopIteration):
+        return []
+    arguments = [a.id for a in call.args if isinstance(a, ast.Name) and a.id != "image"]
+    kept: list[str] = []
+    for variable in arguments[:most]:
+        setting = next((b for b in reversed(before) if re.match(rf"{re.escape(variable)}\s*=[^=]", b)
+                        and len(b) <= 120), None)
+        if setting is not None and setting.strip() not in kept:
+            kept.append(setting.strip())
+    return sorted(kept, key=lambda b: before.index(b) if b in before else 0)
