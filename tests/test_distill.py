@@ -146,6 +146,9 @@ def test_a_bad_name_is_refused_and_a_candidate_left_without_a_name_is_not_admitt
     ('```python\ndef _UNNAMED(image, object_prompt):\n    """Depth."""\n```', "is the placeholder"),
     # a name built from one use's values
     (NAMED.replace("_first_object_depth", "_cyan_sphere_depth"), "names the value of one use (cyan, sphere)"),
+    # a docstring that speaks of one use's object
+    (NAMED.replace("the first object matching object_prompt", "the yellow cylinder (object_prompt)"),
+     "the docstring names the value of one use (cylinder, yellow)"),
 ])
 def test_a_refused_name_is_sent_back_with_the_reason_and_the_next_reply_admitted(sample, refused, feedback):
     store, dataset, modules, questions = sample

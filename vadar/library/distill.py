@@ -35,6 +35,7 @@ from vadar.agents.program import program_error
 from vadar.agents.sampling import Sampling
 from vadar.agents.step_loop import Reply, StepLoop, Verdict
 from vadar.library.drafting import HelperDraft, draft_helper, rewrite, silent_parameter, with_formula
+from vadar.library.example_values import documents_an_example, example_words, names_an_example, parameter_words
 from vadar.library.fragments import Pattern, code_tokens, find_patterns
 from vadar.library.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
@@ -188,7 +189,7 @@ class Distiller:
                         "distill_request", helper=candidate.draft.source(placeholder, "..."), uses=uses,
                         parameters=[p for p in candidate.draft.parameters if p != "image"])}]
         taken = {f.name for f in self.store.functions(include_failed=True)} | set(api_signatures(library)[0])
-        examples = _example_words(candidate.pattern)
+        examples = example_words(candidate.pattern)
         named: list[tuple[str, str]] = []
         problems: list[str] = []
 
@@ -199,7 +200,8 @@ class Distiller:
                 problems.append(str(exc))
                 return Verdict.retry(prompts.render("distill_retry", error=str(exc)))
             docstring = with_formula(docstring, candidate.draft)
-            problem = self._name_problem(name, taken) or _names_an_example(name, examples) or \
+            problem = self._name_problem(name, taken) or names_an_example(name, examples) or \
+                documents_an_example(docstring, examples - parameter_words(candidate.draft.parameters)) or \
                 (silent_parameter(candidate.draft.parameters, docstring) if docstring
                  else "write a one-sentence docstring") or claim_problem(name, docstring)
             if problem:
@@ -321,26 +323,6 @@ def current_programs(programs: Sequence[VerifiedProgram], question_ids: set[str]
         if program.question_id not in chosen or program.variant == REWRITTEN:
             chosen[program.question_id] = program
     return list(chosen.values())
-
-
-def _example_words(pattern: Pattern) -> set[str]:
-    """Words of the literals that become parameters: the examples' values, not what the helper does."""
-    words: set[str] = set()
-    for k in pattern.varying_holes():
-        for instance in pattern.instances:
-            value = instance.holes[k]
-            if isinstance(value, str):
-                words.update(re.findall(r"[a-z]+", value.lower()))
-    return words - {"object", "objects", "thing", "things", "image", "what", "this", "is", "the", "of", "a"}
-
-
-def _names_an_example(name: str, examples: set[str]) -> str | None:
-    """A name built from one use's values (`_tiny_matte_object_color`) misleads every later program."""
-    used = sorted(set(name.strip("_").split("_")) & examples)
-    if used:
-        return (f"`{name}` names the value of one use ({', '.join(used)}); those are parameters: name what the "
-                "helper computes for any value")
-    return None
 
 
 def _called(code: str) -> set[str]:
