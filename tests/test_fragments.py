@@ -56,3 +56,25 @@ def test_a_whole_six_statement_program_repeated_with_other_words_is_one_pattern(
     whole = [p for p in find_patterns(programs, API, min_programs=3)
              if all(i.start == 0 and i.length == 6 for i in p.instances)]
     assert len(whole) == 1 and whole[0].varying_holes() == [0, 2]
+
+
+def test_a_local_named_after_one_uses_object_is_named_after_its_parameter():
+    from vadar.library.distill import api_signatures
+    from vadar.library.drafting import draft_helper
+    template = ('{0} = loc(image, "{0}")[0]\n{1} = loc(image, "{1}")[0]\n{0}_depth = depth(image, {0})\n'
+                '{1}_depth = depth(image, {1})\ndistance = {0}_depth - {1}_depth\nfinal_result = distance\n')
+    programs = [template.format(a, b) for a, b in (("table", "book"), ("stool", "cabinet"), ("mug", "ball"))]
+    body_only = [p for p in find_patterns(programs, API, min_programs=3)
+                 if all(i.start == 2 and i.length == 4 for i in p.instances)]
+    whole = [p for p in find_patterns(programs, API, min_programs=3)
+             if all(i.start == 0 and i.length == 6 for i in p.instances)]
+    params, returns = api_signatures([])
+    inputs = draft_helper(body_only[0], params, returns)
+    assert inputs.parameters == ["image", "bbox", "bbox2"]
+    assert "bbox_depth = depth(image, bbox)\nbbox2_depth = depth(image, bbox2)\n" in inputs.body
+    assert "table" not in inputs.body and "distance = bbox_depth - bbox2_depth" in inputs.body
+    literals = draft_helper(whole[0], params, returns)
+    assert literals.parameters == ["image", "object_prompt", "object_prompt2"]
+    assert "table" not in literals.body and "book" not in literals.body
+    assert "obj = loc(image, object_prompt)[0]\nobj2 = loc(image, object_prompt2)[0]\nobj_depth = depth(image, obj)\n" \
+        in literals.body and "distance = obj_depth - obj2_depth" in literals.body

@@ -1,8 +1,9 @@
 """A pattern as a helper: its parameters, body and signature, and programs rewritten to call it.
 
 Names come from the first instance's variables and from the API parameters each literal is
-passed as (`loc(image, "red cube")` gives `object_prompt: str`); the return annotation from the
-API function that computed the returned value.
+passed as (`loc(image, "red cube")` gives `object_prompt: str`); a variable named after one use's
+object (`table_depth`) takes its parameter's name instead (`bbox_depth`). The return annotation
+comes from the API function that computed the returned value.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]
     alias = pattern.parameter_of()
     for k, representative in alias.items():
         names[f"h{k}"] = names[f"h{representative}"]
+    _rename_use_locals(pattern, names, taken)
 
     class Rename(ast.NodeTransformer):
         counter = 0
@@ -100,6 +102,30 @@ def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]
         text += f"\nreturn {names[f'v{output}']}"
         returns = _assigned_type(body, names[f"v{output}"], api_returns)
     return HelperDraft(parameters, annotations, returns, text, output is not None)
+
+
+def _rename_use_locals(pattern: Pattern, names: dict[str, str], taken: set[str]) -> None:
+    """A local the uses spell differently (`table_depth`, `stool_depth`) is named after the
+    parameter it comes from (`bbox_depth`), not after the first use's object."""
+    first = pattern.instances[0]
+    spelled: dict[str, str] = {}  # one use's word -> the parameter's word
+    for k in first.inputs:
+        if names[f"v{k}"] != first.variables[k]:
+            spelled[first.variables[k]] = names[f"v{k}"]
+    for k in pattern.varying_holes():
+        value = first.holes[k]
+        if isinstance(value, str) and re.fullmatch(r"[A-Za-z]+( [A-Za-z]+)*", value.strip()):
+            stem, number = re.fullmatch(r"(.*?)(?:_prompt)?(\d*)", names[f"h{k}"]).groups()  # object_prompt2
+            stem = stem[:3] if stem in BUILTIN_NAMES else stem  # `obj2`, not the builtin `object`
+            spelled[value.strip().lower().replace(" ", "_")] = stem + number
+    for k, original in enumerate(first.variables):
+        if k in first.inputs or original == RESULT or len({i.variables[k] for i in pattern.instances}) == 1:
+            continue
+        renamed = original
+        for word, parameter in sorted(spelled.items(), key=lambda item: -len(item[0])):
+            renamed = re.sub(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", parameter, renamed)
+        if renamed != original:
+            names[f"v{k}"] = _fresh(renamed, taken)
 
 
 def _fresh(name: str, taken: set[str]) -> str:
