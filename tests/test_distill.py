@@ -225,3 +225,15 @@ def test_a_name_whose_claim_fails_against_ground_truth_is_asked_again_with_the_f
     retry = llm.calls[1][-1]["content"]
     assert "`_object_height` claims something this body does not compute" in retry and "0.70 m tall" in retry
     assert "_object_height" not in store
+
+
+def test_a_body_the_library_already_holds_is_not_distilled_again_under_another_name(sample):
+    from vadar.library.hand import add_functions
+
+    store, dataset, modules, questions = sample
+    add_functions(store, 'def _depth_of_match(image, object_prompt: str) -> float:\n'
+                         '    """The depth of the first object found for object_prompt."""\n'
+                         '    found = loc(image, object_prompt)[0]\n    d = depth(image, found)\n    return d\n')
+    llm = ScriptedLLM([NAMED])
+    report = distiller(store, llm).distill(dataset, modules, questions)
+    assert report.admitted == [] and llm.calls == []  # nothing to name: the only pattern is known

@@ -78,3 +78,46 @@ def test_a_local_named_after_one_uses_object_is_named_after_its_parameter():
     assert "table" not in literals.body and "book" not in literals.body
     assert "obj = loc(image, object_prompt)[0]\nobj2 = loc(image, object_prompt2)[0]\nobj_depth = depth(image, obj)\n" \
         in literals.body and "distance = obj_depth - obj2_depth" in literals.body
+
+
+AREAS = '''{0} = loc(image, "{0}")[0]
+{1} = loc(image, "{1}")[0]
+{0}_volume = get_2D_object_size(image, {0})[0] * get_2D_object_size(image, {0})[1]
+{1}_volume = get_2D_object_size(image, {1})[0] * get_2D_object_size(image, {1})[1]
+final_result = "{0}" if {0}_volume > {1}_volume else "{1}"
+'''
+
+
+def test_every_instance_in_a_program_is_rewritten_not_only_the_first():
+    # Two statements of one program share the parser's single `Load()` node; counting it as an
+    # overlap once left every second area computation in place, to be distilled again later.
+    from vadar.library.distill import api_signatures
+    from vadar.library.drafting import draft_helper, rewrite
+    programs = [AREAS.format(a, b) for a, b in (("cabinet", "green_stool"), ("mug", "ball"), ("box", "book"))]
+    area = next(p for p in find_patterns(programs, API, min_programs=3)
+                if len(p.instances) == 6 and all(i.length == 1 for i in p.instances))
+    params, returns = api_signatures([])
+    rewritten = rewrite(programs, area, "_area", draft_helper(area, params, returns))
+    assert "cabinet_volume = _area(image, cabinet)\ngreen_stool_volume = _area(image, green_stool)\n" in rewritten[0]
+    assert all("get_2D_object_size" not in code for code in rewritten.values())
+
+
+def test_the_words_of_an_input_each_use_names_after_its_object_are_example_values():
+    from vadar.library.example_values import example_words, names_an_example
+    programs = [AREAS.format(a, b) for a, b in (("cabinet", "green_stool"), ("mug", "ball"), ("box", "book"))]
+    area = next(p for p in find_patterns(programs, API, min_programs=3)
+                if all(i.length == 1 for i in p.instances) and len(p.instances) == 6)
+    words = example_words(area)
+    assert {"green", "stool", "ball", "book"} <= words and "volume" not in words
+    assert names_an_example("_find_green_stool_volume", words) is not None
+    assert names_an_example("_bbox_area", words) is None
+
+
+def test_a_body_the_library_has_under_other_local_names_has_the_same_shape():
+    from vadar.library.drafting import body_shape, helper_body
+    fixed = API | {"image", "len"}
+    stored = 'def _area(image, bbox):\n    """Area."""\n    v = get_2D_object_size(image, bbox)[0] * get_2D_object_size(image, bbox)[1]\n    return v\n'
+    draft = "green_stool_volume = get_2D_object_size(image, bbox)[0] * get_2D_object_size(image, bbox)[1]\n" \
+            "return green_stool_volume"
+    assert body_shape(helper_body(stored), fixed) == body_shape(draft, fixed)
+    assert body_shape(draft.replace("[1]", "[0]"), fixed) != body_shape(helper_body(stored), fixed)

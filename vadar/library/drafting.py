@@ -226,7 +226,9 @@ def rewrite(programs: Sequence[str], pattern: Pattern, name: str, draft: HelperD
         chosen: list[tuple[Instance, list[ast.stmt]]] = []
         claimed: set[int] = set()
         for instance, block in fresh:
-            ids = {id(n) for s in block[instance.start:instance.start + instance.length] for n in ast.walk(s)}
+            # statements only: the parser shares one `Load()` (and one `Mult()`) among all nodes
+            ids = {id(n) for s in block[instance.start:instance.start + instance.length] for n in ast.walk(s)
+                   if isinstance(n, ast.stmt)}
             if ids & claimed:
                 continue
             claimed |= ids
@@ -353,3 +355,34 @@ def with_formula(docstring: str, draft: HelperDraft) -> str:
         return docstring
     formula = return_formula(draft.body)
     return f"{docstring.rstrip()} Returns `{formula}`." if formula else docstring
+
+
+def body_shape(body: str, fixed: set[str]) -> str | None:
+    """`body` with its variables numbered in order of first use: two helpers with the same shape
+    compute the same thing whatever their locals are called. None if it does not parse."""
+    try:
+        statements = ast.parse(textwrap.dedent(body)).body
+    except SyntaxError:
+        return None
+    order: dict[str, str] = {}
+
+    class Number(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            if node.id in fixed:
+                return node
+            return ast.Name(id=order.setdefault(node.id, f"v{len(order)}"), ctx=node.ctx)
+
+    return "\n".join(ast.dump(Number().visit(s), annotate_fields=False) for s in statements)
+
+
+def helper_body(code: str) -> str | None:
+    """The statements of a stored helper after its docstring, as source."""
+    try:
+        node = next((n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)), None)
+    except SyntaxError:
+        return None
+    if node is None:
+        return None
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    return "\n".join(ast.unparse(s) for s in body)
+

@@ -14,13 +14,17 @@ from vadar.library.fragments import Pattern
 
 
 def example_words(pattern: Pattern) -> set[str]:
-    """Words of the literals that become parameters: the examples' values, not what the helper does."""
+    """Words of the literals that become parameters, and of inputs each use names after its own
+    object: the examples' values, not what the helper does."""
     words: set[str] = set()
     for k in pattern.varying_holes():
         for instance in pattern.instances:
             value = instance.holes[k]
             if isinstance(value, str):
                 words.update(re.findall(r"[a-z]+", value.lower()))
+    for k in pattern.instances[0].inputs:  # an input each use names after its object: green_stool, ball
+        spellings = [set(re.findall(r"[a-z]+", i.variables[k].lower())) for i in pattern.instances]
+        words.update(set().union(*spellings) - set.intersection(*spellings))
     return words - COMMON
 
 
