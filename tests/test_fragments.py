@@ -121,3 +121,9 @@ def test_a_body_the_library_has_under_other_local_names_has_the_same_shape():
             "return green_stool_volume"
     assert body_shape(helper_body(stored), fixed) == body_shape(draft, fixed)
     assert body_shape(draft.replace("[1]", "[0]"), fixed) != body_shape(helper_body(stored), fixed)
+
+
+def test_a_docstring_may_say_bounding_box_when_one_use_locates_a_box():
+    from vadar.library.example_values import documents_an_example
+    assert documents_an_example("The area of the bounding box bbox.", {"box", "mug"}) is None
+    assert documents_an_example("The area of the box.", {"box", "mug"}) is not None

@@ -46,7 +46,8 @@ def names_an_example(name: str, examples: set[str]) -> str | None:
 def documents_an_example(docstring: str, examples: set[str]) -> str | None:
     """A docstring that speaks of one use's object ("the depth of the book") tells later programs
     the helper is about books."""
-    used = sorted(set(re.findall(r"[a-z]+", docstring.lower())) & examples)
+    generic = re.sub(r"bounding box(es)?", " ", docstring.lower())  # a use's "box" is not every box
+    used = sorted(set(re.findall(r"[a-z]+", generic)) & examples)
     if used:
         return (f"the docstring names the value of one use ({', '.join(used)}); those are parameters: describe "
                 "what the helper computes for any value, by its parameters' names")
