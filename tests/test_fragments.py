@@ -49,10 +49,15 @@ def test_an_input_spelled_the_same_in_every_use_keeps_its_name():
     assert "table" in draft_helper(patterns[0], params, returns).parameters
 
 
-def test_a_whole_six_statement_program_repeated_with_other_words_is_one_pattern():
+def depth_difference_programs() -> list[str]:
+    """A whole six-statement depth-difference program, written for three pairs of objects."""
     template = ('{0} = loc(image, "{0}")[0]\n{1} = loc(image, "{1}")[0]\n{0}_depth = depth(image, {0})\n'
                 '{1}_depth = depth(image, {1})\ndistance = {0}_depth - {1}_depth\nfinal_result = distance\n')
-    programs = [template.format(a, b) for a, b in (("table", "book"), ("stool", "cabinet"), ("mug", "ball"))]
+    return [template.format(a, b) for a, b in (("table", "book"), ("stool", "cabinet"), ("mug", "ball"))]
+
+
+def test_a_whole_six_statement_program_repeated_with_other_words_is_one_pattern():
+    programs = depth_difference_programs()
     whole = [p for p in find_patterns(programs, API, min_programs=3)
              if all(i.start == 0 and i.length == 6 for i in p.instances)]
     assert len(whole) == 1 and whole[0].varying_holes() == [0, 2]
@@ -61,9 +66,7 @@ def test_a_whole_six_statement_program_repeated_with_other_words_is_one_pattern(
 def test_a_local_named_after_one_uses_object_is_named_after_its_parameter():
     from vadar.library.distill import api_signatures
     from vadar.library.drafting import draft_helper
-    template = ('{0} = loc(image, "{0}")[0]\n{1} = loc(image, "{1}")[0]\n{0}_depth = depth(image, {0})\n'
-                '{1}_depth = depth(image, {1})\ndistance = {0}_depth - {1}_depth\nfinal_result = distance\n')
-    programs = [template.format(a, b) for a, b in (("table", "book"), ("stool", "cabinet"), ("mug", "ball"))]
+    programs = depth_difference_programs()
     body_only = [p for p in find_patterns(programs, API, min_programs=3)
                  if all(i.start == 2 and i.length == 4 for i in p.instances)]
     whole = [p for p in find_patterns(programs, API, min_programs=3)
