@@ -385,4 +385,3 @@ def helper_body(code: str) -> str | None:
         return None
     body = node.body[1:] if ast.get_docstring(node) is not None else node.body
     return "\n".join(ast.unparse(s) for s in body)
-
