@@ -118,12 +118,11 @@ def test_the_words_of_an_input_each_use_names_after_its_object_are_example_value
 
 def test_a_body_the_library_has_under_other_local_names_has_the_same_shape():
     from vadar.library.drafting import body_shape, helper_body
-    fixed = API | {"image", "len"}
     stored = 'def _area(image, bbox):\n    """Area."""\n    v = get_2D_object_size(image, bbox)[0] * get_2D_object_size(image, bbox)[1]\n    return v\n'
     draft = "green_stool_volume = get_2D_object_size(image, bbox)[0] * get_2D_object_size(image, bbox)[1]\n" \
             "return green_stool_volume"
-    assert body_shape(helper_body(stored), fixed) == body_shape(draft, fixed)
-    assert body_shape(draft.replace("[1]", "[0]"), fixed) != body_shape(helper_body(stored), fixed)
+    assert body_shape(helper_body(stored), API) == body_shape(draft, API)
+    assert body_shape(draft.replace("[1]", "[0]"), API) != body_shape(helper_body(stored), API)
 
 
 def test_a_docstring_may_say_bounding_box_when_one_use_locates_a_box():

@@ -37,7 +37,7 @@ from vadar.agents.step_loop import Reply, StepLoop, Verdict
 from vadar.library.drafting import (HelperDraft, body_shape, draft_helper, helper_body, rewrite, silent_parameter,
                                     with_formula)
 from vadar.library.example_values import documents_an_example, example_words, names_an_example, parameter_words
-from vadar.library.fragments import BUILTIN_NAMES, Pattern, code_tokens, find_patterns
+from vadar.library.fragments import Pattern, code_tokens, find_patterns
 from vadar.library.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
@@ -141,15 +141,14 @@ class Distiller:
     def _best_candidate(self, codes: list[str], sources: list[VerifiedProgram], library: list[FunctionRecord],
                         tried: set[str]) -> Candidate | None:
         params, returns = api_signatures(library)
-        fixed = set(params) | BUILTIN_NAMES | {"image"}
         # a body the library already has is no new helper (`_area` found again under another name)
-        known = {body_shape(helper_body(f.code) or "", fixed) for f in library if f.code}
+        known = {body_shape(helper_body(f.code) or "", set(params)) for f in library if f.code} - {None}
         ranked = []
         for pattern in find_patterns(codes, set(params), min_programs=self.min_uses):
             if pattern.shape in tried or len({sources[i].question_id for i in pattern.programs}) < self.min_uses:
                 continue
             draft = draft_helper(pattern, params, returns)
-            if body_shape(draft.body, fixed) in known:
+            if body_shape(draft.body, set(params)) in known:
                 continue
             rewritten = rewrite(codes, pattern, "_h", draft)
             saved = sum(code_tokens(codes[i]) - code_tokens(rewritten[i]) for i in rewritten)

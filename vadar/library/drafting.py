@@ -15,6 +15,7 @@ import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from vadar.library.fragments import BUILTIN_NAMES, MAX_RUN, RESULT, Instance, Pattern, statement_blocks, normalise
 
@@ -357,22 +358,16 @@ def with_formula(docstring: str, draft: HelperDraft) -> str:
     return f"{docstring.rstrip()} Returns `{formula}`." if formula else docstring
 
 
-def body_shape(body: str, fixed: set[str]) -> str | None:
-    """`body` with its variables numbered in order of first use: two helpers with the same shape
-    compute the same thing whatever their locals are called. None if it does not parse."""
+def body_shape(body: str, api_names: set[str]) -> tuple[str, tuple[Any, ...]] | None:
+    """`body` normalised as patterns are (variables numbered by first use) with its literals: two
+    helpers with the same shape compute the same thing whatever their locals are called. None if
+    it does not parse or cannot be normalised."""
     try:
-        statements = ast.parse(textwrap.dedent(body)).body
+        tree = ast.parse(textwrap.dedent(body))
     except SyntaxError:
         return None
-    order: dict[str, str] = {}
-
-    class Number(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.AST:
-            if node.id in fixed:
-                return node
-            return ast.Name(id=order.setdefault(node.id, f"v{len(order)}"), ctx=node.ctx)
-
-    return "\n".join(ast.dump(Number().visit(s), annotate_fields=False) for s in statements)
+    shape, instance = normalise(tree, tree.body, 0, len(tree.body), api_names, 0)
+    return None if shape is None or instance is None else (shape, tuple(instance.holes))
 
 
 def helper_body(code: str) -> str | None:

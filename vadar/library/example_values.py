@@ -13,6 +13,12 @@ from collections.abc import Sequence
 from vadar.library.fragments import Pattern
 
 
+# words of a literal that say nothing of its value ("the", "object") and may describe any helper
+COMMON = {"object", "objects", "thing", "things", "image", "what", "which", "how", "many", "this", "that", "it",
+          "is", "are", "be", "there", "the", "a", "an", "of", "in", "on", "at", "to", "for", "with", "by", "from",
+          "as", "than", "and", "or"}
+
+
 def example_words(pattern: Pattern) -> set[str]:
     """Words of the literals that become parameters, and of inputs each use names after its own
     object: the examples' values, not what the helper does."""
@@ -26,12 +32,6 @@ def example_words(pattern: Pattern) -> set[str]:
         spellings = [set(re.findall(r"[a-z]+", i.variables[k].lower())) for i in pattern.instances]
         words.update(set().union(*spellings) - set.intersection(*spellings))
     return words - COMMON
-
-
-# words of a literal that say nothing of its value ("the", "object") and may describe any helper
-COMMON = {"object", "objects", "thing", "things", "image", "what", "which", "how", "many", "this", "that", "it",
-          "is", "are", "be", "there", "the", "a", "an", "of", "in", "on", "at", "to", "for", "with", "by", "from",
-          "as", "than", "and", "or"}
 
 
 def names_an_example(name: str, examples: set[str]) -> str | None:

@@ -151,10 +151,10 @@ def _argument_lines(before: Sequence[str], line: str, name: str, most: int = 3) 
     except (SyntaxError, StopIteration):
         return []
     arguments = [a.id for a in call.args if isinstance(a, ast.Name) and a.id != "image"]
-    kept: list[str] = []
+    kept: set[int] = set()
     for variable in arguments[:most]:
-        setting = next((b for b in reversed(before) if re.match(rf"{re.escape(variable)}\s*=[^=]", b)
-                        and len(b) <= 120), None)
-        if setting is not None and setting.strip() not in kept:
-            kept.append(setting.strip())
-    return sorted(kept, key=lambda b: before.index(b) if b in before else 0)
+        setting = next((i for i in reversed(range(len(before))) if len(before[i]) <= 120
+                        and re.match(rf"{re.escape(variable)}\s*=[^=]", before[i])), None)
+        if setting is not None:
+            kept.add(setting)
+    return [before[i].strip() for i in sorted(kept)]
