@@ -3,10 +3,13 @@
 No weights can be downloaded here, so each model is built from a tiny config, saved with
 `save_pretrained` and loaded by the modules' own `from_pretrained` path: preprocessing, output
 shapes, coordinates in original image pixels, mask-tight boxes, caching and errors all run as
-they do with real weights. Run with `pytest -m vision` (needs the `vision` extra).
+they do with real weights. Run with `pytest -m vision` (needs the `vision` extra); set
+`VADAR_TEST_DEVICE=cuda` to run the same tests on a GPU (models then load in fp16).
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -24,6 +27,7 @@ from base_modules.types import Image  # noqa: E402
 pytestmark = pytest.mark.vision
 
 W, H = 200, 120
+DEVICE = os.environ.get("VADAR_TEST_DEVICE", "cpu")
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", "red", "cube", "object", "chair", "table"]
 
 
@@ -83,7 +87,7 @@ def model_dirs(tmp_path_factory):
 
 @pytest.fixture()
 def config(model_dirs) -> RealModulesConfig:
-    return RealModulesConfig(device="cpu", offline=True, detector_model=str(model_dirs / "gdino"),
+    return RealModulesConfig(device=DEVICE, offline=True, detector_model=str(model_dirs / "gdino"),
                              segmenter_model=str(model_dirs / "sam2"), depth_model=str(model_dirs / "depth"),
                              box_threshold=0.0, text_threshold=0.0, max_detections=5)
 
@@ -157,8 +161,9 @@ def test_models_load_once_per_process_on_cpu_in_fp32(config):
     first, second = Perception(config), Perception(config)
     first.detector.load(), second.detector.load()
     assert first.detector.model is second.detector.model
-    assert first.detector.model.device.type == "cpu"
-    assert next(first.detector.model.parameters()).dtype == torch.float32
+    assert first.detector.model.device.type == torch.device(DEVICE).type
+    expected = torch.float16 if DEVICE.startswith("cuda") else torch.float32  # dtype "auto"
+    assert next(first.detector.model.parameters()).dtype == expected
 
 
 def test_relative_depth_model_is_refused(config, model_dirs):
