@@ -6,8 +6,10 @@ Usage:
 
 Each RUN is a run directory of `vadar eval` (e.g. `--method vadar --samples 3`, `--formalize`).
 Prints, on the questions every run answered: accuracy, completion tokens and seconds per question
-of each run, accuracy per question family (with --data), and against the baseline run the
-questions won and lost with an exact two-sided sign-test p-value. With --json, adds one row per
+of each run, accuracy per question family (with --data), against the baseline run the questions
+won and lost with an exact two-sided sign-test p-value, and for a run that voted (`--samples K`)
+its accuracy by how many working programs agreed with the chosen answer: is agreement a
+confidence one can act on? With --json, adds one row per
 run ({"dataset", "questions", "method", "options", "accuracy", "completion_tokens",
 "seconds_per_question", "commit"}) to that file, replacing an earlier row of the same data set,
 method and options; the commit is the one run.json records (`written_by`), else --commit.
@@ -92,11 +94,33 @@ def report(runs: Sequence[Run], baseline: Run, data: Path | None = None, split: 
         wins, losses = swaps(run.results, baseline.results, ids)
         lines.append(f"  {run.name}: right where the baseline is wrong {wins}, the reverse {losses} "
                      f"(two-sided sign test p = {sign_test(wins, losses):.3f})")
+    for run in every:
+        lines += agreement_lines(run, ids)
     if data is not None:
         lines.append("  | family | n | " + " | ".join(r.name for r in every) + " |")
         for family, members in family_groups(data, split, ids):
             cells = " | ".join(f"{mean_of(r.results, members, 'score'):.2f}" for r in every)
             lines.append(f"  | {family} | {len(members)} | {cells} |")
+    return lines
+
+
+def agreement_lines(run: Run, ids: Sequence[str]) -> list[str]:
+    """Accuracy of a voting run by agreement ("3 of 3 working programs agreed"), most agreed first;
+    no lines for a run that did not vote."""
+    groups: dict[tuple[int, int], list[float]] = {}
+    for qid in ids:
+        extra = run.results[qid].extra
+        if "samples" not in extra:
+            continue
+        working = sum(1 for sample in extra["samples"] if not sample.get("error"))
+        agreeing = round(extra.get("agreement", 0.0) * working)
+        groups.setdefault((agreeing, working), []).append(run.results[qid].score)
+    if not groups:
+        return []
+    lines = [f"  {run.name}, accuracy by agreement:"]
+    for (agreeing, working), scores in sorted(groups.items(), key=lambda kv: (-kv[0][0] / max(kv[0][1], 1), -kv[0][1])):
+        label = f"{agreeing} of {working} working programs agreed" if working else "no working program"
+        lines.append(f"    {label}: {len(scores)} questions, accuracy {sum(scores) / len(scores):.3f}")
     return lines
 
 

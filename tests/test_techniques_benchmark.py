@@ -95,3 +95,24 @@ def test_a_row_takes_the_commits_run_json_records(tmp_path):
     techniques.main([str(resumed), "--baseline", str(base), "--dataset", "d", "--json", str(table), "--commit", "ccc3333"])
     commits = {row["options"]: row["commit"] for row in json.loads(table.read_text())}
     assert commits == {"none": "ccc3333", "reflect": "aaa1111, bbb2222"}
+
+
+def test_a_voting_run_shows_its_accuracy_by_agreement(tmp_path, capsys):
+    base = make_run(tmp_path / "base", [True] * 4, tokens=10, seconds=1.0, summary={"method": "vadar"})
+    voted = make_run(tmp_path / "voted", [True, True, False, False], tokens=30, seconds=3.0,
+                     manifest={"method": "vadar", "reasoning": {"samples": 3}})
+    rows = [json.loads(line) for line in (voted / "results.jsonl").read_text().splitlines()]
+    votes = [  # (errors of the three programs, agreement of the chosen answer)
+        ([False, False, False], 1.0), ([False, False, True], 1.0), ([False, False, False], 0.6667),
+        ([True, True, True], 0.0)]
+    for row, (errors, agreement) in zip(rows, votes, strict=True):
+        row["extra"] = {"samples": [{"answer": 1, "error": e} for e in errors], "agreement": agreement}
+    (voted / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    techniques.main([str(voted), "--baseline", str(base)])
+    out = capsys.readouterr().out
+    assert "  base, accuracy by agreement" not in out  # greedy runs did not vote
+    assert ("  voted, accuracy by agreement:\n"
+            "    3 of 3 working programs agreed: 1 questions, accuracy 1.000\n"
+            "    2 of 2 working programs agreed: 1 questions, accuracy 1.000\n"
+            "    2 of 3 working programs agreed: 1 questions, accuracy 0.000\n"
+            "    no working program: 1 questions, accuracy 0.000\n") in out
