@@ -15,9 +15,10 @@ from vadar.runs.session import open_session as real_open_session
 
 
 def programs(messages):
-    """Three programs per question: two count cylinders, one counts everything."""
+    """Three programs per question: the first and the third count cylinders, the second counts
+    everything (so the first two disagree and the vote needs the third)."""
     programs.calls += 1
-    what = "thing" if programs.calls % 3 == 0 else "cylinder"
+    what = "thing" if programs.calls % 3 == 2 else "cylinder"
     return f"```python\nfinal_result = len(loc(image, '{what}'))\n```"
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from vadar.agents.api_text import render_api
 from vadar.agents.program import ProgramAgent
-from vadar.agents.voting import plurality, same_answer
+from vadar.agents.voting import decided, plurality, same_answer
 from vadar.config import ConfigError, ReasoningConfig
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import execute
@@ -61,3 +61,25 @@ def test_samples_must_be_at_least_one():
         ReasoningConfig(samples=0).validate()
     assert ReasoningConfig(samples=3, formalize=True).label() == "samples=3+formalize"
     assert ReasoningConfig().label() == "none"
+
+
+def test_the_vote_is_decided_once_the_programs_left_cannot_change_its_answer():
+    assert decided([2, 2.0000001], [True, True], remaining=1, rel_tol=1e-3)  # 2 of 3 already agree
+    assert not decided([2, 3], [True, True], remaining=1, rel_tol=1e-3)  # a third 3 would win
+    assert decided(["<error>", "yes"], [False, True], remaining=1, rel_tol=1e-3)  # a later "no" only ties
+    assert not decided(["<error>"], [False], remaining=2, rel_tol=1e-3)
+    assert not decided(["a", "a", "b"], [True, True, True], remaining=2, rel_tol=1e-3)  # b, b: 3 to 2
+    assert decided(["a", "b", "a"], [True, True, True], remaining=1, rel_tol=1e-3)  # b at best ties, later
+    assert not decided(["a", "b", "b"], [True, True, True], remaining=1, rel_tol=1e-3)  # a ties b, earlier
+
+
+def test_sampling_stops_when_two_programs_agree_and_the_answer_is_the_one_all_three_would_give():
+    replies = ["final_result = 2", "final_result = 2.0", "final_result = 5"]
+    stopped = ProgramAgent(ScriptedLLM(list(replies)), run, reasoning=ReasoningConfig(samples=3))
+    outcome = stopped.solve("How many balls?", render_api(), NAMESPACE)
+    assert [s["answer"] for s in outcome.extra["samples"]] == [2, 2.0] and outcome.attempts == 2
+    assert len(stopped.llm.requests) == 2 and outcome.extra["agreement"] == 1.0
+    every = ProgramAgent(ScriptedLLM(list(replies)), run,
+                         reasoning=ReasoningConfig(samples=3, vote_until_decided=False))
+    full = every.solve("How many balls?", render_api(), NAMESPACE)
+    assert [s["answer"] for s in full.extra["samples"]] == [2, 2.0, 5] and full.answer == outcome.answer == 2

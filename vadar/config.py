@@ -167,6 +167,7 @@ class ReasoningConfig:
     samples: int = 1  # programs per question: the first greedy, the rest sampled; plurality answer
     sample_temperature: float = 0.7  # temperature of the sampled programs (each with its own seed)
     vote_tolerance: float = 1e-3  # numbers within this relative difference are one answer in the vote
+    vote_until_decided: bool = True  # stop sampling once the programs left cannot change the vote's answer
     formalize: bool = False  # a formal task constraint (JSON schema) first, then the program bound by it
     reflect: bool = False  # check the answer against the question and constraint; one revision at most
     tests: bool = False  # the model writes tiny scenes with known answers; programs run on them (oracles)

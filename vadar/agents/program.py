@@ -21,7 +21,7 @@ from vadar.agents.reflect import Reflector
 from vadar.agents.sampling import PROGRAM, Sampling
 from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.agents.unit_tests import TestScenes, TestWriter, UnitCheck
-from vadar.agents.voting import plurality
+from vadar.agents.voting import decided, plurality
 from vadar.agents.answers import ERROR_ANSWER, normalize_answer
 from vadar.agents.code_extract import NoCodeError, extract_code
 from vadar.config import ReasoningConfig
@@ -105,9 +105,9 @@ class ProgramAgent:
             outcome = self._until_accepted(accept, tries, lambda sample: self._write(
                 question, api_text, namespace, examples, constraint, sample, check, priors))
         else:
-            outcomes = [self._write(question, api_text, namespace, examples, constraint, sample, check, priors)
-                        for sample in range(self.reasoning.samples)]
-            outcome = outcomes[0] if len(outcomes) == 1 else self._voted(outcomes)
+            outcomes = self._samples(lambda sample: self._write(
+                question, api_text, namespace, examples, constraint, sample, check, priors), stop_early=check is None)
+            outcome = outcomes[0] if self.reasoning.samples == 1 else self._voted(outcomes)
         outcome.extra = {**extra, **outcome.extra}
         outcome.cost.include(cost)
         outcome.seconds = time.perf_counter() - started
@@ -128,6 +128,20 @@ class ProgramAgent:
         if tries > 1:
             result.extra.update({"tries": len(outcomes), "accepted_try": accepted})
         return result
+
+    def _samples(self, write: Callable[[int], ProgramOutcome], stop_early: bool) -> list[ProgramOutcome]:
+        """`reasoning.samples` programs, or (with `stop_early` and `reasoning.vote_until_decided`) only
+        as many as it takes until the rest cannot change the vote's answer. With unit tests the voters
+        change with each program's test results, so every program is written."""
+        outcomes: list[ProgramOutcome] = []
+        total = self.reasoning.samples
+        for sample in range(total):
+            outcomes.append(write(sample))
+            if (stop_early and self.reasoning.vote_until_decided and sample + 1 < total
+                    and decided([o.answer for o in outcomes], [not o.failed for o in outcomes], total - sample - 1,
+                                self.reasoning.vote_tolerance)):
+                break
+        return outcomes
 
     def _sample_loop(self, sample: int) -> StepLoop:
         """Sample 0 is today's greedy program; sample k is drawn warmer with seed k."""

@@ -3,7 +3,8 @@
 Sampled programs make different mistakes but tend to agree when right (MBR-exec), so the
 plurality of the working programs' answers beats any one of them. Numbers within a relative
 tolerance are one answer (2.0 and 2.00001 come from the same computation done two ways); a tie
-goes to the answer of the earliest program, the greedy one.
+goes to the answer of the earliest program, the greedy one. Once the programs still to come
+cannot change that answer (`decided`), they need not be written: the answer is the same.
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ class Vote:
         return self.agreeing / self.working if self.working else 0.0
 
 
-def plurality(answers: Sequence[Any], working: Sequence[bool], rel_tol: float) -> Vote:
-    """The answer most working programs agree on; among equals, the one of the earliest program."""
-    groups: list[tuple[int, int]] = []  # (first program index, count), in order of first appearance
+def _groups(answers: Sequence[Any], working: Sequence[bool], rel_tol: float) -> list[tuple[int, int]]:
+    """(first program index, count) of each answer the working programs gave, in order of first appearance."""
+    groups: list[tuple[int, int]] = []
     for index, (answer, ok) in enumerate(zip(answers, working, strict=True)):
         if not ok:
             continue
@@ -54,7 +55,31 @@ def plurality(answers: Sequence[Any], working: Sequence[bool], rel_tol: float) -
                 break
         else:
             groups.append((index, 1))
+    return groups
+
+
+def _leader(groups: list[tuple[int, int]]) -> tuple[int, int]:
+    return max(groups, key=lambda group: (group[1], -group[0]))
+
+
+def decided(answers: Sequence[Any], working: Sequence[bool], remaining: int, rel_tol: float) -> bool:
+    """True when no `remaining` further programs can change the plurality's answer: no other answer
+    can overtake the leader (or tie it from an earlier program), nor can a new one (it comes later,
+    so it must outnumber the leader)."""
+    groups = _groups(answers, working, rel_tol)
+    if not groups:
+        return remaining == 0
+    first, count = _leader(groups)
+    rivals = ((f, c) for f, c in groups if f != first)
+    if any(c + remaining > count or (c + remaining == count and f < first) for f, c in rivals):
+        return False
+    return remaining <= count
+
+
+def plurality(answers: Sequence[Any], working: Sequence[bool], rel_tol: float) -> Vote:
+    """The answer most working programs agree on; among equals, the one of the earliest program."""
+    groups = _groups(answers, working, rel_tol)
     if not groups:
         return Vote(answer=None, winner=None, agreeing=0, working=0)
-    first, count = max(groups, key=lambda group: (group[1], -group[0]))
+    first, count = _leader(groups)
     return Vote(answer=answers[first], winner=first, agreeing=count, working=sum(1 for ok in working if ok))
