@@ -9,7 +9,9 @@ Prints, on the questions every run answered: accuracy, completion tokens and sec
 of each run, accuracy per question family (with --data), against the baseline run the questions
 won and lost with an exact two-sided sign-test p-value, and for a run that voted (`--samples K`)
 its accuracy by how many working programs agreed with the chosen answer: is agreement a
-confidence one can act on? With --json, adds one row per
+confidence one can act on? With --first-programs, a voting run also stands for its first (greedy)
+programs alone: the same run with every option but the vote (accuracy and swaps only: the cost of
+one program is not recorded apart). With --json, adds one row per
 run ({"dataset", "questions", "method", "options", "accuracy", "completion_tokens",
 "seconds_per_question", "commit"}) to that file, replacing an earlier row of the same data set,
 method and options; the commit is the one run.json records (`written_by`), else --commit.
@@ -18,12 +20,15 @@ method and options; the commit is the one run.json records (`written_by`), else 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from library_results import current_commit, family_groups, load, mean_of, shared_questions, sign_test, swaps
+from omni3d_bench.metrics import score_answer
+from vadar.agents.voting import same_answer
 from vadar.config import ReasoningConfig
 from vadar.runs.results import QuestionResult
 
@@ -62,6 +67,30 @@ def open_run(path: Path) -> Run:
     return Run(path, method, options, load(path), recorded_commits(manifest))
 
 
+def first_programs(run: Run, rel_tol: float = 1e-3) -> Run | None:
+    """What `run` would have answered with its first program alone (the greedy one, revised as the
+    run's other options revise it), or None when the run did not vote. An answer the vote also
+    chose keeps its stored score; another is scored by its answer type."""
+    if not any("samples" in r.extra for r in run.results.values()):
+        return None
+    results = {}
+    for qid, voted in run.results.items():
+        first = (voted.extra.get("samples") or [None])[0]
+        result = dataclasses.replace(voted, extra={k: v for k, v in voted.extra.items()
+                                                   if k not in ("samples", "chosen_sample", "agreement")})
+        if first is None:
+            results[qid] = result
+        elif first.get("error"):
+            results[qid] = dataclasses.replace(result, answer=first.get("answer"), score=0.0, correct=False)
+        elif same_answer(first.get("answer"), result.answer, rel_tol):
+            results[qid] = result
+        else:
+            score = score_answer(first["answer"], result.gold, result.answer_type)
+            results[qid] = dataclasses.replace(result, answer=first["answer"], score=score, correct=score >= 1.0)
+    options = "+".join(part for part in run.options.split("+") if not part.startswith("samples=")) or "none"
+    return Run(run.path.with_name(f"{run.name} (first program)"), run.method, options, results, run.commit)
+
+
 def recorded_commits(manifest: Mapping) -> str | None:
     """The commits `run.json` lists under `written_by` ("a1b2c3d", or "a1b2c3d, e4f5a6b" for a run
     resumed at another commit), or None when it lists none."""
@@ -79,20 +108,34 @@ def rows(runs: Sequence[Run], ids: Sequence[str], dataset: str, commit: str) -> 
             for run in runs]
 
 
-def report(runs: Sequence[Run], baseline: Run, data: Path | None = None, split: str | None = None) -> list[str]:
-    """The printed comparison, line by line; the baseline is the first run."""
+def report(runs: Sequence[Run], baseline: Run, data: Path | None = None, split: str | None = None,
+           first: bool = False) -> list[str]:
+    """The printed comparison, line by line; the baseline is the first run. With `first`, each voting
+    run's first programs follow it as a run of their own, compared with the baseline and the vote."""
     every = [baseline, *[r for r in runs if r.path != baseline.path]]
+    voted_from: dict[Path, Run] = {}  # a first-programs run -> the voting run it comes from
+    if first:
+        for run in list(every):
+            derived = first_programs(run)
+            if derived is not None:
+                every.insert(every.index(run) + 1, derived)
+                voted_from[derived.path] = run
     ids = shared_questions({str(r.path): r.results for r in every})
     if not ids:
         raise SystemExit("the runs share no answered question")
     lines = [f"{len(ids)} questions answered by every run; baseline {baseline.name}"]
     for run in every:
-        lines.append(f"  {run.name} ({run.method}, {run.options}): accuracy {mean_of(run.results, ids, 'score'):.3f}, "
-                     f"{mean_of(run.results, ids, 'completion_tokens'):.1f} completion tokens and "
-                     f"{mean_of(run.results, ids, 'seconds'):.1f} s per question")
+        cost = ("cost not recorded apart" if run.path in voted_from else
+                f"{mean_of(run.results, ids, 'completion_tokens'):.1f} completion tokens and "
+                f"{mean_of(run.results, ids, 'seconds'):.1f} s per question")
+        lines.append(f"  {run.name} ({run.method}, {run.options}): accuracy {mean_of(run.results, ids, 'score'):.3f}, {cost}")
     for run in every[1:]:
         wins, losses = swaps(run.results, baseline.results, ids)
         lines.append(f"  {run.name}: right where the baseline is wrong {wins}, the reverse {losses} "
+                     f"(two-sided sign test p = {sign_test(wins, losses):.3f})")
+    for derived, voting in voted_from.items():
+        wins, losses = swaps(voting.results, every[every.index(voting) + 1].results, ids)
+        lines.append(f"  {voting.name}: right where its first program alone is wrong {wins}, the reverse {losses} "
                      f"(two-sided sign test p = {sign_test(wins, losses):.3f})")
     for run in every:
         lines += agreement_lines(run, ids)
@@ -142,10 +185,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--dataset", help="the data set's name in the JSON rows (default: the --data folder's)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--commit", help="the commit of runs whose run.json names none (default: HEAD)")
+    parser.add_argument("--first-programs", action="store_true",
+                        help="also show each voting run's first programs alone (not added to --json)")
     args = parser.parse_args(argv)
     baseline = open_run(args.baseline)
     runs = [open_run(path) for path in args.runs]
-    for line in report(runs, baseline, args.data, args.split):
+    for line in report(runs, baseline, args.data, args.split, args.first_programs):
         print(line)
     if args.json:
         every = [baseline, *[r for r in runs if r.path != baseline.path]]

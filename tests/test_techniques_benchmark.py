@@ -116,3 +116,25 @@ def test_a_voting_run_shows_its_accuracy_by_agreement(tmp_path, capsys):
             "    2 of 2 working programs agreed: 1 questions, accuracy 1.000\n"
             "    2 of 3 working programs agreed: 1 questions, accuracy 0.000\n"
             "    no working program: 1 questions, accuracy 0.000\n") in out
+
+
+def test_first_programs_stand_for_the_greedy_program_alone_and_are_compared_with_the_vote(tmp_path, capsys):
+    base = make_run(tmp_path / "base", [False, False, True], tokens=10, seconds=1.0, summary={"method": "vadar"})
+    voted = make_run(tmp_path / "voted", [True, True, True], tokens=30, seconds=3.0,
+                     manifest={"method": "vadar", "reasoning": {"samples": 3, "reflect": True}})
+    rows = [json.loads(line) for line in (voted / "results.jsonl").read_text().splitlines()]
+    firsts = [{"answer": 0, "error": False},  # outvoted: the vote's 1 is right, the first program's 0 not
+              {"answer": "<error>", "error": True},  # failed: wrong alone
+              {"answer": 1, "error": False}]  # the vote's own answer: its stored score
+    for row, first in zip(rows, firsts, strict=True):
+        row["extra"] = {"samples": [first, {"answer": 1, "error": False}, {"answer": 1, "error": False}],
+                        "agreement": 1.0, "chosen_sample": 1}
+    (voted / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    techniques.main([str(voted), "--baseline", str(base), "--first-programs"])
+    out = capsys.readouterr().out
+    assert "voted (first program) (vadar, reflect): accuracy 0.333, cost not recorded apart" in out
+    assert "voted (first program): right where the baseline is wrong 0, the reverse 0" in out
+    assert "voted: right where its first program alone is wrong 2, the reverse 0" in out
+    assert "voted (first program), accuracy by agreement" not in out
+    techniques.main([str(voted), "--baseline", str(base)])
+    assert "(first program)" not in capsys.readouterr().out
