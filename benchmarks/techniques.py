@@ -113,19 +113,20 @@ def report(runs: Sequence[Run], baseline: Run, data: Path | None = None, split: 
     """The printed comparison, line by line; the baseline is the first run. With `first`, each voting
     run's first programs follow it as a run of their own, compared with the baseline and the vote."""
     every = [baseline, *[r for r in runs if r.path != baseline.path]]
-    voted_from: dict[Path, Run] = {}  # a first-programs run -> the voting run it comes from
+    pairs: list[tuple[Run, Run]] = []  # (a voting run, its first programs)
     if first:
         for run in list(every):
             derived = first_programs(run)
             if derived is not None:
                 every.insert(every.index(run) + 1, derived)
-                voted_from[derived.path] = run
+                pairs.append((run, derived))
+    derived_paths = {derived.path for _, derived in pairs}
     ids = shared_questions({str(r.path): r.results for r in every})
     if not ids:
         raise SystemExit("the runs share no answered question")
     lines = [f"{len(ids)} questions answered by every run; baseline {baseline.name}"]
     for run in every:
-        cost = ("cost not recorded apart" if run.path in voted_from else
+        cost = ("cost not recorded apart" if run.path in derived_paths else
                 f"{mean_of(run.results, ids, 'completion_tokens'):.1f} completion tokens and "
                 f"{mean_of(run.results, ids, 'seconds'):.1f} s per question")
         lines.append(f"  {run.name} ({run.method}, {run.options}): accuracy {mean_of(run.results, ids, 'score'):.3f}, {cost}")
@@ -133,8 +134,8 @@ def report(runs: Sequence[Run], baseline: Run, data: Path | None = None, split: 
         wins, losses = swaps(run.results, baseline.results, ids)
         lines.append(f"  {run.name}: right where the baseline is wrong {wins}, the reverse {losses} "
                      f"(two-sided sign test p = {sign_test(wins, losses):.3f})")
-    for derived, voting in voted_from.items():
-        wins, losses = swaps(voting.results, every[every.index(voting) + 1].results, ids)
+    for voting, derived in pairs:
+        wins, losses = swaps(voting.results, derived.results, ids)
         lines.append(f"  {voting.name}: right where its first program alone is wrong {wins}, the reverse {losses} "
                      f"(two-sided sign test p = {sign_test(wins, losses):.3f})")
     for run in every:
