@@ -159,10 +159,8 @@ class LibraryConfig:
 
 @dataclass
 class ReasoningConfig:
-    """Reasoning techniques of the Program agent (docs/agents.md); all off by default.
-
-    Off, every request is exactly what it was without them, so recorded replies still replay.
-    """
+    """Reasoning techniques of the Program agent (docs/agents.md); all off by default. Off, every
+    request is exactly what it was without them, so recorded replies still replay."""
 
     samples: int = 1  # programs per question: the first greedy, the rest sampled; plurality answer
     sample_temperature: float = 0.7  # temperature of the sampled programs (each with its own seed)
