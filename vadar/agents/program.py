@@ -106,7 +106,8 @@ class ProgramAgent:
                 question, api_text, namespace, examples, constraint, sample, check, priors))
         else:
             outcomes = self._samples(lambda sample: self._write(
-                question, api_text, namespace, examples, constraint, sample, check, priors), stop_early=check is None)
+                question, api_text, namespace, examples, constraint, sample, check, priors),
+                stop_early=self.reasoning.vote_until_decided and check is None)
             outcome = outcomes[0] if self.reasoning.samples == 1 else self._voted(outcomes)
         outcome.extra = {**extra, **outcome.extra}
         outcome.cost.include(cost)
@@ -130,14 +131,14 @@ class ProgramAgent:
         return result
 
     def _samples(self, write: Callable[[int], ProgramOutcome], stop_early: bool) -> list[ProgramOutcome]:
-        """`reasoning.samples` programs, or (with `stop_early` and `reasoning.vote_until_decided`) only
-        as many as it takes until the rest cannot change the vote's answer. With unit tests the voters
-        change with each program's test results, so every program is written."""
+        """`reasoning.samples` programs, or (with `stop_early`) only as many as it takes until the rest
+        cannot change the vote's answer. Not with unit tests: the voters change with each program's
+        test results, so every program is written."""
         outcomes: list[ProgramOutcome] = []
         total = self.reasoning.samples
         for sample in range(total):
             outcomes.append(write(sample))
-            if (stop_early and self.reasoning.vote_until_decided and sample + 1 < total
+            if (stop_early and sample + 1 < total
                     and decided([o.answer for o in outcomes], [not o.failed for o in outcomes], total - sample - 1,
                                 self.reasoning.vote_tolerance)):
                 break
