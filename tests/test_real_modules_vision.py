@@ -157,7 +157,7 @@ def test_size_and_same_object_use_the_cached_masks(config, image):
     assert modules.same_object(image, boxes[0], boxes[0])
 
 
-def test_models_load_once_per_process_on_cpu_in_fp32(config):
+def test_models_load_once_per_process_on_the_test_device_in_its_auto_dtype(config):
     first, second = Perception(config), Perception(config)
     first.detector.load(), second.detector.load()
     assert first.detector.model is second.detector.model
