@@ -126,3 +126,38 @@ def test_no_import_circle_across_our_packages():
 
     for name in sorted(graph):
         visit(name, [])
+
+
+# The floors of `vadar/`, lowest first: a package imports only from its own floor or below.
+FLOORS = (
+    {"text", "config", "prompts"},
+    {"sandbox", "llm"},
+    {"programs"},
+    {"agents"},
+    {"library"},
+    {"runs"},
+    {"report"},
+    {"cli"},
+)
+
+
+def _floor(name: str) -> int | None:
+    parts = name.split(".")
+    if parts[0] != "vadar" or len(parts) < 2:
+        return None
+    return next((i for i, rooms in enumerate(FLOORS) if parts[1] in rooms), None)
+
+
+def test_no_import_runs_back_up_the_floors_of_vadar():
+    for path in sources("vadar"):
+        own = _floor(module_name(path))
+        if own is None:
+            continue
+        upward = sorted(t for t in imports(path) if (floor := _floor(t)) is not None and floor > own)
+        assert not upward, f"{path.relative_to(ROOT)} imports from a floor above it: {upward}"
+
+
+def test_every_package_of_vadar_has_a_floor():
+    packages = {p.name for p in (ROOT / "vadar").iterdir() if (p / "__init__.py").exists()}
+    flat = {p.stem for p in (ROOT / "vadar").glob("*.py") if p.stem != "__init__"}
+    assert packages | flat <= set().union(*FLOORS), sorted((packages | flat) - set().union(*FLOORS))

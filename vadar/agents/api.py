@@ -16,14 +16,14 @@ from typing import Any
 from api_store import ApiStore, AttemptRecord, FunctionRecord, FunctionStatus
 from api_store.names import prompt_hash
 from vadar import prompts
-from vadar.agents.outcome import Executor, check_infrastructure
-from vadar.agents.sampling import IMPLEMENTATION
-from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
-from vadar.agents.stubs import StubFormatError, called_names, parse_implementation
-from vadar.agents.helper_calls import build_test_call
-from vadar.agents.api_text import function_stub, render_api
+from vadar.programs.outcome import Executor, check_infrastructure
+from vadar.programs.sampling import IMPLEMENTATION
+from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.programs.stubs import StubFormatError, called_names, parse_implementation
+from vadar.programs.helper_calls import build_test_call
+from vadar.programs.api_text import function_stub, render_api
 from vadar.llm.chat import ChatModel
-from vadar.library.namespace import library_functions
+from vadar.programs.namespace import library_functions
 from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
 from vadar.text import one_line
 

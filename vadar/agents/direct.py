@@ -17,10 +17,10 @@ from typing import Any
 
 from base_modules.types import Region
 from vadar import prompts
-from vadar.agents.outcome import ProgramOutcome
-from vadar.agents.sampling import DIRECT
-from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.agents.answers import ERROR_ANSWER
+from vadar.programs.outcome import ProgramOutcome
+from vadar.programs.sampling import DIRECT
+from vadar.programs.step_loop import Reply, StepLoop, Verdict
+from vadar.programs.answers import ERROR_ANSWER
 from vadar.llm.chat import ChatModel
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vadar import prompts
-from vadar.agents.question_form import expected_answer_type
-from vadar.agents.sampling import Sampling
-from vadar.agents.step_loop import LLMCost, StepLoop
-from vadar.agents.structured import ask_structured, json_object, response_format
+from vadar.programs.question_form import expected_answer_type
+from vadar.programs.sampling import Sampling
+from vadar.programs.step_loop import LLMCost, StepLoop
+from vadar.programs.structured import ask_structured, json_object, response_format
 from vadar.agents.voting import is_number
 from vadar.llm.chat import ChatModel
 

@@ -15,15 +15,15 @@ from typing import Any
 
 from base_modules.size_priors import SizePrior, priors_in_text
 from vadar import prompts
-from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure, program_error
+from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure, program_error
 from vadar.agents.formalize import Constraint, Formalizer, type_issue
 from vadar.agents.reflect import Reflector
-from vadar.agents.sampling import PROGRAM, Sampling
-from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.programs.sampling import PROGRAM, Sampling
+from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.agents.unit_tests import TestScenes, TestWriter, UnitCheck
 from vadar.agents.voting import decided, plurality
-from vadar.agents.answers import ERROR_ANSWER, normalize_answer
-from vadar.agents.code_extract import NoCodeError, extract_code
+from vadar.programs.answers import ERROR_ANSWER, normalize_answer
+from vadar.programs.code_extract import NoCodeError, extract_code
 from vadar.config import ReasoningConfig
 from vadar.llm.chat import ChatModel
 

@@ -19,10 +19,10 @@ from base_modules.size_priors import SizePrior
 
 from vadar import prompts
 from vadar.agents.formalize import Constraint, type_issue
-from vadar.agents.question_form import expected_answer_type
-from vadar.agents.sampling import Sampling
+from vadar.programs.question_form import expected_answer_type
+from vadar.programs.sampling import Sampling
 from vadar.agents.size_check import size_issue
-from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.agents.voting import is_number
 from vadar.llm.chat import ChatModel
 

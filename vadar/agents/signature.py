@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from base_modules.module import PREDEFINED_MODULES
 from vadar import prompts
-from vadar.agents.sampling import SIGNATURES
-from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
-from vadar.agents.stubs import Stub, StubFormatError, normalized_name, parse_stubs
+from vadar.programs.sampling import SIGNATURES
+from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.programs.stubs import Stub, StubFormatError, normalized_name, parse_stubs
 from vadar.llm.chat import ChatModel
 
 NO_NEW_FUNCTIONS = "no new functions"

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vadar import prompts
-from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
-from vadar.agents.sampling import TOOL_STEP
-from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.agents.answers import ERROR_ANSWER
+from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure
+from vadar.programs.sampling import TOOL_STEP
+from vadar.programs.step_loop import Reply, StepLoop, Verdict
+from vadar.programs.answers import ERROR_ANSWER
 from vadar.llm.chat import ChatModel
 
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|\Z)", re.DOTALL)

@@ -13,7 +13,7 @@ from api_store import StoreError
 from base_modules.module import ModuleError
 from base_modules.registry import BackendError
 from omni3d_bench.types import DatasetError
-from vadar.agents.outcome import InfrastructureFailure
+from vadar.programs.outcome import InfrastructureFailure
 from vadar.config import ConfigError
 from vadar.runs.executors.base import QuestionsLostError
 from vadar.runs.evaluation import RunStoppedError

@@ -24,13 +24,13 @@ from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.api import TestContext
-from vadar.agents.outcome import Executor, ProgramOutcome, check_infrastructure
+from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure
 from vadar.agents.program import ProgramAgent, program_error
-from vadar.agents.stubs import StubFormatError, called_names
-from vadar.agents.answers import normalize_answer
-from vadar.agents.api_text import render_api, with_regions
+from vadar.programs.stubs import StubFormatError, called_names
+from vadar.programs.answers import normalize_answer
+from vadar.programs.api_text import render_api, with_regions
 from vadar.library.checks import BehaviourChecks, CheckResult
-from vadar.library.namespace import library_functions, program_namespace
+from vadar.programs.namespace import library_functions, program_namespace
 from vadar.library.truth_checks import TruthChecks, TruthResult
 
 MODES = ("labelled", "unlabelled", "off")

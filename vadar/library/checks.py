@@ -15,13 +15,13 @@ from typing import Any
 
 from api_store import FunctionRecord
 from vadar import prompts
-from vadar.agents.outcome import Executor, check_infrastructure
-from vadar.agents.sampling import Sampling
-from vadar.agents.step_loop import Reply, StepLoop, Verdict
-from vadar.agents.api_text import function_stub, render_api
-from vadar.agents.code_extract import NoCodeError, extract_code
+from vadar.programs.outcome import Executor, check_infrastructure
+from vadar.programs.sampling import Sampling
+from vadar.programs.step_loop import Reply, StepLoop, Verdict
+from vadar.programs.api_text import function_stub, render_api
+from vadar.programs.code_extract import NoCodeError, extract_code
 from vadar.llm.chat import ChatModel
-from vadar.library.namespace import library_functions
+from vadar.programs.namespace import library_functions
 
 CHECK = Sampling(max_tokens=300)
 

@@ -30,20 +30,20 @@ from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar import prompts
-from vadar.agents.api_text import render_api
-from vadar.agents.code_extract import NoCodeError, extract_code
-from vadar.agents.answers import normalize_answer
-from vadar.agents.outcome import Executor, check_infrastructure
+from vadar.programs.api_text import render_api
+from vadar.programs.code_extract import NoCodeError, extract_code
+from vadar.programs.answers import normalize_answer
+from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.agents.program import program_error
-from vadar.agents.sampling import Sampling
-from vadar.agents.step_loop import Reply, StepLoop, Verdict
+from vadar.programs.sampling import Sampling
+from vadar.programs.step_loop import Reply, StepLoop, Verdict
 from vadar.library.distill import (DistillReport, admit_helper, api_signatures, helper_record, right_programs,
                                    verify_rewrites)
 from vadar.library.docstrings import redocument
 from vadar.library.drafting import helper_source, silent_parameter
 from vadar.library.fragments import code_tokens
 from vadar.library.frames import frame_questions, group_programs, question_frame
-from vadar.library.namespace import program_namespace
+from vadar.programs.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
 from vadar.sandbox import LibrarySourceError, check_library_source

@@ -27,18 +27,18 @@ from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar import prompts
-from vadar.agents.answers import normalize_answer
-from vadar.agents.api_text import render_api
-from vadar.agents.code_extract import NoCodeError, extract_code
-from vadar.agents.outcome import Executor, check_infrastructure
+from vadar.programs.answers import normalize_answer
+from vadar.programs.api_text import render_api
+from vadar.programs.code_extract import NoCodeError, extract_code
+from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.agents.program import program_error
-from vadar.agents.sampling import Sampling
-from vadar.agents.step_loop import Reply, StepLoop, Verdict
+from vadar.programs.sampling import Sampling
+from vadar.programs.step_loop import Reply, StepLoop, Verdict
 from vadar.library.drafting import (HelperDraft, body_shape, draft_helper, helper_body, rewrite, silent_parameter,
                                     with_formula)
 from vadar.library.example_values import documents_an_example, example_words, names_an_example, parameter_words
 from vadar.library.fragments import Pattern, code_tokens, find_patterns
-from vadar.library.namespace import program_namespace
+from vadar.programs.namespace import program_namespace
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
 from vadar.sandbox import LibrarySourceError, check_library_source

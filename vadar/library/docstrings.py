@@ -12,9 +12,9 @@ import ast
 from collections.abc import Sequence
 
 from vadar import prompts
-from vadar.agents.code_extract import NoCodeError, extract_code
-from vadar.agents.sampling import Sampling
-from vadar.agents.step_loop import Reply, StepLoop, Verdict
+from vadar.programs.code_extract import NoCodeError, extract_code
+from vadar.programs.sampling import Sampling
+from vadar.programs.step_loop import Reply, StepLoop, Verdict
 from vadar.library.drafting import silent_parameter
 from vadar.llm.chat import ChatModel, Message
 

@@ -19,8 +19,8 @@ import bm25s
 from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
-from vadar.agents.api_text import ExampleCall
-from vadar.agents.stubs import StubFormatError, called_names
+from vadar.programs.api_text import ExampleCall
+from vadar.programs.stubs import StubFormatError, called_names
 
 T = TypeVar("T")
 RELATIVE_FLOOR = 0.5  # a match scoring under half the best one is left out

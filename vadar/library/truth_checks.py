@@ -22,10 +22,10 @@ from base_modules.module import ModuleSet
 from omni3d_bench.relations import (ATTRIBUTES, object_attribute, object_distance, object_measure, related_objects,
                                     relation_holds, unique_phrase)
 from omni3d_bench.types import Dataset, Question
-from vadar.agents.outcome import Executor, check_infrastructure
+from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.library.claims import Claim, claim_of
 from vadar.library.drafting import unread_parameter
-from vadar.library.namespace import program_namespace
+from vadar.programs.namespace import program_namespace
 from vadar.library.tracking import retire_helpers
 
 __all__ = ["Claim", "TruthChecks", "TruthResult", "claim_of", "recheck_library"]

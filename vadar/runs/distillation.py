@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
-from vadar.agents.outcome import ProgramOutcome
-from vadar.agents.stubs import StubFormatError, called_names
+from vadar.programs.outcome import ProgramOutcome
+from vadar.programs.stubs import StubFormatError, called_names
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import DistillReport, Distiller
 from vadar.library.truth_checks import TruthChecks

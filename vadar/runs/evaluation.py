@@ -18,8 +18,8 @@ from typing import Any
 
 from omni3d_bench.metrics import Summary, score_answer, summarize
 from omni3d_bench.types import Question
-from vadar.agents.outcome import ProgramOutcome
-from vadar.agents.answers import ERROR_ANSWER, region_number
+from vadar.programs.outcome import ProgramOutcome
+from vadar.programs.answers import ERROR_ANSWER, region_number
 from vadar.runs.executors import LocalExecutor, QuestionExecutor
 from vadar.runs.executors.base import OUTAGES, Solver, outage_outcome
 from vadar.runs.progress import Progress

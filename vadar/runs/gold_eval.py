@@ -19,7 +19,7 @@ from omni3d_bench.datasets.view_programs import view_gold_program
 from omni3d_bench.datasets.warehouse_programs import warehouse_gold_program
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question, question_views
-from vadar.library.namespace import program_namespace
+from vadar.programs.namespace import program_namespace
 from vadar.sandbox import execute
 from omni3d_bench.datasets.clevr_module_world import run_gold_program
 from omni3d_bench.datasets.clevr_programs import ProgramError

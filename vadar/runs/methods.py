@@ -19,16 +19,16 @@ from base_modules.view_modules import VIEW_MODULES, ViewModuleSet
 from omni3d_bench.types import Dataset, Question, question_views
 from vadar import prompts
 from vadar.agents.direct import DirectAnswerer
-from vadar.agents.outcome import Executor, ProgramOutcome
+from vadar.programs.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
-from vadar.agents.sampling import PROGRAM, Sampling
+from vadar.programs.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
-from vadar.agents.api_text import render_api, with_regions
+from vadar.programs.api_text import render_api, with_regions
 from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, TestScenes
 from vadar.config import VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
 from vadar.llm.chat import ChatModel
-from vadar.library.namespace import program_namespace, sketch_scene_namespace, unit_scene_namespace
+from vadar.programs.namespace import program_namespace, sketch_scene_namespace, unit_scene_namespace
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 

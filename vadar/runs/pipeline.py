@@ -20,20 +20,20 @@ from typing import TYPE_CHECKING, Any
 from api_store import ApiStore, DuplicateFunctionError, FunctionStatus, RunRecord, RunStatus, StoreError
 from omni3d_bench.types import Question
 from vadar.agents.api import ApiAgent, TestContext
-from vadar.agents.sampling import PROGRAM_SAMPLE
+from vadar.programs.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
 from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks
-from vadar.agents.stubs import Stub
-from vadar.agents.api_text import render_api
+from vadar.programs.stubs import Stub
+from vadar.programs.api_text import render_api
 from vadar.runs.storage import write_text_atomically, writing
 from vadar.runs.evaluation import EvalSummary, run_questions, summarize_results, write_summary
 from vadar.runs.executors import QuestionExecutor
 from vadar.runs.executors.job import QuestionJob
 from vadar.runs.methods import PROGRAM_METHODS, Answerer, make_answerer, program_agent_for, read_library
-from vadar.library.namespace import program_namespace
+from vadar.programs.namespace import program_namespace
 from vadar.runs.distillation import distill_batch
 from vadar.runs.prepare import PreparedData
 from vadar.runs.results import ResultsFile

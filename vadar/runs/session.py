@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from api_store import ApiStore
-from vadar.agents.outcome import Executor
+from vadar.programs.outcome import Executor
 from vadar.config import VadarConfig
 from vadar.sandbox import SandboxPool
 from vadar.llm.chat import ChatModel

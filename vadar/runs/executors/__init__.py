@@ -3,7 +3,7 @@
 `local` answers them in this process (one at a time, or `jobs` threads); `ray` turns each into a
 task on a Ray cluster (the `ray` extra). Either way the caller, `vadar.runs.evaluation.run_questions`,
 is the only writer of results. Not to be confused with the sandbox executor that runs one
-program (`vadar.agents.outcome.Executor`).
+program (`vadar.programs.outcome.Executor`).
 """
 
 from vadar.runs.executors.base import QuestionExecutor

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from omni3d_bench.types import Question
-from vadar.agents.outcome import InfrastructureFailure, ProgramOutcome
+from vadar.programs.outcome import InfrastructureFailure, ProgramOutcome
 from vadar.llm.errors import LLMBadResponseError, LLMEmptyResponseError, LLMUnavailableError
 from vadar.text import one_line
 

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator, Sequence
 
 from omni3d_bench.types import Question
-from vadar.agents.outcome import ProgramOutcome
+from vadar.programs.outcome import ProgramOutcome
 from vadar.runs.executors.base import Solver
 
 

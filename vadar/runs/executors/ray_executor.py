@@ -14,7 +14,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 
 from omni3d_bench.types import Question
-from vadar.agents.outcome import ProgramOutcome
+from vadar.programs.outcome import ProgramOutcome
 from vadar.config import RayConfig
 from vadar.runs.executors.base import OUTAGES, QuestionsLostError, outage_outcome
 from vadar.runs.executors.ray_worker import Answered, answer_question

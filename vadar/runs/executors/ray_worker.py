@@ -21,7 +21,7 @@ import ray
 
 from base_modules.module import ModuleSet
 from omni3d_bench.types import Question
-from vadar.agents.outcome import ProgramOutcome
+from vadar.programs.outcome import ProgramOutcome
 from vadar.sandbox import SandboxPool
 from vadar.runs.executors.job import QuestionJob
 from vadar.runs.executors.module_server import served_module

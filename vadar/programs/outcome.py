@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vadar.agents.step_loop import LLMCost
-from vadar.agents.answers import ERROR_ANSWER
+from vadar.programs.step_loop import LLMCost
+from vadar.programs.answers import ERROR_ANSWER
 from vadar.sandbox import ExecutionResult
 
 Executor = Callable[[str, Mapping[str, Any]], ExecutionResult]

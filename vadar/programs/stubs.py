@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from api_store import normalize_name
-from vadar.agents.code_extract import NoCodeError, extract_code
+from vadar.programs.code_extract import NoCodeError, extract_code
 
 
 class StubFormatError(ValueError):

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import jsonschema
 
 from vadar import prompts
-from vadar.agents.step_loop import LLMCost, Message, Reply, StepLoop, Verdict
+from vadar.programs.step_loop import LLMCost, Message, Reply, StepLoop, Verdict
 
 T = TypeVar("T")
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from vadar.agents.sampling import Sampling
+from vadar.programs.sampling import Sampling
 from vadar.llm.chat import ChatModel, ChatResponse, Message, request_options
 from vadar.llm.repetition import REPETITION
 from vadar.text import clip
