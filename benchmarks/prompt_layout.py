@@ -19,7 +19,7 @@ from pathlib import Path
 
 from vadar import prompts
 from vadar.agents.program import opening_messages, system_prompt
-from vadar.agents.api_text import render_api
+from vadar.programs.api_text import render_api
 from vadar.config import load_config
 from vadar.llm.client import LLMClient
 from vadar.llm.embedded import open_endpoint

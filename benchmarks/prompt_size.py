@@ -14,7 +14,7 @@ import statistics
 
 from api_store import ApiStore
 from vadar.agents.program import system_prompt
-from vadar.agents.api_text import render_api
+from vadar.programs.api_text import render_api
 from vadar.library.retrieval import LibraryRetriever
 from vadar.runs.prepare import DataSelection
 

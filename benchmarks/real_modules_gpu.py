@@ -9,7 +9,7 @@ trained ones, so the timings hold for real checkpoints at the same input size (6
 Sizes: `small` (default) is grounding-dino-tiny (Swin-T), sam2.1-hiera-tiny and
 Depth-Anything-V2-Metric-*-Small; `large` is the modules' defaults, grounding-dino-base (Swin-B),
 sam2.1-hiera-large and Depth-Anything-V2-Metric-*-Large. `--tiny` uses the tiny test models of
-`tests/test_real_modules_vision.py` instead (a quick smoke check of this script on CPU).
+`tests/modules/test_real_modules_vision.py` instead (a quick smoke check of this script on CPU).
 
 Run: `python benchmarks/real_modules_gpu.py [--device auto|cuda|cpu] [--size small|large]
 [--repeats N] [--tiny]` (`auto`: cuda when torch sees a GPU, else cpu). Real sizes on CPU are slow.

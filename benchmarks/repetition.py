@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from vadar import prompts
-from vadar.agents.sampling import PROGRAM
-from vadar.agents.step_loop import StepLoop
-from vadar.agents.code_extract import NoCodeError, extract_code
+from vadar.programs.sampling import PROGRAM
+from vadar.programs.step_loop import StepLoop
+from vadar.programs.code_extract import NoCodeError, extract_code
 from vadar.config import load_config
 from vadar.llm.chat import ChatResponse
 from vadar.llm.client import LLMClient

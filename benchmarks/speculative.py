@@ -22,8 +22,8 @@ from pathlib import Path
 import openai
 
 from vadar.agents.program import opening_messages
-from vadar.agents.sampling import PROGRAM
-from vadar.agents.api_text import render_api
+from vadar.programs.sampling import PROGRAM
+from vadar.programs.api_text import render_api
 from vadar.config import load_config
 from vadar.llm.embedded import SPECULATIVE_TYPES, open_endpoint
 from vadar.runs.prepare import DataSelection

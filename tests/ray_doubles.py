@@ -23,7 +23,7 @@ OUTAGE = "outage"  # home/outage holds `kind question-text`: that question's LLM
 
 def outage(kind: str) -> Exception:
     """The failure an endpoint (or the sandbox) gives after every retry, by name."""
-    from vadar.agents.outcome import InfrastructureFailure
+    from vadar.programs.outcome import InfrastructureFailure
     from vadar.llm.errors import LLMBadResponseError, LLMSilentError, LLMUnavailableError
 
     return {"http-500": LLMUnavailableError("LLM endpoint x kept failing with HTTP 500 after 5 attempt(s)"),

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from vadar.agents.api_text import render_api
+from vadar.programs.api_text import render_api
 from vadar.agents.formalize import SCHEMA, ConstraintError, Formalizer, parse_constraint
 from vadar.agents.program import ProgramAgent
 from vadar.config import ReasoningConfig

@@ -3,7 +3,7 @@ the techniques existed (tests/fixtures/program_requests_options_off.json), cache
 so replies recorded in the response cache still replay.
 
 After a deliberate change of the Program agent's prompts, record the fixture again with
-`python tests/test_options_off.py` (from the repository root) and review its diff.
+`python tests/agents/test_options_off.py` (from the repository root) and review its diff.
 """
 
 from __future__ import annotations
@@ -19,10 +19,7 @@ from vadar.runs.methods import LibrarySnapshot, build_answerer
 from vadar.runs.prepare import DataSelection
 from vadar.sandbox import execute
 
-RECORDED = Path(__file__).parent / "fixtures" / "program_requests_options_off.json"
-SCRIPT = ["```python\nfinal_result = loc(image, 'thing')[99]\n```",
-          "```python\nfinal_result = len(loc(image, 'thing'))\n```",
-          "final_result = 'yes'"]
+from recorded_requests import RECORDED, SCRIPT  # noqa: E402
 
 
 def run(code, namespace):

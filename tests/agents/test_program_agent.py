@@ -1,9 +1,9 @@
 import pytest
 
-from vadar.agents.outcome import InfrastructureFailure
+from vadar.programs.outcome import InfrastructureFailure
 from vadar.agents.program import ProgramAgent
-from vadar.agents.answers import ERROR_ANSWER
-from vadar.agents.api_text import render_api
+from vadar.programs.answers import ERROR_ANSWER
+from vadar.programs.api_text import render_api
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import ExecutionResult, execute
 

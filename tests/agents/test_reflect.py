@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from vadar.agents.api_text import render_api
+from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
 from vadar.agents.reflect import BLIND, deterministic_issue, expected_answer_type
 from vadar.config import ReasoningConfig

@@ -15,7 +15,7 @@ from vadar.runs.pipeline import build_api, evaluate
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
 
-CASSETTE = Path(__file__).parent / "cassettes" / "sample_run.jsonl"
+CASSETTE = Path(__file__).parents[1] / "cassettes" / "sample_run.jsonl"
 
 
 @pytest.fixture

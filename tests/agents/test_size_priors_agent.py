@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from base_modules.size_priors import priors_in_text, size_prior
-from vadar.agents.api_text import render_api
+from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
 from vadar.agents.reflect import deterministic_issue
 from vadar.agents.size_check import asked_dimension, size_issue

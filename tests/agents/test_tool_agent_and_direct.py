@@ -2,8 +2,8 @@ import pytest
 
 from vadar.agents.direct import DirectAnswerer, describe_scene, parse_answer
 from vadar.agents.tool_agent import ToolAgent, parse_action
-from vadar.agents.answers import ERROR_ANSWER
-from vadar.agents.api_text import render_api
+from vadar.programs.answers import ERROR_ANSWER
+from vadar.programs.api_text import render_api
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import execute
 

@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from vadar.agents.api_text import render_api
+from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
 from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, SCHEMA, TestScenes, parse_tests
 from vadar.config import ReasoningConfig, VadarConfig
-from vadar.library.namespace import unit_scene_namespace
+from vadar.programs.namespace import unit_scene_namespace
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.methods import _test_scenes
 from vadar.sandbox import execute
@@ -38,7 +38,7 @@ def run(code, namespace):
     return execute(code, dict(namespace), timeout_s=20, memory_mb=1024)
 
 
-CLEVR_REQUESTS = Path(__file__).parent / "fixtures" / "unit_tests_requests_clevr.json"
+CLEVR_REQUESTS = Path(__file__).parents[1] / "fixtures" / "unit_tests_requests_clevr.json"
 
 
 def test_a_program_that_fails_the_models_own_scene_test_is_repaired():

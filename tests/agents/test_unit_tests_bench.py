@@ -14,11 +14,11 @@ from base_modules.oracle.annotations3d import annotations3d_oracle_modules, is_a
 from omni3d_bench.datasets import BenchDataset
 from omni3d_bench.generator.sketch import SketchError, sketch_scene
 from regions_scene import region_record, write_bench
-from vadar.agents.api_text import render_api
+from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
 from vadar.agents.unit_tests import BENCH_SCENES, TestScenes, UnitCheck, UnitTest, parse_tests
 from vadar.config import ReasoningConfig, VadarConfig
-from vadar.library.namespace import sketch_scene_namespace
+from vadar.programs.namespace import sketch_scene_namespace
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.methods import LibrarySnapshot, build_answerer
 from vadar.sandbox import execute

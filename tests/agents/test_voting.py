@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vadar.agents.api_text import render_api
+from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
 from vadar.agents.voting import decided, plurality, same_answer
 from vadar.config import ConfigError, ReasoningConfig

@@ -12,7 +12,7 @@ import pytest
 from omni3d_bench.sample import sample_path
 from vadar.runs.results import QuestionResult
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import library_results  # noqa: E402
 import techniques  # noqa: E402
 

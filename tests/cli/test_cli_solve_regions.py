@@ -90,7 +90,7 @@ def test_the_regions_order_follows_the_tokens(monkeypatch, tmp_path, sphere_json
 
 def test_a_question_without_regions_sends_the_requests_recorded_before(monkeypatch, tmp_path):
     """The recorded static-api requests for the sample's first question (test_options_off's fixture)."""
-    from test_options_off import RECORDED, SCRIPT
+    from recorded_requests import RECORDED, SCRIPT
 
     llm = script(monkeypatch, tmp_path, SCRIPT)
     question = json.loads((ROOT / "questions" / "sample.json").read_text())["questions"][0]["question"]

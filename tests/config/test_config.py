@@ -94,7 +94,7 @@ def test_missing_config_file_is_reported():
 def test_every_setting_is_documented():
     import dataclasses
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
     config = VadarConfig()
     for section in ("llm", "embedded", "sandbox", "agents", "library", "eval", "ray", "paths", "modules", "vision"):
         assert f"## [{section}]" in doc

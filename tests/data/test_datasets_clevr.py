@@ -11,7 +11,7 @@ from PIL import Image as PILImage
 from omni3d_bench.datasets.clevr import ClevrDataset
 from omni3d_bench.types import DatasetError, Question
 
-CLEVR_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "clevr"
+CLEVR_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "clevr"
 needs_clevr = pytest.mark.skipif(not CLEVR_DIR.is_dir(), reason="shared CLEVR data not present")
 
 

@@ -17,7 +17,7 @@ from vadar.cli import app
 from omni3d_bench.datasets.clevr_module_world import run_gold_program
 from omni3d_bench.datasets.clevr_programs import ProgramError
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "clevr"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "clevr"
 needs_data = pytest.mark.skipif(not (DATA / "questions" / "dev.json").is_file(),
                                 reason="CLEVR data not present")
 

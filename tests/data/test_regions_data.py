@@ -23,7 +23,7 @@ from omni3d_bench.regions import question_regions, region_fields, rewrite_tokens
 from omni3d_bench.sample import sample_path
 from omni3d_bench.types import DatasetError
 
-WAREHOUSE = Path(__file__).parent / "fixtures" / "regions" / "warehouse"
+WAREHOUSE = Path(__file__).parents[1] / "fixtures" / "regions" / "warehouse"
 
 # Vectors written by the COCO API (pycocotools 2.0.11, mask.encode / frPyObjects).
 SMALL = np.zeros((6, 8), bool)

@@ -13,7 +13,7 @@ from llm_fake_server import FakeServer, make_client
 from omni3d_bench.datasets.omni3d import Omni3DBenchDataset
 from omni3d_bench.types import DatasetError, Question
 from test_datasets_omni3d import make_dir, rewrite
-from vadar.agents.outcome import ProgramOutcome
+from vadar.programs.outcome import ProgramOutcome
 from vadar.cli import app
 from vadar.llm.errors import LLMRequestError
 from vadar.runs.evaluation import run_questions

@@ -8,12 +8,12 @@ from api_store import ApiStore
 from omni3d_bench import sample_path
 from omni3d_bench.datasets import load_dataset
 from omni3d_bench.metrics import score_answer
-from vadar.agents.answers import normalize_answer
+from vadar.programs.answers import normalize_answer
 from vadar.library.clusters import GroupWriter
 from vadar.library.docstrings import reply_docstring
 from vadar.library.frames import group_programs, question_frame
 from vadar.library.distill import REWRITTEN
-from vadar.library.namespace import program_namespace
+from vadar.programs.namespace import program_namespace
 from vadar.library.retrieval import ExampleRetriever
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.doubles import ScriptedLLM

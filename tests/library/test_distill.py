@@ -10,11 +10,11 @@ from api_store import ApiStore
 from omni3d_bench import sample_path
 from omni3d_bench.datasets import load_dataset
 from omni3d_bench.metrics import score_answer
-from vadar.agents.answers import normalize_answer
+from vadar.programs.answers import normalize_answer
 from vadar.library import distill as distill_module
 from vadar.library.distill import REWRITTEN, Distiller
 from vadar.library.drafting import HelperDraft, silent_parameter
-from vadar.library.namespace import program_namespace
+from vadar.programs.namespace import program_namespace
 from vadar.library.retrieval import ExampleRetriever
 from vadar.library import truth_checks
 from vadar.library.truth_checks import TruthChecks

@@ -179,7 +179,7 @@ def test_hand_written_helpers_join_the_library_through_the_cli(tmp_path):
 
     from vadar.cli import app
 
-    hand = Path(__file__).resolve().parents[1] / "benchmarks" / "hand_library" / "clevr.py"
+    hand = Path(__file__).resolve().parents[2] / "benchmarks" / "hand_library" / "clevr.py"
     db = tmp_path / "lib.sqlite"
     result = CliRunner().invoke(app, ["library", "add", str(hand), "--db", str(db)])
     assert result.exit_code == 0, result.output

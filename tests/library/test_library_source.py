@@ -6,7 +6,7 @@ from api_store import ApiStore
 from sandbox_namespace import IMAGE
 from vadar.agents.api import ApiAgent, TestContext
 from vadar.library.hand import HandLibraryError, parse_functions
-from vadar.library.namespace import library_functions
+from vadar.programs.namespace import library_functions
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import LibraryFunction, LibrarySourceError, Sandbox, check_library_source
 

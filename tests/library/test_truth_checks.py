@@ -14,8 +14,8 @@ from vadar.library.truth_checks import TruthChecks, claim_of
 from vadar.runs.prepare import oracle_modules
 from vadar.sandbox import execute
 
-CLEVR_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "clevr"
-HAND = Path(__file__).resolve().parents[1] / "benchmarks" / "hand_library" / "clevr.py"
+CLEVR_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "clevr"
+HAND = Path(__file__).resolve().parents[2] / "benchmarks" / "hand_library" / "clevr.py"
 pytestmark = pytest.mark.skipif(not CLEVR_DIR.is_dir(), reason="shared CLEVR data not present")
 
 # The admitted-but-wrong helper seen on held-out CLEVR questions: `bbox` is reused as the loop

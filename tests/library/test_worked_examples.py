@@ -52,7 +52,7 @@ final_result = _depth_difference(image, chair, table)
 
 
 def test_an_example_call_shows_its_question_and_the_lines_that_set_its_arguments():
-    from vadar.agents.api_text import function_stub
+    from vadar.programs.api_text import function_stub
     from vadar.library.retrieval import example_calls
 
     calls = example_calls([program(1, FARTHER, DEPTH_DIFFERENCE)], ["_depth_difference", "_unused"])

@@ -93,7 +93,7 @@ def test_a_huge_plain_reply_never_goes_back_whole_into_the_retry_conversation(se
     "```\n" * 24_000,
 ], ids=["blanks", "tabs", "unterminated", "openings"])
 def test_extract_code_is_fast_on_pathological_fences(reply: str) -> None:
-    from vadar.agents.code_extract import NoCodeError, extract_code
+    from vadar.programs.code_extract import NoCodeError, extract_code
 
     started = time.perf_counter()
     try:

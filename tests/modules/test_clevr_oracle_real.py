@@ -13,7 +13,7 @@ from base_modules.oracle.clevr import clevr_oracle_modules
 from base_modules.oracle.clevr_camera import fit_camera
 from base_modules.types import Image
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "clevr"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "clevr"
 pytestmark = pytest.mark.skipif(not (DATA / "scenes").is_dir(), reason="CLEVR data not present")
 
 REFERENCE_RGB = {

@@ -174,7 +174,7 @@ def test_real_modules_give_multi_view_questions_the_real_twins(dataset):
     from base_modules.real.scene_graph import RealObjects3D, RealSameObjectAcross
     from base_modules.view_modules import ViewModuleSet
     from vadar.config import VadarConfig
-    from vadar.library.namespace import program_namespace
+    from vadar.programs.namespace import program_namespace
     from vadar.runs.prepare import DataSelection
 
     config = VadarConfig()

@@ -11,7 +11,7 @@ import pytest
 from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from omni3d_bench.datasets import BenchDataset
 from regions_scene import OBJECTS, region_record, write_bench
-from vadar.agents.api_text import render_api, with_regions
+from vadar.programs.api_text import render_api, with_regions
 from vadar.agents.program import opening_messages
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from vadar.agents.answers import normalize_answer
-from vadar.agents.code_extract import NoCodeError, extract_code
+from vadar.programs.answers import normalize_answer
+from vadar.programs.code_extract import NoCodeError, extract_code
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 
-from vadar.agents.api_text import function_stub, render_api
+from vadar.programs.api_text import function_stub, render_api
 from vadar.prompts import render, template_names
 from base_modules.module import PREDEFINED_MODULES
 

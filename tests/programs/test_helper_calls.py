@@ -1,4 +1,4 @@
-from vadar.agents.helper_calls import build_test_call
+from vadar.programs.helper_calls import build_test_call
 
 
 def test_boxes_and_image_come_from_modules():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vadar.agents.sampling import Sampling
-from vadar.agents.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.programs.sampling import Sampling
+from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.llm.chat import ChatResponse
 from vadar.llm.doubles import ScriptedLLM
 

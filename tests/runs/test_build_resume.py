@@ -9,39 +9,7 @@ from vadar.runs.pipeline import build_api
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
 
-STUBS = '''```python
-def _count(image: Image, object_prompt: str) -> int:
-    """Count the objects matching object_prompt."""
-
-def _exists(image: Image, object_prompt: str) -> bool:
-    """Whether any object matches object_prompt."""
-```'''
-BROKEN = "```python\ndef _count(image, object_prompt):\n    return undefined_helper(image)\n```"
-EXISTS = "```python\ndef _exists(image, object_prompt):\n    return len(loc(image, object_prompt)) > 0\n```"
-
-
-def is_signature(messages):
-    return messages[0]["content"].startswith("You design helper functions")
-
-
-def implementing(messages):
-    return "def _count(" if "def _count(" in messages[1]["content"] else "def _exists("
-
-
-class Router:
-    """Scripted replies; raises `interrupt_with` on the `interrupt_at`-th request (1-based)."""
-
-    def __init__(self, interrupt_at=None, interrupt_with=KeyboardInterrupt):
-        self.calls, self.interrupt_at, self.interrupt_with = 0, interrupt_at, interrupt_with
-
-    def __call__(self, messages):
-        self.calls += 1
-        if self.calls == self.interrupt_at:
-            raise self.interrupt_with()
-        if is_signature(messages):
-            return STUBS
-        return BROKEN if implementing(messages) == "def _count(" else EXISTS
-
+from scripted_build import BROKEN, EXISTS, STUBS, Router, implementing, is_signature  # noqa: F401
 
 @pytest.fixture
 def config(tmp_path):

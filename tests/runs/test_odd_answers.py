@@ -9,8 +9,8 @@ import pytest
 
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
-from vadar.agents.answers import normalize_answer
-from vadar.agents.outcome import ProgramOutcome
+from vadar.programs.answers import normalize_answer
+from vadar.programs.outcome import ProgramOutcome
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.evaluation import to_result

@@ -18,7 +18,7 @@ from vadar.runs.prepare import DataSelection
 from vadar.runs.results import ResultsFile
 from vadar.runs.session import open_session
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = "```python\nfinal_result = len(loc(image, 'objects'))\n```"
 
 
@@ -81,7 +81,7 @@ def test_a_failing_question_stops_a_parallel_run_with_its_error(tmp_path):
         if question.question_id == data.questions[2].question_id:
             raise RuntimeError("endpoint gone")
         time.sleep(0.05)
-        from vadar.agents.outcome import ProgramOutcome
+        from vadar.programs.outcome import ProgramOutcome
         return ProgramOutcome(answer=1, program="final_result = 1")
 
     results = ResultsFile(tmp_path / "results.jsonl")
@@ -112,7 +112,7 @@ CHILD = textwrap.dedent("""
 
 def test_a_parallel_run_killed_midway_resumes_answering_only_the_rest(tmp_path):
     out, home = tmp_path / "run", tmp_path / "home"
-    code = CHILD.format(root=str(ROOT), tests=str(ROOT / "tests"), home=str(home), out=str(out))
+    code = CHILD.format(root=str(ROOT), tests=str(Path(__file__).parent), home=str(home), out=str(out))
     child = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE)
     results = out / "results.jsonl"
     deadline = time.monotonic() + 60

@@ -33,7 +33,7 @@ from vadar.runs.session import open_session  # noqa: E402
 from ray_doubles import program_for  # noqa: E402
 
 pytestmark = pytest.mark.ray
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def cluster_env(tmp_path_factory):
     plugins = write_plugin_metadata(tmp_path_factory.mktemp("plugins"))
     load_log = tmp_path_factory.mktemp("loads") / "loads.txt"
     sys.path.insert(0, str(plugins))
-    env = {"PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(plugins)]),
+    env = {"PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(Path(__file__).parent), str(plugins)]),
            "VADAR_TEST_LOAD_LOG": str(load_log), "VADAR_TEST_LLM_DELAY": "0.05"}
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
     try:
@@ -140,7 +140,7 @@ def test_a_question_that_keeps_killing_workers_is_left_for_the_next_resume(clust
 DRIVER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    sys.path[:0] = [{root!r}, {tests!r}]
+    sys.path[:0] = [{root!r}, {tests!r}, {support!r}]
     from test_ray_executor import config_for
     from ray_doubles import scripted_llm
     from vadar.runs.executors.ray_cluster import RayCluster
@@ -161,7 +161,7 @@ DRIVER = textwrap.dedent("""
 def test_a_driver_killed_midway_resumes_with_only_the_rest(cluster_env, tmp_path):
     out, first_home = tmp_path / "run", tmp_path / "first"
     slow = {"env_vars": {**cluster_env["env"], "VADAR_TEST_LLM_DELAY": "0.6"}}
-    code = DRIVER.format(root=str(ROOT), tests=str(ROOT / "tests"), home=str(first_home), out=str(out),
+    code = DRIVER.format(root=str(ROOT), tests=str(Path(__file__).parent), support=str(ROOT / "tests"), home=str(first_home), out=str(out),
                          address=cluster_env["address"], runtime_env=slow)
     driver = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE)
     results = out / "results.jsonl"

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 from base_modules.types import Region
 from omni3d_bench.types import Question
 from regions_scene import region_record, write_bench
-from vadar.agents.answers import region_number
-from vadar.agents.outcome import ProgramOutcome
+from vadar.programs.answers import region_number
+from vadar.programs.outcome import ProgramOutcome
 from vadar.cli import app
 from vadar.runs.evaluation import rescore, summarize_results, to_result, write_summary
 from vadar.runs.results import ResultsFile

@@ -82,7 +82,7 @@ HOLD = "import sys, time; sys.path.insert(0, {root!r}); from pathlib import Path
 
 def test_a_second_run_on_the_same_directory_gets_one_line(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])
     holder = subprocess.Popen([sys.executable, "-c", HOLD.format(root=root, out=str(out))], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -107,7 +107,7 @@ def test_an_empty_database_file_is_named_not_taken_for_an_empty_library(tmp_path
 
 def test_a_new_database_opened_by_two_processes_at_once_works(tmp_path: Path) -> None:
     path = tmp_path / "home" / "vadar.sqlite"
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])
     code = f"import sys; sys.path.insert(0, {root!r}); from api_store import ApiStore; ApiStore({str(path)!r}).close()"
     procs = [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) for _ in range(4)]
     errors = [p.communicate(timeout=60)[1] for p in procs]
@@ -154,7 +154,7 @@ def test_a_read_only_home_says_so(tmp_path: Path) -> None:
     ids=["annotation-400-terms", "annotation-150-deep", "expression-30000-terms", "huge-reply"],
 )
 def test_pathological_llm_text_is_a_parse_error(reply: str, message: str) -> None:
-    from vadar.agents.stubs import StubFormatError, parse_implementation, parse_stubs
+    from vadar.programs.stubs import StubFormatError, parse_implementation, parse_stubs
 
     with pytest.raises(StubFormatError, match=message):
         parse_stubs(reply)

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from api_store import ApiStore, FunctionStatus, StoreError
 from llm_fake_server import FakeServer, MESSAGES, make_client
-from test_build_resume import Router
+from scripted_build import Router
 from vadar.cli import app
 from vadar.cli.errors import user_errors
 from vadar.config import VadarConfig
