@@ -12,7 +12,7 @@ from vadar.programs.answers import normalize_answer
 from vadar.library.clusters import GroupWriter
 from vadar.library.docstrings import reply_docstring
 from vadar.library.frames import group_programs, question_frame
-from vadar.library.distill import REWRITTEN
+from vadar.library.gate import REWRITTEN
 from vadar.programs.namespace import program_namespace
 from vadar.library.retrieval import ExampleRetriever
 from vadar.library.truth_checks import TruthChecks
@@ -200,8 +200,8 @@ def test_a_helper_right_on_most_of_its_group_is_kept_for_those_questions(sample)
 
 
 def test_a_parameter_compared_with_a_closed_set_of_words_is_no_lookup():
-    from vadar.library.clusters import Written, misuse
-    from vadar.library.distill import api_signatures
+    from vadar.library.group_replies import Written, misuse
+    from vadar.library.sources import api_signatures
 
     side = ('def _count_beside(image, object_prompt, reference_prompt, side):\n    """Count."""\n'
             '    ref = loc(image, reference_prompt)[0]\n    boxes = loc(image, object_prompt)\n'
@@ -210,8 +210,8 @@ def test_a_parameter_compared_with_a_closed_set_of_words_is_no_lookup():
     calls = ["_count_beside(image, 'chairs', 'table', 'left')", "_count_beside(image, 'cups', 'plate', 'right')"]
     assert misuse(Written("_count_beside", "Count.", "(...)", side, calls), api_signatures([])[0]) is None
     lookup = side.replace('if side == "left"', 'if reference_prompt == "table"')
-    assert "tests `reference_prompt`" in misuse(Written("_count_beside", "Count.", "(...)", lookup, calls),
-                                                 api_signatures([])[0])
+    assert "tests `reference_prompt`" in str(misuse(Written("_count_beside", "Count.", "(...)", lookup, calls),
+                                                 api_signatures([])[0]))
 
 
 def test_the_request_lays_out_one_line_per_question_to_complete(sample):
@@ -304,7 +304,7 @@ def test_a_line_that_does_not_call_the_helper_leaves_its_question_out(sample):
 def test_answer_lines_are_the_final_result_lines_and_bare_helper_calls():
     tree = __import__("ast").parse('final_result = _h(image, "a")\nfinal_result = len(loc(image, "b"))\n'
                                    'print("x")\n_h(image, "c")\n')
-    from vadar.library.clusters import answer_lines
+    from vadar.library.group_replies import answer_lines
     assert answer_lines(tree, "_h") == ["_h(image, 'a')", None, "_h(image, 'c')"]
 
 

@@ -12,8 +12,10 @@ from omni3d_bench.datasets import load_dataset
 from omni3d_bench.metrics import score_answer
 from vadar.programs.answers import normalize_answer
 from vadar.library import distill as distill_module
-from vadar.library.distill import REWRITTEN, Distiller
-from vadar.library.drafting import HelperDraft, silent_parameter
+from vadar.library.distill import Distiller
+from vadar.library.gate import REWRITTEN
+from vadar.library.drafting import HelperDraft
+from vadar.library.rules import silent_parameter
 from vadar.programs.namespace import program_namespace
 from vadar.library.retrieval import ExampleRetriever
 from vadar.library import truth_checks
@@ -168,7 +170,7 @@ def test_a_docstring_silent_on_a_parameter_is_completed_by_the_bodys_return_form
 
 
 def test_return_formula_inlines_straight_line_steps_and_refuses_loops():
-    from vadar.library.drafting import return_formula
+    from vadar.library.rules import return_formula
 
     body = "a = depth(image, bbox)\nb = depth(image, bbox2)\nd = a - b\nreturn d\n"
     assert return_formula(body) == "depth(image, bbox) - depth(image, bbox2)"

@@ -25,7 +25,7 @@ def test_a_run_that_rebinds_a_module_name_is_no_pattern_and_does_not_stop_the_ot
 
 
 def test_an_input_spelled_differently_in_each_use_is_named_after_the_api_parameter():
-    from vadar.library.distill import api_signatures
+    from vadar.library.sources import api_signatures
     from vadar.library.drafting import draft_helper
     programs = ['{0} = loc(image, "{1}")[0]\nw = get_2D_object_size(image, {0})[0]\nh = get_2D_object_size(image, {0})[1]\n'
                 'final_result = w * h\n'.format(var, phrase)
@@ -39,7 +39,7 @@ def test_an_input_spelled_differently_in_each_use_is_named_after_the_api_paramet
 
 
 def test_an_input_spelled_the_same_in_every_use_keeps_its_name():
-    from vadar.library.distill import api_signatures
+    from vadar.library.sources import api_signatures
     from vadar.library.drafting import draft_helper
     programs = ['table = loc(image, "{0}")[0]\nw = get_2D_object_size(image, table)[0]\n'
                 'h = get_2D_object_size(image, table)[1]\nfinal_result = w * h\n'.format(phrase)
@@ -64,7 +64,7 @@ def test_a_whole_six_statement_program_repeated_with_other_words_is_one_pattern(
 
 
 def test_a_local_named_after_one_uses_object_is_named_after_its_parameter():
-    from vadar.library.distill import api_signatures
+    from vadar.library.sources import api_signatures
     from vadar.library.drafting import draft_helper
     programs = depth_difference_programs()
     body_only = [p for p in find_patterns(programs, API, min_programs=3)
@@ -94,8 +94,9 @@ final_result = "{0}" if {0}_volume > {1}_volume else "{1}"
 def test_every_instance_in_a_program_is_rewritten_not_only_the_first():
     # Two statements of one program share the parser's single `Load()` node; counting it as an
     # overlap once left every second area computation in place, to be distilled again later.
-    from vadar.library.distill import api_signatures
-    from vadar.library.drafting import draft_helper, rewrite
+    from vadar.library.sources import api_signatures
+    from vadar.library.drafting import draft_helper
+    from vadar.library.rewriting import rewrite
     programs = [AREAS.format(a, b) for a, b in (("cabinet", "green_stool"), ("mug", "ball"), ("box", "book"))]
     area = next(p for p in find_patterns(programs, API, min_programs=3)
                 if len(p.instances) == 6 and all(i.length == 1 for i in p.instances))
@@ -106,7 +107,7 @@ def test_every_instance_in_a_program_is_rewritten_not_only_the_first():
 
 
 def test_the_words_of_an_input_each_use_names_after_its_object_are_example_values():
-    from vadar.library.example_values import example_words, names_an_example
+    from vadar.library.rules import example_words, names_an_example
     programs = [AREAS.format(a, b) for a, b in (("cabinet", "green_stool"), ("mug", "ball"), ("box", "book"))]
     area = next(p for p in find_patterns(programs, API, min_programs=3)
                 if all(i.length == 1 for i in p.instances) and len(p.instances) == 6)
@@ -117,7 +118,7 @@ def test_the_words_of_an_input_each_use_names_after_its_object_are_example_value
 
 
 def test_a_body_the_library_has_under_other_local_names_has_the_same_shape():
-    from vadar.library.drafting import body_shape, helper_body
+    from vadar.library.fragments import body_shape, helper_body
     stored = 'def _area(image, bbox):\n    """Area."""\n    v = get_2D_object_size(image, bbox)[0] * get_2D_object_size(image, bbox)[1]\n    return v\n'
     draft = "green_stool_volume = get_2D_object_size(image, bbox)[0] * get_2D_object_size(image, bbox)[1]\n" \
             "return green_stool_volume"
@@ -126,6 +127,6 @@ def test_a_body_the_library_has_under_other_local_names_has_the_same_shape():
 
 
 def test_a_docstring_may_say_bounding_box_when_one_use_locates_a_box():
-    from vadar.library.example_values import documents_an_example
+    from vadar.library.rules import documents_an_example
     assert documents_an_example("The area of the bounding box bbox.", {"box", "mug"}) is None
     assert documents_an_example("The area of the box.", {"box", "mug"}) is not None

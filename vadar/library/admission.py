@@ -24,14 +24,17 @@ from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.api import TestContext
-from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure
-from vadar.agents.program import ProgramAgent, program_error
-from vadar.programs.stubs import StubFormatError, called_names
-from vadar.programs.answers import normalize_answer
-from vadar.programs.api_text import render_api, with_regions
+from vadar.agents.program import ProgramAgent
+from vadar.library.candidates import Candidate, Route
 from vadar.library.checks import BehaviourChecks, CheckResult
+from vadar.library.gate import Gate, TruthCheck, admit, reject
+from vadar.library.problems import (BehaviourFailed, Case, DependencyRejected, NoReference, NotBetter, Problem,
+                                    TooFewUses, Unused)
+from vadar.library.truth_checks import TruthChecks
+from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.namespace import library_functions, program_namespace
-from vadar.library.truth_checks import TruthChecks, TruthResult
+from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure, run_program
+from vadar.programs.stubs import StubFormatError, called_names
 
 MODES = ("labelled", "unlabelled", "off")
 
@@ -57,6 +60,8 @@ class QuestionEvidence:
 
 @dataclass
 class AdmissionReport:
+    """What one batch's admission decided; `rejected` maps a name to the reason in the log."""
+
     admitted: list[str] = field(default_factory=list)
     rejected: dict[str, str] = field(default_factory=dict)
     repaired: list[str] = field(default_factory=list)
@@ -64,7 +69,7 @@ class AdmissionReport:
 
 
 class Admission:
-    """Decides which implemented-but-unverified helpers join the library."""
+    """Decides which implemented-but-unverified helpers join the library, through the admission gate."""
 
     def __init__(self, store: ApiStore, agent: ProgramAgent, executor: Executor, *, mode: str = "labelled",
                  sampler: ProgramAgent | None = None, repair: Repairer | None = None,
@@ -78,7 +83,6 @@ class Admission:
         self.repair = repair
         self.checks = checks if mode == "unlabelled" else None  # gold answers need no proxy
         self.truth, self.min_uses = truth, min_uses
-        self._truth_results: dict[str, TruthResult] = {}
         self.batch_id = batch_id
         self.on_event = on_event or (lambda message: None)
 
@@ -91,27 +95,40 @@ class Admission:
         before = [f for f in self.store.functions("implemented") if f.name not in names]
         evidence = [self._question(q, dataset, modules, before, candidates, report) for q in questions]
         image_namespace = program_namespace(dataset.image(questions[0]), modules) if questions else {}
-        self._truth_results = {}
-        for candidate in candidates:
-            check = self._check(candidate, [*before, *candidates], image_namespace)
-            truth = self._truth(candidate.name, [*before, *candidates], dataset, modules, questions)
-            verdict = self._judge(candidate.name, evidence, check, truth)
-            if verdict is not None and self.repair is not None and verdict["cases"]:
-                verdict = self._repair(candidate.name, verdict, evidence, dataset, modules, before,
-                                       contexts, report, check, image_namespace, questions)
-            if verdict is None:
-                report.admitted.append(candidate.name)
-            else:
-                report.rejected[candidate.name] = verdict["reason"]
-        self._drop_dependents_of_rejected(report)
-        for name in report.admitted:
-            self.store.record_decision(name, "admitted", mode=self.mode, evidence=self._summary(name, evidence))
-        for name, reason in report.rejected.items():
-            self.store.record_decision(name, "rejected", mode=self.mode,
-                                       evidence={"reason": reason, **self._summary(name, evidence)})
-            self.store.mark_failed(name, f"not admitted: {reason}")
-            self.on_event(f"rejected {name}: {reason}")
+        checked: dict[str, CheckResult] = {}  # behaviour checks written so far, by helper
+        decided: dict[str, tuple[Candidate, Problem | None]] = {}
+        for record in candidates:
+            candidate = self._candidate(record.name)
+            gate = self._gate(checked, image_namespace, [*before, *candidates], evidence, dataset, modules, questions)
+            problem = gate.first_problem(candidate)
+            if problem is not None and self.repair is not None and problem.repairable and problem.cases:
+                candidate, problem = self._repair(candidate, problem, checked, image_namespace, evidence, dataset,
+                                                  modules, before, contexts, report, questions)
+            decided[record.name] = (candidate, problem)
+        _drop_dependents_of_rejected(decided, self.store)
+        for name, (candidate, problem) in decided.items():
+            self._summarise(candidate, evidence)
+            if problem is None:
+                report.admitted.append(name)
+                admit(self.store, candidate, library=before, batch_id=self.batch_id, mode=self.mode)
+        for name, (candidate, problem) in decided.items():
+            if problem is not None:
+                report.rejected[name] = problem.log
+                reject(self.store, candidate, problem, mode=self.mode)
+                self.on_event(f"rejected {name}: {problem.log}")
         return report
+
+    def _candidate(self, name: str) -> Candidate:
+        current = self.store.current(name)
+        return Candidate(Route.PROPOSAL, current.name, current.signature, current.docstring, current.code or "",
+                         dependencies=tuple(current.dependencies))
+
+    def _gate(self, checked: dict[str, CheckResult], namespace: Mapping[str, Any], library: list[FunctionRecord],
+              evidence: Sequence[QuestionEvidence], dataset: Dataset, modules: ModuleSet,
+              questions: Sequence[Question]) -> Gate:
+        """A proposal's checks, in order: its behaviour check (unlabelled), its ground truth, the outcomes."""
+        return Gate([BehaviourCheck(self, namespace, library, checked),
+                     TruthCheck(self.truth, dataset, modules, library, questions), OutcomeRule(evidence, self.min_uses)])
 
     # ----------------------------------------------------------------- evidence
 
@@ -164,108 +181,114 @@ class Admission:
             variant=variant, code=outcome.program, answer=outcome.answer, gold=item.reference,
             error=outcome.error, correct=(item.score(outcome) >= 1.0) if judged else None, uses=uses)
 
-    # ----------------------------------------------------------------- the rule
+    # ----------------------------------------------------------------- repair
 
-    def _check(self, candidate: FunctionRecord, library: list[FunctionRecord],
-               namespace: Mapping[str, Any]) -> CheckResult | None:
-        if self.checks is None or not namespace:
-            return None
-        self.on_event(f"writing a behaviour check for {candidate.name}")
-        return self.checks.run(self.store.current(candidate.name), library, namespace)
-
-    def _truth(self, name: str, library: list[FunctionRecord], dataset: Dataset, modules: ModuleSet,
-               questions: Sequence[Question]) -> TruthResult | None:
-        if self.truth is None:
-            return None
-        result = self.truth.check(self.store.current(name), library, dataset, modules, questions)
-        self._truth_results[name] = result
-        return result
-
-    def _judge(self, name: str, evidence: Sequence[QuestionEvidence],
-               check: CheckResult | None = None, truth: TruthResult | None = None) -> dict[str, Any] | None:
-        """None to admit, else the reason and the wrong cases (for a repair).
-
-        Programs using the helper must be right more often than without it; an equal score is
-        enough only for a helper whose ground-truth check passed (a few yes/no questions answered
-        alike by chance are no evidence). At least `min_uses` programs must have used it.
-        """
-        if check is not None and check.passed is False:
-            return {"reason": f"its behaviour check failed: {check.error}",
-                    "cases": [{"question": f"behaviour check:\n{check.code}", "expected": "every assertion holds",
-                               "got": check.error}]}
-        if truth is not None and truth.passed is False:
-            return {"reason": f"its ground-truth check failed: {truth.failures[0]}",
-                    "cases": [{"question": f"ground-truth check ({truth.claim})", "expected": "the true objects",
-                               "got": failure} for failure in truth.failures[:3]]}
-        used = [e for e in evidence if name in e.uses]
-        if not used:
-            return {"reason": "no program on its batch used it", "cases": []}
-        judged = [e for e in used if e.reference is not None]
-        right_with = sum(e.score(e.with_) for e in judged)
-        right_without = sum(e.score(e.without) for e in judged)
-        verified = truth is not None and truth.passed is True
-        better = right_with > right_without or (verified and right_with >= right_without)
-        if len(used) >= self.min_uses and judged and right_with >= 1 and better:
-            return None
-        cases = [{"question": e.question.question, "expected": e.reference,
-                  "got": e.with_.error or e.with_.answer} for e in judged if e.score(e.with_) < 1.0]
-        if not judged:
-            reason = "no reference answer to check it against"
-        elif len(used) < self.min_uses:
-            reason = f"used by {len(used)} programs, fewer than the {self.min_uses} needed as evidence"
-        else:
-            reason = _compared(right_with, right_without, len(judged))
-        return {"reason": reason, "cases": cases}
-
-    def _repair(self, name: str, verdict: dict[str, Any], evidence: Sequence[QuestionEvidence], dataset: Dataset,
-                modules: ModuleSet, before: list[FunctionRecord], contexts: Sequence[TestContext],
-                report: AdmissionReport, check: CheckResult | None = None,
-                image_namespace: Mapping[str, Any] | None = None,
-                questions: Sequence[Question] = ()) -> dict[str, Any] | None:
-        self.store.record_decision(name, "repair", mode=self.mode, evidence=verdict)
-        self.on_event(f"repairing {name}: {verdict['reason']}")
-        if not self.repair or not self.repair(name, verdict["cases"][:3], contexts[0]):
-            return verdict
+    def _repair(self, candidate: Candidate, problem: Problem, checked: dict[str, CheckResult],
+                namespace: Mapping[str, Any], evidence: Sequence[QuestionEvidence], dataset: Dataset, modules: ModuleSet,
+                before: list[FunctionRecord], contexts: Sequence[TestContext], report: AdmissionReport,
+                questions: Sequence[Question]) -> tuple[Candidate, Problem | None]:
+        """One new implementation, shown the cases; its users' programs run again with it, then the gate."""
+        name = candidate.name
+        self.store.record_decision(name, "repair", mode=self.mode, evidence={
+            "reason": problem.log, "cases": [case.to_dict() for case in problem.cases]})
+        self.on_event(f"repairing {name}: {problem.log}")
+        if not self.repair or not self.repair(name, [case.to_dict() for case in problem.cases[:3]], contexts[0]):
+            return candidate, problem
         report.repaired.append(name)
         library = [*before, *[f for f in self.store.functions("implemented") if f.name not in {b.name for b in before}]]
         for item in evidence:
             if name in item.uses and item.with_.program:
                 item.with_ = self._rerun(item.with_, item.question, dataset, modules, library)
                 self._record(item, "with", item.with_, self._reached(item.with_.program, library))
-        if check is not None and check.passed is False and check.code:  # the same check, the new version
-            result = check_infrastructure(self.executor(
-                check.code + "\nfinal_result = True\n", {**(image_namespace or {}), **library_functions(library)}))
-            check = CheckResult(result.error is None, check.code, result.error)
-        truth = self._truth(name, library, dataset, modules, questions)
-        return self._judge(name, evidence, check, truth)
+        repaired = self._candidate(name)
+        gate = self._gate(checked, namespace, library, evidence, dataset, modules, questions)
+        return repaired, gate.first_problem(repaired)
 
     def _rerun(self, outcome: ProgramOutcome, question: Question, dataset: Dataset, modules: ModuleSet,
                library: list[FunctionRecord]) -> ProgramOutcome:
         """The same program text, run again with the repaired helper (no new LLM reply)."""
         namespace = program_namespace(dataset.image(question), modules, library, question.regions)
-        result = check_infrastructure(self.executor(outcome.program or "", namespace))
-        error = program_error(result)
-        return ProgramOutcome(answer=normalize_answer(result.value) if error is None else outcome.answer,
-                              program=outcome.program, error=error, cost=outcome.cost, calls=list(result.calls))
+        run = run_program(self.executor, outcome.program or "", namespace)
+        return ProgramOutcome(answer=run.answer if run.error is None else outcome.answer, program=outcome.program,
+                              error=run.error, cost=outcome.cost, calls=list(run.result.calls))
 
-    def _drop_dependents_of_rejected(self, report: AdmissionReport) -> None:
-        changed = True
-        while changed:
-            changed = False
-            for name in list(report.admitted):
-                bad = [d for d in self.store.current(name).dependencies if d in report.rejected]
-                if bad:
-                    report.admitted.remove(name)
-                    report.rejected[name] = f"depends on {bad[0]}, which was not admitted"
-                    changed = True
+    def _summarise(self, candidate: Candidate, evidence: Sequence[QuestionEvidence]) -> None:
+        used = [e for e in evidence if candidate.name in e.uses]
+        record = candidate.evidence
+        record.questions, record.used_by = len(evidence), [e.question.question_id for e in used]
+        record.right_with = sum(e.score(e.with_) for e in used)
+        record.right_without = sum(e.score(e.without) for e in used)
 
-    def _summary(self, name: str, evidence: Sequence[QuestionEvidence]) -> dict[str, Any]:
-        used = [e for e in evidence if name in e.uses]
-        truth = self._truth_results.get(name)
-        return {"origin": "proposal", "questions": len(evidence), "used_by": [e.question.question_id for e in used],
-                "right_with": sum(e.score(e.with_) for e in used),
-                "right_without": sum(e.score(e.without) for e in used),
-                **({"truth_check": truth.to_dict()} if truth is not None else {})}
+
+class BehaviourCheck:
+    """The gate's behaviour check (unlabelled mode): assertions the LLM writes from a helper's name and
+    docstring, run on its body. After a repair, the same assertions run on the new version."""
+
+    def __init__(self, admission: Admission, namespace: Mapping[str, Any], library: list[FunctionRecord],
+                 results: dict[str, CheckResult]) -> None:
+        self.admission, self.namespace, self.library = admission, namespace, library
+        self.results = results  # shared by the gates of one batch: a repaired helper meets its own check
+
+    def __call__(self, candidate: Candidate) -> Problem | None:
+        checks, executor = self.admission.checks, self.admission.executor
+        if checks is None or not self.namespace:
+            return None
+        result = self.results.get(candidate.name)
+        if result is None:
+            self.admission.on_event(f"writing a behaviour check for {candidate.name}")
+            result = checks.run(self.admission.store.current(candidate.name), self.library, self.namespace)
+        elif result.passed is False and result.code:  # the same check, the new version
+            ran = check_infrastructure(executor(result.code + "\nfinal_result = True\n",
+                                                {**self.namespace, **library_functions(self.library)}))
+            result = CheckResult(ran.error is None, result.code, ran.error)
+        self.results[candidate.name] = result
+        if result.passed is not False:
+            return None
+        return BehaviourFailed(f"its behaviour check failed: {result.error}", cases=(
+            Case(f"behaviour check:\n{result.code}", "every assertion holds", result.error or ""),))
+
+
+class OutcomeRule:
+    """Programs using the helper must be right more often than without it; an equal score is enough
+    only for a helper whose ground-truth check passed (a few yes/no questions answered alike by
+    chance are no evidence). At least `min_uses` programs must have used it."""
+
+    def __init__(self, evidence: Sequence[QuestionEvidence], min_uses: int) -> None:
+        self.evidence, self.min_uses = evidence, min_uses
+
+    def __call__(self, candidate: Candidate) -> Problem | None:
+        name = candidate.name
+        used = [e for e in self.evidence if name in e.uses]
+        if not used:
+            return Unused("no program on its batch used it")
+        judged = [e for e in used if e.reference is not None]
+        right_with = sum(e.score(e.with_) for e in judged)
+        right_without = sum(e.score(e.without) for e in judged)
+        verified = (candidate.evidence.truth_check or {}).get("passed") is True
+        better = right_with > right_without or (verified and right_with >= right_without)
+        if len(used) >= self.min_uses and judged and right_with >= 1 and better:
+            return None
+        cases = tuple(Case(e.question.question, str(e.reference), str(e.with_.error or e.with_.answer))
+                      for e in judged if e.score(e.with_) < 1.0)
+        if not judged:
+            return NoReference("no reference answer to check it against", cases=cases)
+        if len(used) < self.min_uses:
+            return TooFewUses(f"used by {len(used)} programs, fewer than the {self.min_uses} needed as evidence",
+                              cases=cases)
+        return NotBetter(_compared(right_with, right_without, len(judged)), cases=cases)
+
+
+def _drop_dependents_of_rejected(decided: dict[str, tuple[Candidate, Problem | None]], store: ApiStore) -> None:
+    changed = True
+    while changed:
+        changed = False
+        for name, (candidate, problem) in decided.items():
+            if problem is not None:
+                continue
+            bad = [d for d in store.current(name).dependencies if decided.get(d, (None, None))[1] is not None]
+            if bad:
+                decided[name] = (candidate, DependencyRejected(f"depends on {bad[0]}, which was not admitted"))
+                changed = True
 
 
 def majority(outcomes: Any) -> str | None:

@@ -19,148 +19,47 @@ stored as worked examples, so the Program agent sees the helper in use.
 from __future__ import annotations
 
 import ast
-import re
+import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from api_store import ApiStore, FunctionRecord, FunctionStatus
 from api_store.evidence import VerifiedProgram
 from base_modules.module import ModuleSet
-from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar import prompts
-from vadar.programs.api_text import render_api
-from vadar.programs.code_extract import NoCodeError, extract_code
-from vadar.programs.answers import normalize_answer
-from vadar.programs.outcome import Executor, check_infrastructure
-from vadar.agents.program import program_error
-from vadar.programs.sampling import Sampling
-from vadar.programs.step_loop import Reply, StepLoop, Verdict
-from vadar.library.distill import (DistillReport, admit_helper, api_signatures, helper_record, right_programs,
-                                   verify_rewrites)
+from vadar.library.candidates import Candidate, Evidence, Route, Use, route_of
 from vadar.library.docstrings import redocument
-from vadar.library.drafting import helper_source, silent_parameter
+from vadar.library.drafting import helper_source
 from vadar.library.fragments import code_tokens
 from vadar.library.frames import frame_questions, group_programs, question_frame
-from vadar.programs.namespace import program_namespace
+from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, scored_right, source_rule
+from vadar.library.group_replies import Written, calls_of, misuse, parse_reply
+from vadar.library.problems import CoverageProblem, DocstringProblem, NotShorter, Problem, ReplyProblem, WrongOnFrame
+from vadar.library.sources import DistillReport, api_signatures, right_programs
 from vadar.library.truth_checks import TruthChecks
-from vadar.llm.chat import ChatModel
-from vadar.sandbox import LibrarySourceError, check_library_source
+from vadar.llm.chat import ChatModel, Message
+from vadar.programs.api_text import render_api
+from vadar.programs.namespace import program_namespace
+from vadar.programs.outcome import Executor, run_program
+from vadar.programs.sampling import Sampling
+from vadar.programs.step_loop import Reply, StepLoop, Verdict
 
 WRITING = Sampling(max_tokens=500)
 MAX_SHOWN = 2  # right programs shown to the LLM per group
 MAX_GROUP = 8  # questions of one group the helper must answer (the first ones)
 MAX_OTHERS = 6  # build questions of the group's frame without a right program, answered as a check
 FRAME_MIN_RIGHT = 2 / 3  # of those, the share the helper must answer right
-_NAME = re.compile(r"^_[a-z][a-z0-9_]{2,40}$")
 
 
 @dataclass
-class Written:
-    """A helper the LLM wrote for a group, with one call per question."""
+class _Attempt:
+    """The last judged reply of a group request: its helper as a candidate and what is wrong with it."""
 
-    name: str
-    docstring: str
-    signature: str
-    code: str
-    calls: list[str | None] = field(default_factory=list)  # None: a question the helper does not fit
-    silent: str | None = None  # the docstring says nothing of a parameter: asked again once the code is right
-
-
-def _parse_code(text: str) -> ast.Module:
-    """The reply's code block, parsed; ValueError says what is wrong."""
-    try:
-        return ast.parse(extract_code(text))
-    except NoCodeError as exc:
-        raise ValueError(str(exc)) from None
-    except SyntaxError as exc:
-        raise ValueError(f"the code does not parse: {exc.msg} (line {exc.lineno})") from None
-
-
-def parse_reply(text: str, count: int, taken: set[str]) -> Written:
-    """The helper `def` and the `count` one-line calls of a reply; ValueError says what is wrong."""
-    tree = _parse_code(text)
-    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
-    if len(defs) != 1:
-        several = ", ".join(f"`{d.name}`" for d in defs)
-        raise ValueError(f"write exactly one helper `def`, not {len(defs)}" + (
-            f" ({several}): make what differs between them (an attribute, a relation, an object) a parameter "
-            "of one helper and pass it in each call" if defs else ""))
-    node = defs[0]
-    if not _NAME.match(node.name) or node.name in taken:
-        raise ValueError(f"`{node.name}` cannot be used: the name must be new, start with one underscore and "
-                         "use lower-case words joined by underscores")
-    try:  # the rule every stored helper follows: one plain def, constant defaults, no decorators
-        check_library_source(node.name, ast.unparse(node))
-    except LibrarySourceError as exc:
-        raise ValueError(str(exc)) from None
-    docstring = " ".join((ast.get_docstring(node) or "").split())
-    if not docstring:
-        raise ValueError("the helper needs a one-sentence docstring")
-    silent = silent_parameter([a.arg for a in node.args.args], docstring)
-    calls = answer_lines(tree, node.name)
-    if len(calls) != count or not any(calls):
-        raise ValueError(f"after the helper, write one line `final_result = {node.name}(...)` for each of the "
-                         f"{count} questions, in order ({sum(1 for c in calls if c)} found)")
-    if len({c for c in calls if c}) < min(2, sum(1 for c in calls if c)):
-        raise ValueError("every call passes the same arguments: the helper must take what differs between "
-                         "the questions as parameters")
-    node.body = node.body[1:] if ast.get_docstring(node) else node.body
-    if not node.body:
-        raise ValueError("the helper has no body")
-    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
-    signature = f"({ast.unparse(node.args)}){returns}"
-    body = "\n".join("    " + line for line in ast.unparse(node.body).splitlines()) + "\n"
-    return Written(node.name, docstring, signature, helper_source(node.name, signature, docstring, body), calls, silent)
-
-
-def answer_lines(tree: ast.Module, name: str) -> list[str | None]:
-    """Per `final_result = ...` line of a reply, in order: the call of helper `name` it makes, or None
-    where the line computes its answer otherwise (the LLM's own sign that the helper does not fit)."""
-    lines: list[str | None] = []
-    for n in tree.body:
-        value = getattr(n, "value", None)
-        helper_call = isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == name
-        answers = isinstance(n, ast.Assign) and [ast.unparse(t) for t in n.targets] == ["final_result"]
-        if answers or (isinstance(n, ast.Expr) and helper_call):
-            lines.append(ast.unparse(value) if helper_call else None)
-    return lines
-
-
-def _calls_of(text: str, name: str, count: int) -> list[str | None]:
-    """The `count` answer lines of a reply (None: not a call of `name`); ValueError says what is wrong."""
-    tree = _parse_code(text)
-    calls = answer_lines(tree, name)
-    if len(calls) != count:
-        raise ValueError(f"write one line `final_result = {name}(...)` for each of the {count} questions, "
-                         f"in order ({len(calls)} found)")
-    return calls
-
-
-def misuse(written: Written, api_params: dict[str, list[tuple[str, str]]]) -> str | None:
-    """Why the helper is no real computation: it calls no API function, or it tests a parameter that
-    it passes on as an object description (`object_prompt == "cylinders"`: a lookup of the group's own
-    questions). A parameter compared with a closed set of words (`side == "left"`) is fine."""
-    tree = ast.parse(written.code)
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-    if not {c.func.id for c in calls} & set(api_params):  # type: ignore[union-attr]
-        return "the helper must call the API (loc, depth, vqa, ...) to compute its answer"
-    described: set[str] = set()  # helper parameters passed to the API as an object description
-    for call in calls:
-        slots = [name for name, _ in api_params.get(call.func.id, [])]  # type: ignore[union-attr]
-        for position, argument in enumerate(call.args):
-            if isinstance(argument, ast.Name) and position < len(slots) and "prompt" in slots[position]:
-                described.add(argument.id)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Compare):
-            sides = [node.left, *node.comparators]
-            names = {s.id for s in sides if isinstance(s, ast.Name)} & described
-            texts = [s.value for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)]
-            if names and texts:
-                return (f"the helper tests `{sorted(names)[0]}` against the questions' own phrases ({texts[0]!r}): "
-                        "pass it on to the API instead of testing for it")
-    return None
+    name: str = "(unnamed)"
+    problem: Problem | None = None
+    candidate: Candidate | None = None
+    judged: bool = False  # a reply got past parsing, or one was refused for its form
 
 
 class GroupWriter:
@@ -181,7 +80,7 @@ class GroupWriter:
         report.tokens_before = report.tokens_after = sum(code_tokens(p.code or "") for p in sources)
         # a group whose helper was admitted once and has since been retired is not written again
         tried = {tuple(e.get("questions", ())) for d in self.store.decisions()
-                 if (e := d.evidence or {}).get("origin") == "group"}
+                 if route_of(e := d.evidence or {}) is Route.GROUP}
         right = {p.question_id for p in sources}
         codes: dict[str, str] = {}
         for program in self.store.verified_programs():
@@ -211,150 +110,157 @@ class GroupWriter:
     def _write_one(self, group: list[VerifiedProgram], others: list[Question], by_id: dict[str, Question],
                    dataset: Dataset, modules: ModuleSet, library: list[FunctionRecord],
                    batch_id: int | None) -> tuple[str, str | None, int]:
-        api = render_api(library)
         api_params = api_signatures(library)[0]
         taken = {f.name for f in self.store.functions(include_failed=True)} | set(api_params)
-        messages = [{"role": "system", "content": prompts.render("group_system", api=api)},
-                    {"role": "user", "content": prompts.render(
-                        "group_request", shown=group[:MAX_SHOWN], questions=[p.question for p in group])}]
-        outcome: dict[str, Any] = {}
+        system = {"role": "system", "content": prompts.render("group_system", api=render_api(library))}
+        messages = [system, {"role": "user", "content": prompts.render(
+            "group_request", shown=group[:MAX_SHOWN], questions=[p.question for p in group])}]
+        numbered = {p.question_id: number for number, p in enumerate(group, 1)}
+        gate = Gate([source_rule, Reproduces(self.executor, by_id, dataset, modules, library, numbered),
+                     TruthCheck(self.truth, dataset, modules, library, list(by_id.values())),
+                     FrameCheck(self, others, system, dataset, modules, library)])
+        attempt = _Attempt()
 
         def judge(reply: Reply) -> Verdict:
             try:
                 written = parse_reply(reply.text, len(group), taken)
             except ValueError as exc:
-                outcome.setdefault("reason", str(exc))
+                if not attempt.judged:
+                    attempt.problem, attempt.judged = ReplyProblem(str(exc)), True
                 return Verdict.retry(prompts.render("group_retry", error=str(exc)))
-            problem = misuse(written, api_params)
-            rewrites = [(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True) if call]
-            misfits = [p.question_id for p, call in zip(group, written.calls, strict=True) if not call]
-            if problem is None and misfits and (len(rewrites) < self.min_uses or 3 * len(rewrites) < 2 * len(group)):
-                problem = (f"the helper is called for only {len(rewrites)} of the {len(group)} questions: make what "
-                           "the others differ in a parameter, and call it on every line")
-            if problem is None:
-                record = helper_record(written.name, written.signature, written.docstring, written.code)
-                problem, evidence = verify_rewrites(record, rewrites, by_id, dataset, modules, library,
-                                                    self.executor, self.truth)
-                if problem is None and others:
-                    problem, evidence["frame_check"] = self._frame_check(
-                        written, record, others, messages[0], dataset, modules, library)
-                if problem is None and written.silent:
-                    problem, written, record = self._redocument(written, record, messages[0], evidence)
-                if misfits:
-                    evidence["left_out"] = misfits
-                outcome.update(written=written, rewrites=rewrites, evidence=evidence, record=record)
-            outcome["reason"] = problem
-            outcome["name"] = written.name
-            if problem is None:
+            attempt.name, attempt.judged = written.name, True
+            attempt.problem = self._judge(written, group, api_params, gate, system, attempt)
+            if attempt.problem is None:
                 return Verdict.accept()
-            return Verdict.retry(prompts.render("group_retry", error=_for_the_llm(problem, group),
-                                                changed="rewritten programs changed" in problem
-                                                or "other questions of this kind" in problem))
+            return Verdict.retry(prompts.render("group_retry", error=attempt.problem.for_llm,
+                                                changed=attempt.problem.answers_changed))
 
         self.loop.run(messages, judge)
-        name, reason = outcome.get("name", "(unnamed)"), outcome.get("reason", "no usable reply")
-        if reason is not None and not self._keep_the_questions_it_answers(outcome, group, by_id, dataset, modules,
-                                                                          library):
-            return name, reason, 0
-        rewrites = outcome["rewrites"]
-        saved = sum(code_tokens(p.code or "") - code_tokens(code) for p, code in rewrites)
+        problem = attempt.problem if attempt.judged else ReplyProblem("no usable reply")
+        if problem is not None:
+            kept = self._keep_the_questions_it_answers(attempt.candidate, group, by_id, dataset, modules, library)
+            if kept is None:
+                return attempt.name, problem.log, 0
+            attempt.candidate = kept
+        candidate = attempt.candidate
+        assert candidate is not None
+        saved = sum(code_tokens(use.source.code or "") - code_tokens(use.code) for use in candidate.uses)
         if saved <= 0:
-            return name, "the calls are not shorter than the programs they replace", 0
-        admit_helper(self.store, outcome["record"], rewrites, library, batch_id, evidence={
-            "origin": "group", "questions": [p.question_id for p, _ in rewrites], "uses": len(rewrites),
-            "tokens_saved": saved, "frame": " ".join(question_frame(group[0].question, group[0].code or "")),
-            **outcome["evidence"]})
-        return name, None, saved
+            return candidate.name, NotShorter("the calls are not shorter than the programs they replace").log, 0
+        evidence = candidate.evidence
+        evidence.questions = [use.source.question_id for use in candidate.uses]
+        evidence.uses, evidence.tokens_saved = len(candidate.uses), saved
+        evidence.frame = " ".join(question_frame(group[0].question, group[0].code or ""))
+        admit(self.store, candidate, library=library, batch_id=batch_id, mode="distilled")
+        return candidate.name, None, saved
 
-    def _redocument(self, written: Written, record: Any, system: dict[str, str],
-                    evidence: dict[str, Any]) -> tuple[str | None, Written, Any]:
+    def _judge(self, written: Written, group: list[VerifiedProgram], api_params: dict[str, list[tuple[str, str]]],
+               gate: Gate, system: Message, attempt: _Attempt) -> Problem | None:
+        """What is wrong with a parsed reply; its helper becomes the attempt's candidate once it calls the API."""
+        problem = misuse(written, api_params)
+        uses = [Use(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True) if call]
+        misfits = [p.question_id for p, call in zip(group, written.calls, strict=True) if not call]
+        if problem is None and misfits and (len(uses) < self.min_uses or 3 * len(uses) < 2 * len(group)):
+            problem = CoverageProblem(f"the helper is called for only {len(uses)} of the {len(group)} questions: "
+                                      "make what the others differ in a parameter, and call it on every line")
+        if problem is not None:
+            return problem
+        candidate = Candidate(Route.GROUP, written.name, written.signature, written.docstring, written.code, uses)
+        problem = gate.first_problem(candidate)
+        if problem is None and written.silent:
+            problem, candidate = self._redocument(written, candidate, system)
+        if misfits:
+            candidate.evidence.left_out = misfits
+        attempt.candidate = candidate
+        return problem
+
+    def _redocument(self, written: Written, candidate: Candidate,
+                    system: Message) -> tuple[Problem | None, Candidate]:
         """Right code with a docstring silent on a parameter: ask for the docstring alone."""
         parameters = [a.arg for a in ast.parse(written.code).body[0].args.args]  # type: ignore[attr-defined]
         docstring = redocument(self.loop.llm, system, written.code, written.name, parameters,
                                written.silent or "", max_reply_tokens=self.loop.max_reply_tokens)
         if docstring is None:
-            return written.silent, written, record
-        evidence["docstring_rewritten_from"] = written.docstring
+            return DocstringProblem(written.silent or ""), candidate
+        candidate.evidence.docstring_rewritten_from = written.docstring
         body = written.code.split("\n", 2)[2]  # after the `def` line and the docstring line of `helper_source`
-        fixed = Written(written.name, docstring, written.signature,
-                        helper_source(written.name, written.signature, docstring, body), written.calls)
-        return None, fixed, helper_record(fixed.name, fixed.signature, fixed.docstring, fixed.code)
+        return None, dataclasses.replace(candidate, docstring=docstring,
+                                         code=helper_source(written.name, written.signature, docstring, body))
 
-    def _frame_check(self, written: Written, record: Any, others: list[Question], system: dict[str, str],
-                     dataset: Dataset, modules: ModuleSet,
-                     library: list[FunctionRecord]) -> tuple[str | None, dict[str, Any]]:
-        """The helper on the frame's build questions that no right program answered, against gold.
-
-        Asked in a request of its own, after the helper reproduced its group, so the group request
-        stays as short as before. A reply that gives no usable call per question is no evidence.
-        """
-        calls: list[str] = []
-
-        def judge(reply: Reply) -> Verdict:
-            try:
-                calls[:] = _calls_of(reply.text, written.name, len(others))
-            except ValueError as exc:
-                return Verdict.retry(prompts.render("group_retry", error=str(exc)))
-            return Verdict.accept()
-
-        request = prompts.render("group_frame", helper=written.code, name=written.name,
-                                 questions=[q.question for q in others])
-        StepLoop(self.loop.llm, WRITING, 2, self.loop.max_reply_tokens).run(
-            [system, {"role": "user", "content": request}], judge)
-        if not calls:
-            return None, {"questions": len(others), "right": None}
-        functions = [*library, record]
-        wrong: list[str] = []
-        fitting = [(q, call) for q, call in zip(others, calls, strict=True) if call]
-        if not fitting:
-            return None, {"questions": 0, "right": None}
-        others = [q for q, _ in fitting]
-        for question, call in fitting:
-            namespace = program_namespace(dataset.image(question), modules, functions, question.regions)
-            result = check_infrastructure(self.executor(f"final_result = {call}\n", namespace))
-            error = program_error(result)
-            if error is not None:
-                wrong.append(f"{question.question!r}: {error.splitlines()[-1]}")
-            elif score_answer(normalize_answer(result.value), question.answer, question.answer_type,
-                              question.metric) < 1.0:
-                wrong.append(f"{question.question!r}: it answered {result.value!r}, which is wrong")
-        evidence = {"questions": len(others), "right": len(others) - len(wrong)}
-        if len(others) - len(wrong) >= FRAME_MIN_RIGHT * len(others):
-            return None, evidence
-        return (f"on {len(wrong)} of {len(others)} other questions of this kind the helper is wrong: {wrong[0]}",
-                evidence)
-
-    def _keep_the_questions_it_answers(self, outcome: dict[str, Any], group: list[VerifiedProgram],
+    def _keep_the_questions_it_answers(self, candidate: Candidate | None, group: list[VerifiedProgram],
                                        by_id: dict[str, Question], dataset: Dataset, modules: ModuleSet,
-                                       library: list[FunctionRecord]) -> bool:
+                                       library: list[FunctionRecord]) -> Candidate | None:
         """A helper right on most of its group is kept for the questions it answers right.
 
         A question can land in a group it does not fit (its object is described by a relation the
         helper's phrase parameter cannot carry). The helper is kept when the questions it answers
         right are at least `min_uses` and two thirds of the group; it is checked again on them
-        alone, and the others are recorded as left out. `outcome` is updated in place.
+        alone, and the others are recorded as left out. Returns the kept candidate, or None.
         """
-        changed = set(outcome.get("evidence", {}).get("changed", ()))
-        kept = [(p, code) for p, code in outcome.get("rewrites", ()) if p.question_id not in changed]
+        if candidate is None:
+            return None
+        changed = set(candidate.evidence.changed or ())
+        kept = [use for use in candidate.uses if use.source.question_id not in changed]
         if not changed or len(kept) < self.min_uses or 3 * len(kept) < 2 * len(group):
-            return False
-        problem, evidence = verify_rewrites(outcome["record"], kept, by_id, dataset, modules, library,
-                                            self.executor, self.truth)
-        if problem is not None:
-            return False
-        left_out = changed | set(outcome["evidence"].get("left_out", ()))
-        outcome.update(rewrites=kept, reason=None, evidence={**evidence, "left_out": sorted(left_out)})
-        return True
+            return None
+        again = dataclasses.replace(candidate, uses=kept, evidence=Evidence())
+        gate = Gate([source_rule, Reproduces(self.executor, by_id, dataset, modules, library),
+                     TruthCheck(self.truth, dataset, modules, library, list(by_id.values()))])
+        if gate.first_problem(again) is not None:
+            return None
+        again.evidence.left_out = sorted(changed | set(candidate.evidence.left_out or ()))
+        return again
+
+
+class FrameCheck:
+    """The helper on the frame's build questions that no right program answered, against gold.
+
+    Asked in a request of its own, after the helper reproduced its group, so the group request
+    stays as short as before. A reply that gives no usable call per question is no evidence.
+    """
+
+    def __init__(self, writer: GroupWriter, others: list[Question], system: Message, dataset: Dataset,
+                 modules: ModuleSet, library: list[FunctionRecord]) -> None:
+        self.writer, self.others, self.system = writer, others, system
+        self.dataset, self.modules, self.library = dataset, modules, library
+
+    def __call__(self, candidate: Candidate) -> Problem | None:
+        if not self.others:
+            return None
+        calls: list[str | None] = []
+
+        def judge(reply: Reply) -> Verdict:
+            try:
+                calls[:] = calls_of(reply.text, candidate.name, len(self.others))
+            except ValueError as exc:
+                return Verdict.retry(prompts.render("group_retry", error=str(exc)))
+            return Verdict.accept()
+
+        request = prompts.render("group_frame", helper=candidate.code, name=candidate.name,
+                                 questions=[q.question for q in self.others])
+        loop = self.writer.loop
+        StepLoop(loop.llm, WRITING, 2, loop.max_reply_tokens).run(
+            [self.system, {"role": "user", "content": request}], judge)
+        fitting = [(q, call) for q, call in zip(self.others, calls, strict=True) if call] if calls else []
+        if not fitting:
+            candidate.evidence.frame_check = {"questions": len(self.others) if not calls else 0, "right": None}
+            return None
+        functions = [*self.library, candidate]
+        wrong: list[str] = []
+        for question, call in fitting:
+            namespace = program_namespace(self.dataset.image(question), self.modules, functions, question.regions)
+            run = run_program(self.writer.executor, f"final_result = {call}\n", namespace)
+            if run.error is not None:
+                wrong.append(f"{question.question!r}: {run.error.splitlines()[-1]}")
+            elif not scored_right(run, question.answer, question):
+                wrong.append(f"{question.question!r}: it answered {run.result.value!r}, which is wrong")
+        candidate.evidence.frame_check = {"questions": len(fitting), "right": len(fitting) - len(wrong)}
+        if len(fitting) - len(wrong) >= FRAME_MIN_RIGHT * len(fitting):
+            return None
+        return WrongOnFrame(f"on {len(wrong)} of {len(fitting)} other questions of this kind the helper is wrong: "
+                            f"{wrong[0]}")
 
 
 def _one_call(program: VerifiedProgram) -> bool:
     """A program that is one call of a library function: its question's group has a helper already."""
     return bool(program.uses) and len((program.code or "").strip().splitlines()) == 1
-
-
-def _for_the_llm(reason: str, group: Sequence[VerifiedProgram]) -> str:
-    """The failure with each question named by its number and text, and without the right answer it
-    was compared with (the LLM must compute it, not copy it)."""
-    for number, program in enumerate(group, 1):
-        reason = reason.replace(f"question {program.question_id}:", f"question {number} ({program.question}):")
-    return re.sub(r", was .*$", ", which is wrong", reason)

@@ -15,7 +15,7 @@ from vadar import prompts
 from vadar.programs.code_extract import NoCodeError, extract_code
 from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import Reply, StepLoop, Verdict
-from vadar.library.drafting import silent_parameter
+from vadar.library.rules import silent_parameter
 from vadar.llm.chat import ChatModel, Message
 
 DOCSTRING = Sampling(max_tokens=120)

@@ -17,6 +17,7 @@ import ast
 import builtins
 import copy
 import io
+import textwrap
 import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -198,3 +199,27 @@ def normalise(tree: ast.Module, block: list[ast.stmt], start: int, length: int, 
     inputs = [k for k, v in enumerate(order) if first_use[v] == "load"]
     shape = "\n".join(ast.dump(s, annotate_fields=False) for s in normal)
     return shape, Instance(program, block, start, length, order, holes, inputs, outputs)
+
+
+def body_shape(body: str, api_names: set[str]) -> tuple[str, tuple[Any, ...]] | None:
+    """`body` normalised as patterns are (variables numbered by first use) with its literals: two
+    helpers with the same shape compute the same thing whatever their locals are called. None if
+    it does not parse or cannot be normalised."""
+    try:
+        tree = ast.parse(textwrap.dedent(body))
+    except SyntaxError:
+        return None
+    shape, instance = normalise(tree, tree.body, 0, len(tree.body), api_names, 0)
+    return None if shape is None or instance is None else (shape, tuple(instance.holes))
+
+
+def helper_body(code: str) -> str | None:
+    """The statements of a stored helper after its docstring, as source."""
+    try:
+        node = next((n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)), None)
+    except SyntaxError:
+        return None
+    if node is None:
+        return None
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    return "\n".join(ast.unparse(s) for s in body)

@@ -24,7 +24,7 @@ from omni3d_bench.relations import (ATTRIBUTES, object_attribute, object_distanc
 from omni3d_bench.types import Dataset, Question
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.library.claims import Claim, claim_of
-from vadar.library.drafting import unread_parameter
+from vadar.library.rules import unread_parameter
 from vadar.programs.namespace import program_namespace
 from vadar.library.tracking import retire_helpers
 

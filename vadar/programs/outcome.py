@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vadar.programs.step_loop import LLMCost
-from vadar.programs.answers import ERROR_ANSWER
+from vadar.programs.answers import ERROR_ANSWER, normalize_answer
 from vadar.sandbox import ExecutionResult
 
 Executor = Callable[[str, Mapping[str, Any]], ExecutionResult]
@@ -59,6 +59,29 @@ def program_error(result: ExecutionResult) -> str | None:
     if result.value is None:
         return "`final_result` is None; it must hold the answer"
     return None
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """A program run once in the sandbox: its answer, or why it gave none."""
+
+    answer: Any
+    error: str | None
+    result: ExecutionResult
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+def run_program(executor: Executor, code: str, namespace: Mapping[str, Any]) -> ProgramRun:
+    """Run `code` once: the normalised `final_result`, or the error the LLM would be shown.
+
+    A failure of the sandbox machinery raises `InfrastructureFailure` instead of blaming the program.
+    """
+    result = check_infrastructure(executor(code, namespace))
+    error = program_error(result)
+    return ProgramRun(None if error is not None else normalize_answer(result.value), error, result)
 
 
 def _empty_results_hint(result: ExecutionResult) -> str:

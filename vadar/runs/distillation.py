@@ -20,7 +20,8 @@ from omni3d_bench.types import Question
 from vadar.programs.outcome import ProgramOutcome
 from vadar.programs.stubs import StubFormatError, called_names
 from vadar.library.clusters import GroupWriter
-from vadar.library.distill import DistillReport, Distiller
+from vadar.library.distill import Distiller
+from vadar.library.sources import DistillReport
 from vadar.library.truth_checks import TruthChecks
 from vadar.runs.methods import make_answerer
 from vadar.runs.prepare import PreparedData

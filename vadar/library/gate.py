@@ -1,0 +1,156 @@
+"""The one admission gate: an ordered list of checks, and one place that stores what passes.
+
+Whatever route a helper came by (`vadar.library.candidates.Route`), it is a `Candidate`, and a
+`Gate` runs its checks in order: each returns a typed problem (`vadar.library.problems`) or
+nothing, and the first problem decides. The routes differ only in which checks they list (a
+proposal is judged by the programs that used it, a distilled helper by the programs it must
+reproduce) and in what they do with a problem (ask the LLM again, repair, give up). `admit`
+stores a helper with its evidence and its rewritten programs as worked examples; `reject`
+records why a stored proposal was not admitted.
+
+The checks every route shares live here: the rule for stored source, reproducing the rewritten
+programs' right answers, and the ground-truth check of the helper's claim.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from api_store import ApiStore
+from base_modules.module import ModuleSet
+from omni3d_bench.metrics import score_answer
+from omni3d_bench.types import Dataset, Question
+from vadar.library.candidates import Candidate, Route
+from vadar.library.problems import AnswersChanged, Case, Problem, SourceProblem, TruthFailed
+from vadar.library.truth_checks import TruthChecks
+from vadar.programs.namespace import program_namespace
+from vadar.programs.outcome import Executor, ProgramRun, run_program
+from vadar.sandbox import LibrarySourceError, check_library_source
+
+REWRITTEN = "rewritten"  # variant of a verified program that is a rewritten source program
+
+Check = Callable[[Candidate], Problem | None]
+"""One check of the gate: the problem it finds with a candidate, or None."""
+
+
+class Gate:
+    """Checks run in order; the first problem found decides."""
+
+    def __init__(self, checks: Sequence[Check]) -> None:
+        self.checks = list(checks)
+
+    def first_problem(self, candidate: Candidate) -> Problem | None:
+        for check in self.checks:
+            problem = check(candidate)
+            if problem is not None:
+                return problem
+        return None
+
+
+def admit(store: ApiStore, candidate: Candidate, *, library: Sequence[Any], batch_id: int | None,
+          mode: str) -> None:
+    """Store the helper as admitted with its evidence, and its rewritten programs as worked examples.
+
+    A proposal is in the store already (the API agent implemented it); other routes add it here.
+    """
+    names = {f.name for f in library}
+    with store.transaction():
+        if candidate.route is not Route.PROPOSAL:
+            store.propose(candidate.name, candidate.signature, candidate.docstring, batch_id=batch_id)
+            store.implement(candidate.name, candidate.code, dependencies=sorted(called_names(candidate.code) & names))
+        store.record_decision(candidate.name, "admitted", mode=mode, evidence=candidate.stored_evidence())
+        for use in candidate.uses:
+            store.record_verified_program(
+                batch_id=batch_id, question_id=use.source.question_id, question=use.source.question,
+                variant=REWRITTEN, code=use.code, answer=use.source.answer, gold=use.source.gold, error=None,
+                correct=True, uses=called_names(use.code) & (names | {candidate.name}))
+
+
+def reject(store: ApiStore, candidate: Candidate, problem: Problem, *, mode: str) -> None:
+    """Record why a stored candidate was not admitted; it leaves the prompts, its history stays."""
+    store.record_decision(candidate.name, "rejected", mode=mode,
+                          evidence={"reason": problem.log, **candidate.stored_evidence()})
+    store.mark_failed(candidate.name, f"not admitted: {problem.log}")
+
+
+def called_names(code: str) -> set[str]:
+    """Names the code calls directly (`f(...)`)."""
+    return {n.func.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def scored_right(run: ProgramRun, gold: Any, question: Question) -> bool:
+    """A run that answered, and whose answer scores full marks against `gold`."""
+    return run.error is None and score_answer(run.answer, gold, question.answer_type, question.metric) >= 1.0
+
+
+# ----------------------------------------------------------------- checks every route shares
+
+
+def source_rule(candidate: Candidate) -> Problem | None:
+    """The rule for every stored helper: one plain `def`, no decorators, constant defaults."""
+    try:
+        check_library_source(candidate.name, candidate.code)
+    except LibrarySourceError as exc:
+        return SourceProblem(str(exc))
+    return None
+
+
+class Reproduces:
+    """Every program the candidate came from, rewritten to call it, still gives its right answer.
+
+    `numbered` names questions for the LLM by their number in its request (`question 2 (How many
+    ...?)`); the LLM's text never holds the right answer, the log's does.
+    """
+
+    def __init__(self, executor: Executor, by_id: Mapping[str, Question], dataset: Dataset, modules: ModuleSet,
+                 library: Sequence[Any], numbered: Mapping[str, int] | None = None) -> None:
+        self.executor, self.by_id, self.dataset, self.modules = executor, by_id, dataset, modules
+        self.library, self.numbered = library, numbered or {}
+
+    def __call__(self, candidate: Candidate) -> Problem | None:
+        functions = [*self.library, candidate]
+        failures: list[tuple[str, str, str]] = []  # (question id, for the log, for the LLM)
+        for use in candidate.uses:
+            question = self.by_id[use.source.question_id]
+            namespace = program_namespace(self.dataset.image(question), self.modules, functions, question.regions)
+            run = run_program(self.executor, use.code, namespace)
+            if run.error is not None:
+                detail = run.error.splitlines()[-1]
+                failures.append((question.question_id, detail, detail))
+            elif not scored_right(run, use.source.gold, question):
+                answered = f"answered {run.result.value!r}"
+                failures.append((question.question_id, f"{answered}, was {use.source.answer!r}",
+                                 f"{answered}, which is wrong"))
+        evidence = candidate.evidence
+        evidence.reproduced, evidence.programs = len(candidate.uses) - len(failures), len(candidate.uses)
+        evidence.changed = [qid for qid, _, _ in failures] or None
+        if not failures:
+            return None
+        qid, log, llm = failures[0]
+        head = f"{len(failures)} of {len(candidate.uses)} rewritten programs changed"
+        shown = (f"question {self.numbered[qid]} ({self.by_id[qid].question})" if qid in self.numbered
+                 else f"question {qid}")
+        return AnswersChanged(f"{head}: {shown}: {llm}", f"{head}: question {qid}: {log}")
+
+
+class TruthCheck:
+    """The helper passes the ground-truth checks its name invites (`vadar.library.truth_checks`)."""
+
+    def __init__(self, truth: TruthChecks | None, dataset: Dataset, modules: ModuleSet, library: Sequence[Any],
+                 questions: Sequence[Question]) -> None:
+        self.truth, self.dataset, self.modules = truth, dataset, modules
+        self.library, self.questions = library, questions
+
+    def __call__(self, candidate: Candidate) -> Problem | None:
+        if self.truth is None:
+            return None
+        checked = self.truth.check(candidate, [*self.library, candidate], self.dataset, self.modules,  # type: ignore[arg-type]
+                                   list(self.questions))
+        candidate.evidence.truth_check = checked.to_dict()
+        if checked.passed is not False:
+            return None
+        cases = tuple(Case(f"ground-truth check ({checked.claim})", "the true objects", failure)
+                      for failure in checked.failures[:3])
+        return TruthFailed(f"its ground-truth check failed: {checked.failures[0]}", cases=cases)

@@ -1,0 +1,71 @@
+"""What the bottom-up routes learn from: the right build programs, and the API's signatures.
+
+Both distillation (`vadar.library.distill`) and group helpers (`vadar.library.clusters`) start
+from one right program per build question, in its latest rewritten form, and read the API's
+parameter names and types from the API text the LLM sees.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store.evidence import VerifiedProgram
+from omni3d_bench.types import Question
+from vadar.library.gate import REWRITTEN
+from vadar.programs.api_text import render_api
+
+
+@dataclass
+class DistillReport:
+    """What one bottom-up pass admitted and rejected, and the build programs' tokens before and after."""
+
+    admitted: list[str] = field(default_factory=list)
+    rejected: dict[str, str] = field(default_factory=dict)
+    programs: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+    def merge(self, later: DistillReport) -> DistillReport:
+        """This report followed by `later`, run on the programs this one left (tokens from first to last)."""
+        return DistillReport(self.admitted + later.admitted, {**self.rejected, **later.rejected},
+                             self.programs or later.programs, self.tokens_before or later.tokens_before,
+                             later.tokens_after)
+
+
+def api_signatures(library: Sequence[FunctionRecord]) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str]]:
+    """Parameter (name, annotation) lists and return annotations of every API function, from the API text."""
+    params: dict[str, list[tuple[str, str]]] = {}
+    returns: dict[str, str] = {}
+    for node in ast.parse(render_api(library)).body:
+        if isinstance(node, ast.FunctionDef):
+            params[node.name] = [(a.arg, ast.unparse(a.annotation) if a.annotation else "") for a in node.args.args]
+            if node.returns is not None:
+                returns[node.name] = ast.unparse(node.returns)
+    return params, returns
+
+
+def right_programs(store: ApiStore, questions: Sequence[Question]) -> tuple[dict[str, Question], list[VerifiedProgram]]:
+    """`questions` by id, and the right program of each that calls only helpers still in the library."""
+    by_id = {q.question_id: q for q in questions}
+    implemented = {f.name for f in store.functions(FunctionStatus.IMPLEMENTED)}
+    return by_id, current_programs(store.verified_programs(correct_only=True), set(by_id), implemented)
+
+
+def current_programs(programs: Sequence[VerifiedProgram], question_ids: set[str],
+                     implemented: set[str]) -> list[VerifiedProgram]:
+    """One right program per question of `question_ids`: its latest rewritten form, else the first written.
+
+    Programs that call a helper no longer in the library (a rejected candidate) are left out.
+    """
+    chosen: dict[str, VerifiedProgram] = {}
+    for program in programs:
+        if program.question_id not in question_ids or not program.code or not program.correct:
+            continue
+        if not set(program.uses) <= implemented:
+            continue
+        if program.question_id not in chosen or program.variant == REWRITTEN:
+            chosen[program.question_id] = program
+    return list(chosen.values())
