@@ -18,8 +18,8 @@ from api_store.connection import utc_now
 from api_store.errors import UnknownFunctionError
 from api_store.records import FunctionRecord, FunctionStatus
 
-DECISIONS = ("admitted", "rejected", "retired", "repair", "evaluated")
-NOT_FINAL = ("repair", "evaluated")  # decisions that do not decide a version's admission
+DECISIONS = ("admitted", "rejected", "retired", "repair", "evaluated", "searched", "validated")
+NOT_FINAL = ("repair", "evaluated", "searched", "validated")  # decisions that do not decide a version's admission
 
 
 @dataclass(frozen=True)

@@ -227,19 +227,17 @@ def _run_outcomes_and_batch_proposals(db: Database) -> None:
     )
 
 
-@_rebuilds_tables
-def _evaluated_decisions(db: Database) -> None:
-    """A function's figures in each evaluation are kept as `evaluated` decisions."""
+def _rebuild_decisions(db: Database, decision_check: str) -> None:
+    """`function_decisions` again, with `decision_check` on its `decision` column, rows kept."""
     _script(
         db,
-        """
+        f"""
         CREATE TABLE function_decisions_new (
             id INTEGER PRIMARY KEY,
             version_id INTEGER NOT NULL REFERENCES function_versions(id),
-            decision TEXT NOT NULL
-                CHECK (decision IN ('admitted', 'rejected', 'retired', 'repair', 'evaluated')),
+            decision TEXT NOT NULL {decision_check},
             mode TEXT NOT NULL,
-            evidence TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(evidence)),
+            evidence TEXT NOT NULL DEFAULT '{{}}' CHECK (json_valid(evidence)),
             created_at TEXT NOT NULL
         );
         INSERT INTO function_decisions_new (id, version_id, decision, mode, evidence, created_at)
@@ -251,11 +249,25 @@ def _evaluated_decisions(db: Database) -> None:
     )
 
 
+@_rebuilds_tables
+def _evaluated_decisions(db: Database) -> None:
+    """A function's figures in each evaluation are kept as `evaluated` decisions."""
+    _rebuild_decisions(db, "CHECK (decision IN ('admitted', 'rejected', 'retired', 'repair', 'evaluated'))")
+
+
+@_rebuilds_tables
+def _decision_kinds_in_code(db: Database) -> None:
+    """Decision kinds are checked by the store (`evidence.DECISIONS`), so a new kind (a helper's
+    search, its validation) needs no table rebuild."""
+    _rebuild_decisions(db, "")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial_schema", _initial_schema),
     ("0002_library_evidence", _library_evidence),
     ("0003_run_outcomes_and_batch_proposals", _run_outcomes_and_batch_proposals),
     ("0004_evaluated_decisions", _evaluated_decisions),
+    ("0005_decision_kinds_in_code", _decision_kinds_in_code),
 ]
 
 

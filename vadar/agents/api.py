@@ -5,10 +5,15 @@ implemented first, then the caller is tested. Each function gets up to `max_atte
 the error (and failing line) fed back. A function that calls itself, or that closes a cycle of
 calls back to a function still being implemented, is marked failed with the reason; failed
 functions disappear from later prompts. Every attempt is recorded in the store.
+
+A function whose name makes a claim that ground truth can check is implemented by
+generate-and-test instead (`helper_search`): sampled implementations until one passes the claim's
+ground-truth cases; the search is recorded as a `searched` decision.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +23,8 @@ from api_store.names import prompt_hash
 from vadar import prompts
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.programs.sampling import IMPLEMENTATION
-from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
+from vadar.agents.helper_search import CaseCheck, HelperVerifier, Sample, SearchRecord, SearchSettings, search
+from vadar.programs.step_loop import LLMCost, LoopEnd, Reply, StepLoop, Verdict
 from vadar.programs.stubs import StubFormatError, called_names, parse_implementation
 from vadar.programs.helper_calls import build_test_call
 from vadar.programs.api_text import function_stub, render_api
@@ -46,6 +52,7 @@ class ImplementationReport:
     implemented: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     attempts: dict[str, int] = field(default_factory=dict)
+    searches: dict[str, SearchRecord] = field(default_factory=dict)  # helpers implemented by generate-and-test
     cost: LLMCost = field(default_factory=LLMCost)
 
 
@@ -69,8 +76,12 @@ class ApiAgent:
         model: str | None = None,
         on_event: Callable[[str], None] | None = None,
         max_reply_tokens: int | None = None,
+        search: SearchSettings | None = None,
+        verifier: HelperVerifier | None = None,
     ) -> None:
         self.loop = StepLoop(llm, IMPLEMENTATION, max_attempts, max_reply_tokens)
+        self.search = search or SearchSettings(samples=1)
+        self.verifier = verifier
         self.on_event = on_event or (lambda message: None)
         self.store = store
         self.executor = executor
@@ -124,21 +135,45 @@ class ApiAgent:
                   report: ImplementationReport, *, messages: list[dict[str, str]] | None = None,
                   fail: bool = True) -> bool:
         name = record.name
+        if messages is None and self._searchable(record):
+            return self._search(record, stack, context, report)
         done = 0 if messages is not None else _attempts_made(self.store, record)  # a resume counts them
         if done >= self.loop.max_steps:
             self._fail(name, f"no working implementation after {done} attempts; last error: "
                              f"{_last_error(self.store, record)}", report)
             return False
         messages = messages if messages is not None else self._opening(record) + _resumed_turns(self.store, record)
+        end, step = self._converse(record, messages, self.loop, stack, context, report, first_step=done + 1)
+        if end.done:
+            self._store_implementation(name, step, report)
+            return True
+        if not fail:
+            return False
+        if step.fatal:
+            self._fail(name, step.error or "failed", report)
+        else:
+            self._fail(name, f"no working implementation after {self.loop.max_steps} attempts; "
+                             f"last error: {step.error}", report)
+        return False
+
+    def _converse(self, record: FunctionRecord, messages: list[dict[str, str]], loop: StepLoop, stack: list[str],
+                  context: TestContext, report: ImplementationReport, *, first_step: int = 1,
+                  numbered_from: int = 0) -> tuple[LoopEnd, _Step]:
+        """One implementation conversation: each reply tried, recorded, its error fed back.
+
+        `numbered_from` offsets the recorded attempt numbers (samples of a search follow each other).
+        """
+        name = record.name
         last: list[_Step] = []
 
         def judge(reply: Reply) -> Verdict:
-            report.attempts[name] = reply.attempt
+            attempt = numbered_from + reply.attempt
+            report.attempts[name] = attempt
             step = _Step(error=reply.cut_off_error) if reply.cut_off else self._try(
                 name, reply.text, stack, context, report)
             last[:] = [step]
             self.store.record_attempt(
-                name, reply.attempt, code=step.code, error=step.error, test_call=step.test_call,
+                name, attempt, code=step.code, error=step.error, test_call=step.test_call,
                 test_result=step.test_result, passed=step.error is None,
                 prompt_hash=prompt_hash(_prompt_text(messages[:-1])), **self.provenance,
             )
@@ -149,23 +184,66 @@ class ApiAgent:
             return Verdict.retry(prompts.render("api_retry", error=step.error, test_call=step.test_call, name=name))
 
         def announce(attempt: int) -> None:
-            self.on_event(f"implementing {name} (attempt {attempt}/{self.loop.max_steps})")
+            self.on_event(f"implementing {name} (attempt {numbered_from + attempt}/{numbered_from + loop.max_steps})")
 
-        end = self.loop.run(messages, judge, report.cost, on_step=announce, first_step=done + 1)
-        step = last[0] if last else _Step(error="no attempt was made")
-        if end.done:
-            assert step.code is not None
-            self.store.implement(name, step.code, dependencies=step.dependencies, **self.provenance)
-            report.implemented.append(name)
-            self.on_event(f"implemented {name}")
+        end = loop.run(messages, judge, report.cost, on_step=announce, first_step=first_step)
+        return end, last[0] if last else _Step(error="no attempt was made")
+
+    def _store_implementation(self, name: str, step: _Step, report: ImplementationReport) -> None:
+        assert step.code is not None
+        self.store.implement(name, step.code, dependencies=step.dependencies, **self.provenance)
+        report.implemented.append(name)
+        self.on_event(f"implemented {name}")
+
+    # ------------------------------------------------------------------ generate-and-test
+
+    def _searchable(self, record: FunctionRecord) -> bool:
+        return (self.search.active and self.verifier is not None
+                and self.verifier.claim(record.name, record.signature) is not None)
+
+    def _search(self, record: FunctionRecord, stack: list[str], context: TestContext,
+                report: ImplementationReport) -> bool:
+        """Sampled implementations until one passes the ground-truth cases of the helper's claim."""
+        assert self.verifier is not None
+        name, verifier = record.name, self.verifier
+        numbered = [_attempts_made(self.store, record)]  # attempts recorded so far, a resumed search's too
+        fatal: list[_Step] = []
+
+        def sample(index: int, failures: Sequence[str], closest: str | None) -> Sample:
+            messages = self._opening(record)
+            if closest is not None:
+                messages += [{"role": "assistant", "content": f"```python\n{closest}```"},
+                             {"role": "user", "content": prompts.render("api_search_retry", name=name,
+                                                                        failures=list(failures)[:3])}]
+            sampling = self.loop.sampling if index == 0 else dataclasses.replace(
+                self.loop.sampling, first_temperature=self.search.temperature)
+            loop = StepLoop(self.loop.llm, sampling, self.loop.max_steps, self.loop.max_reply_tokens,
+                            seed=None if index == 0 else index)
+            end, step = self._converse(record, messages, loop, stack, context, report, numbered_from=numbered[0])
+            numbered[0] += end.steps
+            if step.fatal:
+                fatal.append(step)
+            return Sample(step.code if end.done else None, tuple(step.dependencies), step.error)
+
+        def check(candidate: Sample) -> CaseCheck:
+            return verifier.verify(name, record.signature, record.docstring, candidate.code or "",
+                                   candidate.dependencies)
+
+        claim = verifier.claim(name, record.signature) or ""
+        found = search(sample, check, self.search, claim, on_event=lambda m: self.on_event(f"{name}: {m}"))
+        report.searches[name] = found.record
+        self.store.record_decision(name, "searched", mode="search", evidence=found.record.to_dict())
+        if found.sample is not None:
+            self._store_implementation(name, _Step(code=found.sample.code, dependencies=list(found.sample.dependencies)),
+                                       report)
             return True
-        if not fail:
-            return False
-        if step.fatal:
-            self._fail(name, step.error or "failed", report)
+        if fatal and found.closest is None:
+            self._fail(name, fatal[-1].error or "failed", report)
+        elif found.closest is None:
+            self._fail(name, f"no working implementation in {found.record.samples} samples", report)
         else:
-            self._fail(name, f"no working implementation after {self.loop.max_steps} attempts; "
-                             f"last error: {step.error}", report)
+            self._fail(name, f"no implementation passed the ground-truth cases of its claim ({claim}) in "
+                             f"{found.record.samples} samples; the closest: {found.record.closest_failures[0]}", report)
         return False
 
     def _try(self, name: str, reply: str, stack: list[str], context: TestContext,

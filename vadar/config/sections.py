@@ -142,11 +142,18 @@ class LibraryConfig:
     distill_max_helpers: int = 3  # helpers distilled per batch at most (each route)
     distill_groups: bool = True  # also one LLM-written helper per group of similar right questions
     build_tries: int = 1  # labelled build: programs per build question until one is right (not yes/no)
+    # Generate-and-test for a helper whose name makes a checkable claim (1: one greedy implementation)
+    search_samples: int = 8  # implementations sampled per round until one passes the ground-truth cases
+    search_rounds: int = 2  # rounds: each later one shows the closest implementation its failing cases
+    search_temperature: float = 0.8  # temperature of the sampled implementations (each with its own seed)
 
     def __post_init__(self) -> None:
         if self.admission not in ("labelled", "unlabelled", "off"):
             raise ConfigError(f"library.admission must be labelled, unlabelled or off, got {self.admission!r}")
-        _check_limits("library", self, "admit_min_uses", "distill_min_uses", "distill_max_helpers", "build_tries")
+        _check_limits("library", self, "admit_min_uses", "distill_min_uses", "distill_max_helpers", "build_tries",
+                      "search_samples", "search_rounds")
+        if not 0.0 <= self.search_temperature <= 2.0:
+            raise ConfigError(f"library.search_temperature must be between 0 and 2, got {self.search_temperature}")
 
 
 @dataclass

@@ -23,12 +23,13 @@ from omni3d_bench.relations import (ATTRIBUTES, object_attribute, object_distanc
                                     relation_holds, unique_phrase)
 from omni3d_bench.types import Dataset, Question
 from vadar.programs.outcome import Executor, check_infrastructure
+from vadar.library.candidates import Candidate, Route
 from vadar.library.claims import Claim, claim_of
 from vadar.library.rules import unread_parameter
 from vadar.programs.namespace import program_namespace
 from vadar.library.tracking import retire_helpers
 
-__all__ = ["Claim", "TruthChecks", "TruthResult", "claim_of", "recheck_library"]
+__all__ = ["Claim", "TruthChecks", "TruthResult", "TruthVerifier", "claim_of", "recheck_library"]
 
 _YES = ("true", "yes", "1")
 
@@ -163,6 +164,25 @@ class TruthChecks:
         if any(abs(number - t) <= self.tolerance * abs(t) for t in truths):
             return None
         return f"{call} returned {number:.3g}, but " + what.format(truths[0])
+
+
+class TruthVerifier:
+    """Ground truth as the API agent's verifier: the claim a name makes, and its cases run on one
+    implementation (generate-and-test, `vadar.agents.helper_search`)."""
+
+    def __init__(self, checks: TruthChecks, store: ApiStore, dataset: Dataset, modules: ModuleSet,
+                 questions: Sequence[Question]) -> None:
+        self.checks, self.store, self.dataset, self.modules, self.questions = checks, store, dataset, modules, questions
+
+    def claim(self, name: str, signature: str) -> str | None:
+        claim = claim_of(Candidate(Route.PROPOSAL, name, signature, "", ""))
+        return claim.label if claim is not None else None
+
+    def verify(self, name: str, signature: str, docstring: str, code: str,
+               dependencies: Sequence[str]) -> TruthResult:
+        helper = Candidate(Route.PROPOSAL, name, signature, docstring, code, dependencies=tuple(dependencies))
+        library = self.store.functions(FunctionStatus.IMPLEMENTED)
+        return self.checks.check(helper, library, self.dataset, self.modules, self.questions)  # type: ignore[arg-type]
 
 
 def recheck_library(store: ApiStore, checks: TruthChecks, dataset: Dataset, modules: ModuleSet,

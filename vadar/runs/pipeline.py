@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 from api_store import ApiStore, DuplicateFunctionError, FunctionStatus, RunRecord, RunStatus, StoreError
 from omni3d_bench.types import Question
 from vadar.agents.api import ApiAgent, TestContext
+from vadar.agents.helper_search import SearchSettings
 from vadar.programs.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
 from vadar.library.tracking import track_evaluation
-from vadar.library.truth_checks import TruthChecks
+from vadar.library.truth_checks import TruthChecks, TruthVerifier
 from vadar.programs.stubs import Stub
 from vadar.programs.api_text import render_api
 from vadar.runs.storage import write_text_atomically, writing
@@ -264,8 +265,11 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
     words = getattr(data.dataset, "example_words", {})
     contexts = [TestContext(q.question, program_namespace(data.dataset.image(q), data.modules), words)
                 for q in chunk]
+    settings = session.config.library
+    search = SearchSettings(settings.search_samples, settings.search_rounds, settings.search_temperature)
+    verifier = TruthVerifier(TruthChecks(session.executor), store, data.dataset, data.modules, chunk)
     agent = ApiAgent(session.llm, store, session.executor, max_attempts=limits.implementation_attempts,
-                     on_event=on_event, max_reply_tokens=cap, **provenance)
+                     on_event=on_event, max_reply_tokens=cap, search=search, verifier=verifier, **provenance)
     outcome = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed
     _admit(session, data, chunk, contexts, agent, batch.id, report, on_event)

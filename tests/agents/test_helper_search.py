@@ -1,0 +1,163 @@
+"""Generate-and-test: sampled implementations of a checkable helper until one passes ground truth."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from api_store import ApiStore, FunctionStatus
+from vadar.agents.api import ApiAgent, TestContext
+from vadar.agents.helper_search import Sample, SearchSettings, search
+from vadar.library.truth_checks import TruthChecks, TruthVerifier
+from vadar.llm.doubles import ScriptedLLM
+from vadar.programs.namespace import program_namespace
+from vadar.runs.prepare import DataSelection
+from vadar.sandbox import execute
+
+SIGNATURE = "(image: Image, reference: BBox) -> list[BBox]"
+# Left as CLEVR defines it (camera-frame x, not the box centre): passes the ground-truth cases.
+RIGHT = ("def _objects_left_of(image, reference):\n"
+         "    x = ((reference[0] + reference[2]) / 2 - image.width / 2) * depth(image, reference)\n"
+         "    return [b for b in loc(image, 'objects') if ((b[0] + b[2]) / 2 - image.width / 2) * depth(image, b) < x\n"
+         "            and not same_object(image, b, reference)]\n")
+# Runs on its test call and is wrong: it compares depth, not x.
+WRONG = ("def _objects_left_of(image, reference):\n"
+         "    d = depth(image, reference)\n"
+         "    return [b for b in loc(image, 'objects') if depth(image, b) < d]\n")
+ALSO_WRONG = WRONG.replace("< d]", "> d]")
+
+
+@dataclass
+class Verdict:
+    passed: bool | None
+    cases: int = 4
+    failures: list[str] = field(default_factory=list)
+
+
+def test_the_first_sample_that_passes_is_kept_and_the_search_recorded():
+    verdicts = {"a": Verdict(False, failures=["x", "y"]), "b": Verdict(False, failures=["x"]), "c": Verdict(True)}
+    drawn = []
+
+    def sampler(index, failures, closest):
+        drawn.append((index, list(failures), closest))
+        return Sample("abc"[index] if index < 3 else None)
+
+    found = search(sampler, lambda s: verdicts[s.code], SearchSettings(samples=8, rounds=2), "relation:left")
+    assert found.sample.code == "c" and [d[0] for d in drawn] == [0, 1, 2]  # stops at the first pass
+    assert found.record.samples == 3 and found.record.passed == [3] and found.record.rounds == 1
+    assert found.record.pass_rate == pytest.approx(1 / 3) and found.record.cases == 4
+
+
+def test_a_later_round_shows_the_closest_sample_its_failing_cases():
+    drawn = []
+
+    def sampler(index, failures, closest):
+        drawn.append((list(failures), closest))
+        return Sample("right" if index == 2 else ("close" if index == 0 else "far"))
+
+    checks = {"close": Verdict(False, failures=["one case"]), "far": Verdict(False, failures=["a", "b"]),
+              "right": Verdict(True)}
+    found = search(sampler, lambda s: checks[s.code], SearchSettings(samples=2, rounds=3), "measure:height")
+    assert drawn[:2] == [([], None), ([], None)]
+    assert drawn[2] == (["one case"], "close")  # round 2 starts from the closest, with its failures
+    assert found.sample.code == "right" and found.record.rounds == 2 and found.record.passed == [3]
+
+
+def test_no_passing_sample_keeps_nothing_and_names_the_closest():
+    found = search(lambda i, f, c: Sample("same"), lambda s: Verdict(False, failures=["off"]),
+                   SearchSettings(samples=3, rounds=2), "relation:left")
+    assert found.sample is None and found.closest.code == "same"
+    assert found.record.samples == 6 and found.record.working == 6 and found.record.passed == []
+    assert found.record.closest_failures == ["off"]
+
+
+def test_a_sample_without_cases_is_kept_as_the_single_implementation_would_be():
+    found = search(lambda i, f, c: Sample(None if i == 0 else "works"), lambda s: Verdict(None, cases=0),
+                   SearchSettings(samples=4), "relation:left")
+    assert found.sample.code == "works" and found.record.samples == 2 and found.record.passed == []
+
+
+# ----------------------------------------------------------------- the API agent with ground truth
+
+
+@pytest.fixture
+def sample_data():
+    return DataSelection(limit=2).prepare()
+
+
+def agent_for(llm, store, data, samples, rounds=2):
+    verifier = TruthVerifier(TruthChecks(executor), store, data.dataset, data.modules, data.questions)
+    return ApiAgent(llm, store, executor, search=SearchSettings(samples=samples, rounds=rounds), verifier=verifier)
+
+
+def executor(code, namespace):
+    return execute(code, dict(namespace), timeout_s=20, memory_mb=1024)
+
+
+def context(data):
+    question = data.questions[0]
+    return TestContext(question.question, program_namespace(data.dataset.image(question), data.modules))
+
+
+def code(text):
+    return f"```python\n{text}```"
+
+
+def test_the_api_agent_keeps_the_first_sampled_implementation_that_ground_truth_confirms(sample_data):
+    store = ApiStore.memory()
+    store.propose("_objects_left_of", SIGNATURE, "Objects left of the reference object.")
+    llm = ScriptedLLM([code(WRONG), code(ALSO_WRONG), code(RIGHT)])
+    report = agent_for(llm, store, sample_data, samples=4).implement(["_objects_left_of"], [context(sample_data)])
+    assert report.implemented == ["_objects_left_of"] and store.current("_objects_left_of").code.strip() == RIGHT.strip()
+    searched = store.decisions("_objects_left_of")[-1]
+    assert searched.decision == "searched" and searched.evidence["samples"] == 3
+    assert searched.evidence["passed"] == [3] and searched.evidence["claim"] == "relation:left"
+    assert searched.evidence["cases"] > 0 and "missing" in " ".join(searched.evidence["closest_failures"])
+    # the first sample is today's greedy request; the others are drawn warmer, each with its own seed
+    assert llm.requests[0]["temperature"] in (None, 0.0) and llm.requests[1]["temperature"] == 0.8
+    assert [r.get("seed") for r in llm.requests[1:]] == [1, 2]
+    assert [a.attempt for a in store.attempts("_objects_left_of")] == [1, 2, 3]  # numbered across samples
+
+
+def test_failing_cases_reach_the_next_round_without_any_question_or_its_answer(sample_data):
+    store = ApiStore.memory()
+    store.propose("_objects_left_of", SIGNATURE, "Objects left of the reference object.")
+    llm = ScriptedLLM([code(WRONG), code(WRONG), code(RIGHT)])
+    agent_for(llm, store, sample_data, samples=2).implement(["_objects_left_of"], [context(sample_data)])
+    request = llm.calls[2][-1]["content"]
+    assert request.startswith("Your implementation of `_objects_left_of` runs, but it is wrong on these cases")
+    assert "missing" in request and llm.calls[2][-2]["content"].startswith("```python\ndef _objects_left_of")
+    for question in sample_data.questions:
+        assert question.question not in request and "Expected answer" not in request
+
+
+def test_a_helper_no_sample_gets_right_fails_with_its_closest_failure(sample_data):
+    store = ApiStore.memory()
+    store.propose("_objects_left_of", SIGNATURE, "Objects left of the reference object.")
+    report = agent_for(ScriptedLLM([code(WRONG)] * 4), store, sample_data, samples=2).implement(
+        ["_objects_left_of"], [context(sample_data)])
+    assert report.implemented == [] and "passed the ground-truth cases" in report.failed["_objects_left_of"]
+    assert store.current("_objects_left_of").status == FunctionStatus.FAILED
+    assert report.searches["_objects_left_of"].samples == 4 and report.searches["_objects_left_of"].rounds == 2
+
+
+def test_one_sample_sends_exactly_the_requests_of_an_agent_without_a_search(sample_data):
+    requests = []
+    for verifier_on in (False, True):
+        store = ApiStore.memory()
+        store.propose("_objects_left_of", SIGNATURE, "Objects left of the reference object.")
+        llm = ScriptedLLM([code(WRONG)])
+        agent = agent_for(llm, store, sample_data, samples=1) if verifier_on else ApiAgent(llm, store, executor)
+        agent.implement(["_objects_left_of"], [context(sample_data)])
+        requests.append(llm.requests)
+        assert store.current("_objects_left_of").status == FunctionStatus.IMPLEMENTED  # no search: as before
+    assert requests[0] == requests[1]
+
+
+def test_a_name_without_a_checkable_claim_is_implemented_once(sample_data):
+    store = ApiStore.memory()
+    store.propose("_count_things", "(image: Image, object_prompt: str) -> int", "How many match.")
+    llm = ScriptedLLM([code("def _count_things(image, object_prompt):\n    return len(loc(image, object_prompt))\n")])
+    report = agent_for(llm, store, sample_data, samples=8).implement(["_count_things"], [context(sample_data)])
+    assert report.implemented == ["_count_things"] and len(llm.calls) == 1 and report.searches == {}

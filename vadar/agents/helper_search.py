@@ -1,0 +1,130 @@
+"""Generate-and-test for helpers whose claim ground truth can decide.
+
+A small code model is right far more often in k samples than in one (AlphaCode and CodeT keep
+the samples their tests pass). Where a helper's name makes a claim the data set's ground truth
+can check (the objects left of a box, an object's height in metres: `vadar.library.claims`), the
+API agent samples up to `samples` working implementations, runs each on ground-truth cases and
+keeps the first that passes them all. When none does, the closest one (fewest failing cases) is
+shown its failing cases and sampled from again, up to `rounds` rounds. What the search did is
+kept as a `SearchRecord`: samples tried, which passed, the cases, the rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """`samples` = 1 is a single greedy implementation, exactly as without a search."""
+
+    samples: int = 8
+    rounds: int = 2
+    temperature: float = 0.8
+
+    @property
+    def active(self) -> bool:
+        return self.samples > 1
+
+
+class CaseCheck(Protocol):
+    """Ground-truth cases run on one implementation: `passed` None when no case could be made."""
+
+    passed: bool | None
+    cases: int
+    failures: list[str]
+
+
+class HelperVerifier(Protocol):
+    """Decides, from ground truth, whether an implementation does what its name claims."""
+
+    def claim(self, name: str, signature: str) -> str | None:
+        """The checkable claim of a name and signature (e.g. `relation:left`), or None."""
+
+    def verify(self, name: str, signature: str, docstring: str, code: str,
+               dependencies: Sequence[str]) -> CaseCheck:
+        """Run the implementation on the ground-truth cases its claim asks for."""
+
+
+@dataclass
+class SearchRecord:
+    """What one helper's search tried: `passed` lists the (1-based) samples that passed every case."""
+
+    claim: str
+    samples: int = 0
+    working: int = 0
+    passed: list[int] = field(default_factory=list)
+    cases: int = 0
+    rounds: int = 0
+    closest_failures: list[str] = field(default_factory=list)
+
+    @property
+    def pass_rate(self) -> float:
+        """Passing samples among those that ran (the search stops at the first that passes)."""
+        return len(self.passed) / self.working if self.working else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "samples": self.samples, "working": self.working, "passed": self.passed,
+                "pass_rate": round(self.pass_rate, 4), "cases": self.cases, "rounds": self.rounds,
+                "closest_failures": self.closest_failures[:3]}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sampled implementation that ran on its test call (`code`), or why none did (`error`)."""
+
+    code: str | None
+    dependencies: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass
+class Found:
+    """The search's outcome: the implementation kept (None: none passed) and its record."""
+
+    sample: Sample | None
+    record: SearchRecord
+    closest: Sample | None = None
+
+
+Sampler = Callable[[int, Sequence[str], str | None], Sample]
+"""Draws sample `index` (0 is greedy), optionally shown a closest implementation and its failing cases."""
+
+
+def search(sampler: Sampler, check: Callable[[Sample], CaseCheck], settings: SearchSettings, claim: str,
+           on_event: Callable[[str], None] = lambda message: None) -> Found:
+    """Sample, check, keep the first implementation that passes every ground-truth case.
+
+    A sample whose cases cannot be built (`passed` None) is no evidence either way: it is kept as
+    the single implementation would have been.
+    """
+    record = SearchRecord(claim)
+    closest: tuple[int, Sample, list[str]] | None = None  # failing cases, sample, failures
+    seen: set[str] = set()
+    for round_index in range(settings.rounds):
+        record.rounds = round_index + 1
+        failures_shown = list(closest[2]) if closest is not None else []
+        code_shown = closest[1].code if closest is not None else None
+        for k in range(settings.samples):
+            index = round_index * settings.samples + k
+            on_event(f"sample {index + 1} of at most {settings.samples * settings.rounds}")
+            sample = sampler(index, failures_shown, code_shown)
+            record.samples += 1
+            if sample.code is None:
+                continue
+            record.working += 1
+            if sample.code in seen:  # the same text again: the same verdict
+                continue
+            seen.add(sample.code)
+            checked = check(sample)
+            record.cases = max(record.cases, checked.cases)
+            if checked.passed is not False:
+                if checked.passed:
+                    record.passed.append(record.samples)
+                return Found(sample, record)
+            if closest is None or len(checked.failures) < closest[0]:
+                closest = (len(checked.failures), sample, list(checked.failures))
+                record.closest_failures = list(checked.failures)
+    return Found(None, record, closest[1] if closest is not None else None)
