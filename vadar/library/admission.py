@@ -37,6 +37,7 @@ from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructur
 from vadar.programs.stubs import StubFormatError, called_names
 
 MODES = ("labelled", "unlabelled", "off")
+MIN_TRUTH_CASES = 4  # ground-truth cases a helper must pass to be admitted on them (a relation case checks a whole list)
 
 Repairer = Callable[[str, Sequence[Mapping[str, Any]], TestContext], bool]
 
@@ -249,9 +250,12 @@ class BehaviourCheck:
 
 
 class OutcomeRule:
-    """Programs using the helper must be right more often than without it; an equal score is enough
-    only for a helper whose ground-truth check passed (a few yes/no questions answered alike by
-    chance are no evidence). At least `min_uses` programs must have used it."""
+    """Programs using the helper must be right more often than without it, on at least `min_uses`
+    programs (a few yes/no questions answered alike by chance are no evidence).
+
+    A helper whose ground-truth check passed on at least `MIN_TRUTH_CASES` cases is right by
+    evidence far stronger than a batch's outcomes: it needs only that the programs using it are
+    not worse (the validation gate later retires what loses on held-back questions)."""
 
     def __init__(self, evidence: Sequence[QuestionEvidence], min_uses: int) -> None:
         self.evidence, self.min_uses = evidence, min_uses
@@ -259,17 +263,22 @@ class OutcomeRule:
     def __call__(self, candidate: Candidate) -> Problem | None:
         name = candidate.name
         used = [e for e in self.evidence if name in e.uses]
-        if not used:
-            return Unused("no program on its batch used it")
+        truth = candidate.evidence.truth_check or {}
+        confirmed = truth.get("passed") is True and truth.get("cases", 0) >= MIN_TRUTH_CASES
         judged = [e for e in used if e.reference is not None]
         right_with = sum(e.score(e.with_) for e in judged)
         right_without = sum(e.score(e.without) for e in judged)
-        verified = (candidate.evidence.truth_check or {}).get("passed") is True
+        cases = tuple(Case(e.question.question, str(e.reference), str(e.with_.error or e.with_.answer))
+                      for e in judged if e.score(e.with_) < 1.0)
+        if confirmed:
+            return None if right_with >= right_without else NotBetter(
+                _compared(right_with, right_without, len(judged)), cases=cases)
+        if not used:
+            return Unused("no program on its batch used it")
+        verified = truth.get("passed") is True
         better = right_with > right_without or (verified and right_with >= right_without)
         if len(used) >= self.min_uses and judged and right_with >= 1 and better:
             return None
-        cases = tuple(Case(e.question.question, str(e.reference), str(e.with_.error or e.with_.answer))
-                      for e in judged if e.score(e.with_) < 1.0)
         if not judged:
             return NoReference("no reference answer to check it against", cases=cases)
         if len(used) < self.min_uses:

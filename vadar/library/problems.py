@@ -104,9 +104,7 @@ class NotBetter(Problem):
 
 
 class TooFewUses(Problem):
-    """Too few programs used the helper to judge it."""
-
-    repairable = True
+    """Too few programs used the helper to judge it: no repair can add uses."""
 
 
 class Unused(Problem):

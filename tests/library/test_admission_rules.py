@@ -1,0 +1,84 @@
+"""What the proposal route's gate admits: ground truth first, outcomes second, repairs only where they can help."""
+
+from __future__ import annotations
+
+from api_store import ApiStore
+from test_library_admission import RIGHT, STUB, WRONG, build, config, scripted  # noqa: F401 (config: a fixture)
+from vadar.library import truth_checks
+from vadar.library.admission import MIN_TRUTH_CASES, OutcomeRule
+from vadar.library.candidates import Candidate, Route
+from vadar.llm.doubles import ScriptedLLM
+
+
+def never_used(implementation: str) -> ScriptedLLM:
+    """Signature, then API replies; the programs never call the helper and answer 0."""
+    def reply(messages):
+        system = messages[0]["content"]
+        if system.startswith("You design helper functions"):
+            return STUB if "_objects_left_of(" not in system else "# no new functions"
+        if system.startswith("You implement helper functions"):
+            return "```python\n" + implementation + "```"
+        return "```python\nfinal_result = 0\n```"
+
+    return ScriptedLLM([reply] * 300)
+
+
+def test_a_helper_ground_truth_confirms_is_admitted_though_no_program_of_its_batch_used_it(config, tmp_path):
+    report, library, _ = build(config, never_used(RIGHT), tmp_path)
+    assert report.admitted == ["_objects_left_of"] and [f.name for f in library] == ["_objects_left_of"]
+    store = ApiStore(config.paths.database)
+    evidence = store.decisions("_objects_left_of")[-1].evidence
+    assert evidence["truth_check"]["passed"] is True and evidence["truth_check"]["cases"] >= MIN_TRUTH_CASES
+    assert evidence["used_by"] == []
+
+
+def test_a_helper_that_fails_ground_truth_is_never_admitted_however_its_programs_score(config, tmp_path):
+    # the program with the helper answers the red-sphere question right (WRONG counts 5 things in front)
+    report, library, _ = build(config, scripted([WRONG], baseline="final_result = 0"), tmp_path)
+    assert report.admitted == [] and library == []
+    assert "ground-truth check failed" in report.not_admitted["_objects_left_of"]
+
+
+def test_too_few_uses_is_not_sent_to_a_repair(config, tmp_path, monkeypatch):
+    monkeypatch.setattr(truth_checks.TruthChecks, "check", lambda self, *a: truth_checks.TruthResult(None))
+    config.library.admit_min_uses = 3
+    llm = scripted([WRONG, RIGHT], baseline="final_result = 0")
+    report, _, _ = build(config, llm, tmp_path)
+    assert "fewer than the 3 needed" in report.not_admitted["_objects_left_of"] and report.not_admitted
+    store = ApiStore(config.paths.database)
+    assert [d.decision for d in store.decisions("_objects_left_of")] == ["rejected"]  # no "repair"
+    implementing = [c for c in llm.calls if c[0]["content"].startswith("You implement helper functions")]
+    assert len(implementing) == 1
+
+
+def evidence_item(with_right: bool, without_right: bool):
+    from dataclasses import dataclass
+
+    @dataclass
+    class Outcome:
+        answer: str
+        error: None = None
+
+    @dataclass
+    class Item:
+        uses: set
+        reference: str = "yes"
+        with_: Outcome = None
+        without: Outcome = None
+        question: object = None
+
+        def score(self, outcome):
+            return 1.0 if outcome.answer == self.reference else 0.0
+
+    return Item({"_h"}, with_=Outcome("yes" if with_right else "no"), without=Outcome("yes" if without_right else "no"),
+                question=type("Q", (), {"question": "Is it?"})())
+
+
+def test_a_confirmed_helper_whose_programs_lose_is_not_admitted():
+    candidate = Candidate(Route.PROPOSAL, "_h", "(image)", "Doc.", "def _h(image):\n    return 1\n")
+    candidate.evidence.truth_check = {"passed": True, "cases": MIN_TRUTH_CASES}
+    rule = OutcomeRule([evidence_item(False, True)], min_uses=3)
+    assert "right 0 of 1 times, 1 without it" in str(rule(candidate))
+    assert OutcomeRule([evidence_item(True, True)], min_uses=3)(candidate) is None  # not worse: enough
+    candidate.evidence.truth_check = {"passed": True, "cases": MIN_TRUTH_CASES - 1}  # too few cases: outcomes rule
+    assert "fewer than the 3 needed" in str(OutcomeRule([evidence_item(True, True)], min_uses=3)(candidate))
