@@ -37,7 +37,7 @@ def test_run_builds_then_answers_the_other_questions(scripted, tmp_path, monkeyp
     result = CliRunner().invoke(app, ["run", "--limit", "4", "--batch-size", "2", "--batches", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "from 2 questions; the other 2 are evaluated" in result.output
-    assert "batch 1 (2 questions): proposed 1, implemented 1, failed 0" in result.output
+    assert "batch 1 (2 questions): proposed 1, implemented 1 in 1 replies, failed 0" in result.output
     assert "+ _count" in result.output and "implementing _count (attempt 1/5)" in result.output
     assert "| **total (weighted)** | 2 |" in result.output
     summary = json.loads((out / "summary.json").read_text())

@@ -82,3 +82,39 @@ def test_a_confirmed_helper_whose_programs_lose_is_not_admitted():
     assert OutcomeRule([evidence_item(True, True)], min_uses=3)(candidate) is None  # not worse: enough
     candidate.evidence.truth_check = {"passed": True, "cases": MIN_TRUTH_CASES - 1}  # too few cases: outcomes rule
     assert "fewer than the 3 needed" in str(OutcomeRule([evidence_item(True, True)], min_uses=3)(candidate))
+
+
+def build_two_batches(config, llm, tmp_path):
+    from vadar.runs.pipeline import build_api
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
+
+    data = DataSelection(limit=4).prepare()
+    with open_session(config, llm=llm) as session:
+        return build_api(session, data, tmp_path / "run", batch_size=2)
+
+
+def test_a_helper_rejected_as_wrong_is_not_proposed_or_implemented_again(config, tmp_path):
+    llm = scripted([WRONG])
+    first, second = build_two_batches(config, llm, tmp_path)
+    assert "ground-truth check failed" in first.not_admitted["_objects_left_of"]
+    proposing = [c for c in llm.calls if c[0]["content"].startswith("You design helper functions")]
+    assert "tried before and not admitted" not in proposing[0][1]["content"]
+    assert "- `_objects_left_of`: not admitted: its ground-truth check failed" in proposing[1][1]["content"]
+    assert second.proposed == [] and any("tried before and not admitted" in r for r in second.rejected)
+    implementing = [c for c in llm.calls if c[0]["content"].startswith("You implement helper functions")]
+    assert len(implementing) == 2  # batch 1: the implementation and its one repair; batch 2: none
+
+
+def test_a_helper_rejected_for_lack_of_use_comes_back_with_its_implementation(config, tmp_path, monkeypatch):
+    monkeypatch.setattr(truth_checks.TruthChecks, "check", lambda self, *a: truth_checks.TruthResult(None))
+    config.library.admit_min_uses = 3
+    llm = scripted([RIGHT])
+    first, second = build_two_batches(config, llm, tmp_path)
+    assert "fewer than the 3 needed" in first.not_admitted["_objects_left_of"]
+    assert second.proposed == ["_objects_left_of"] and second.reused == ["_objects_left_of"]
+    implementing = [c for c in llm.calls if c[0]["content"].startswith("You implement helper functions")]
+    assert len(implementing) == 1  # batch 2 judged the stored implementation on its own questions
+    store = ApiStore(config.paths.database)
+    implemented = [v for v in store.history("_objects_left_of") if v.code]
+    assert len(implemented) == 2 and implemented[0].code == implemented[1].code  # the same code, judged again

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from base_modules.module import PREDEFINED_MODULES
@@ -44,13 +44,19 @@ def name_words(name: str) -> frozenset[str]:
     return frozenset(w for w in name.lower().strip("_").split("_") if w and w not in _FILLER_WORDS)
 
 
-def rejection_reason(stub: Stub, taken: set[str], similar: dict[frozenset[str], str] | None = None) -> str | None:
+def rejection_reason(stub: Stub, taken: set[str], similar: dict[frozenset[str], str] | None = None,
+                     tried: Mapping[str, str] | None = None) -> str | None:
     """Why `stub` may not join the library, or None if it may.
 
     `similar` maps the content words of existing names to those names: `_left_of_objects` is a
     near-duplicate of `_objects_left_of` and would only split the programs between the two.
+    `tried` maps helpers tried before and not admitted to why: proposing one again, under its
+    name or the same words, would only repeat its failure.
     """
     name = stub.name
+    for before, why in (tried or {}).items():
+        if normalized_name(name) == normalized_name(before) or (name_words(name) and name_words(name) == name_words(before)):
+            return f"`{name}` repeats `{before}`, tried before and not admitted ({why})"
     if not name.startswith("_") or name.startswith("__"):
         return f"`{name}`: names must start with exactly one underscore"
     if not name.isidentifier() or keyword.iskeyword(name):
@@ -74,12 +80,17 @@ class SignatureAgent:
         self.loop = StepLoop(llm, SIGNATURES, max_attempts, max_reply_tokens)
         self.max_functions = max_functions
 
-    def propose(self, questions: Sequence[str], api_text: str, existing: Iterable[str]) -> Proposals:
+    def propose(self, questions: Sequence[str], api_text: str, existing: Iterable[str],
+                tried: Mapping[str, str] | None = None) -> Proposals:
+        """Stubs for `questions`; `tried` (helpers tried before and not admitted, with why) is shown
+        to the LLM and screened out of its reply."""
+        tried = dict(tried or {})
         messages = [
             {"role": "system", "content": prompts.render(
                 "signature_system", api=api_text.strip(), max_functions=self.max_functions,
                 example=example_stub(questions).strip())},
-            {"role": "user", "content": prompts.render("signature_batch", questions=list(questions))},
+            {"role": "user", "content": prompts.render("signature_batch", questions=list(questions),
+                                                       tried=sorted(tried.items()))},
         ]
         result = Proposals()
         existing = list(existing)
@@ -95,16 +106,16 @@ class SignatureAgent:
             except StubFormatError as exc:
                 result.errors.append(str(exc))
                 return Verdict.retry(prompts.render("signature_retry", error=str(exc)))
-            self._screen(stubs, taken, similar, result)
+            self._screen(stubs, taken, similar, result, tried)
             return Verdict.accept()
 
         self.loop.run(messages, judge, result.cost)
         return result
 
     def _screen(self, stubs: list[Stub], taken: set[str], similar: dict[frozenset[str], str],
-                result: Proposals) -> None:
+                result: Proposals, tried: Mapping[str, str]) -> None:
         for stub in stubs:
-            reason = rejection_reason(stub, taken, similar)
+            reason = rejection_reason(stub, taken, similar, tried)
             if reason is None and len(result.accepted) >= self.max_functions:
                 reason = f"`{stub.name}`: more than {self.max_functions} proposals in one batch"
             if reason:

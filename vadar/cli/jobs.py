@@ -68,13 +68,21 @@ def _print_batch(report: BatchReport) -> None:
         console.print(f"batch {report.index + 1}: already built, skipped")
         return
     console.print(f"[bold]batch {report.index + 1}[/bold] ({len(report.question_ids)} questions): "
-                  f"proposed {len(report.proposed)}, implemented {len(report.implemented)}, "
-                  f"failed {len(report.failed)}")
+                  f"proposed {len(report.proposed)}, implemented {len(report.implemented)} "
+                  f"in {report.attempts} replies, failed {len(report.failed)}"
+                  + (f", reused {len(report.reused)}" if report.reused else ""))
     for name in report.implemented:
         console.print(f"  + {name}")
+    for name in report.reused:
+        console.print(f"  + {name} (rejected before for lack of evidence; judged again on these questions)")
+    for name, search in report.searches.items():
+        verdict = (f"sample {search.passed[0]} passed" if search.passed else "no sample passed")
+        console.print(f"  searched {name} ({search.claim}): {verdict} of {search.samples} sampled, "
+                      f"{search.cases} ground-truth cases, {search.rounds} round(s)", highlight=False, markup=False)
     if report.admitted or report.not_admitted:
         console.print(f"  admitted {len(report.admitted)} of {len(report.admitted) + len(report.not_admitted)} "
-                      "after checking answers on the batch")
+                      "after checking answers on the batch"
+                      + (f" ({len(report.repaired)} repaired once)" if report.repaired else ""))
     for name, reason in report.not_admitted.items():
         console.print(f"  - not admitted {name}: {reason}", highlight=False)
     for name, reason in report.failed.items():

@@ -70,8 +70,8 @@ def admit(store: ApiStore, candidate: Candidate, *, library: Sequence[Any], batc
 
 def reject(store: ApiStore, candidate: Candidate, problem: Problem, *, mode: str) -> None:
     """Record why a stored candidate was not admitted; it leaves the prompts, its history stays."""
-    store.record_decision(candidate.name, "rejected", mode=mode,
-                          evidence={"reason": problem.log, **candidate.stored_evidence()})
+    store.record_decision(candidate.name, "rejected", mode=mode, evidence={
+        "reason": problem.log, "problem": type(problem).__name__, **candidate.stored_evidence()})
     store.mark_failed(candidate.name, f"not admitted: {problem.log}")
 
 

@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 from api_store import ApiStore, DuplicateFunctionError, FunctionStatus, RunRecord, RunStatus, StoreError
 from omni3d_bench.types import Question
 from vadar.agents.api import ApiAgent, TestContext
-from vadar.agents.helper_search import SearchSettings
+from vadar.agents.helper_search import SearchRecord, SearchSettings
 from vadar.programs.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
+from vadar.library.memory import remembered_helpers
 from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
 from vadar.programs.stubs import Stub
@@ -141,6 +142,10 @@ class BatchReport:
     admitted: list[str] = field(default_factory=list)
     not_admitted: dict[str, str] = field(default_factory=dict)
     distilled: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)  # came back as implemented before (new evidence, same code)
+    repaired: list[str] = field(default_factory=list)
+    attempts: int = 0  # implementation replies, every sample of a search included
+    searches: dict[str, SearchRecord] = field(default_factory=dict)
     skipped: bool = False
 
 
@@ -240,6 +245,7 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
     provenance = {"run_id": batch.run_id, "batch_id": batch.id, "model": session.model_name}
     api_text = render_api(store.functions(FunctionStatus.IMPLEMENTED))
     existing = [f.name for f in store.functions()]
+    memory = remembered_helpers(store)
     limits = session.config.agents
     cap = session.config.llm.max_tokens
     if batch.proposals is None:  # else: resuming, implement what was proposed before the interruption
@@ -247,7 +253,8 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
             on_event(f"batch {index + 1}: proposing signatures for {len(chunk)} questions")
         signature_agent = SignatureAgent(session.llm, max_attempts=limits.signature_attempts,
                                          max_functions=limits.max_new_functions, max_reply_tokens=cap)
-        proposals = signature_agent.propose([q.question for q in chunk], api_text, existing)
+        tried = {m.name: m.reason for m in memory.values() if m.blocked}
+        proposals = signature_agent.propose([q.question for q in chunk], api_text, existing, tried)
         batch = store.record_proposals(batch.id, [dataclasses.asdict(stub) for stub in proposals.accepted],
                                        [f"{stub.name}: {reason}" for stub, reason in proposals.rejected])
     assert batch.proposals is not None
@@ -261,6 +268,12 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
             report.proposed.append(stub.name)
         except DuplicateFunctionError as exc:
             report.rejected.append(f"{stub.name}: {exc}")
+            continue
+        comeback = memory.get(stub.name)
+        if comeback is not None and not comeback.blocked and comeback.signature == stub.signature:
+            # rejected before only for lack of evidence: these questions judge the same implementation
+            store.implement(stub.name, comeback.code or "", dependencies=list(comeback.dependencies), **provenance)
+            report.reused.append(stub.name)
     pending = [f.name for f in store.functions(FunctionStatus.PROPOSED)]  # leftovers of a crash too
     words = getattr(data.dataset, "example_words", {})
     contexts = [TestContext(q.question, program_namespace(data.dataset.image(q), data.modules), words)
@@ -272,6 +285,7 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
                      on_event=on_event, max_reply_tokens=cap, search=search, verifier=verifier, **provenance)
     outcome = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed
+    report.attempts, report.searches = sum(outcome.attempts.values()), outcome.searches
     _admit(session, data, chunk, contexts, agent, batch.id, report, on_event)
 
 
@@ -291,7 +305,7 @@ def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], cont
                           checks=checks, batch_id=batch_id, truth=TruthChecks(session.executor),
                           min_uses=settings.admit_min_uses, on_event=on_event)
     decided = admission.decide(candidates, chunk, data.dataset, data.modules, contexts)
-    report.admitted, report.not_admitted = decided.admitted, decided.rejected
+    report.admitted, report.not_admitted, report.repaired = decided.admitted, decided.rejected, decided.repaired
     report.not_admitted.update(retire_harmful(session.store, min_uses=settings.retire_min_uses,
                                               below=settings.retire_below))
 
