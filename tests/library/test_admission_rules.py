@@ -118,3 +118,39 @@ def test_a_helper_rejected_for_lack_of_use_comes_back_with_its_implementation(co
     store = ApiStore(config.paths.database)
     implemented = [v for v in store.history("_objects_left_of") if v.code]
     assert len(implemented) == 2 and implemented[0].code == implemented[1].code  # the same code, judged again
+
+
+def test_right_yes_no_answers_count_half_as_evidence():
+    from vadar.library.sources import support, success_weight
+
+    assert success_weight("yes") == success_weight(" No ") == success_weight("True") == 0.5
+    assert success_weight("3") == success_weight("red") == success_weight(2.5) == 1.0
+    assert support(["yes", "no", "3"]) == 2.0
+    candidate = Candidate(Route.PROPOSAL, "_h", "(image)", "Doc.", "def _h(image):\n    return 1\n")
+    yes_no = [evidence_item(True, False) for _ in range(3)]  # right with it, wrong without, three times
+    assert "counts half" in str(OutcomeRule(yes_no, min_uses=3)(candidate))
+    counted = [evidence_item(True, False) for _ in range(3)]
+    for item in counted:
+        item.reference = item.with_.answer = "3"
+        item.without.answer = "2"
+    assert OutcomeRule(counted, min_uses=3)(candidate) is None
+
+
+def test_a_pattern_shared_only_by_yes_no_programs_is_not_enough_to_distil(tmp_path):
+    from api_store import ApiStore
+    from omni3d_bench import sample_path
+    from omni3d_bench.datasets import load_dataset
+    from vadar.library.distill import Distiller
+    from vadar.runs.prepare import oracle_modules
+
+    dataset = load_dataset(sample_path())
+    questions = dataset.questions("sample")[:3]
+    store = ApiStore(tmp_path / "lib.sqlite")
+    code = 'ball = loc(image, "ball")[0]\nd = depth(image, ball)\nfinal_result = "yes" if d > 1 else "no"\n'
+    for question in questions:
+        store.record_verified_program(batch_id=None, question_id=question.question_id, question=question.question,
+                                      variant="build", code=code, answer="yes", gold="yes", error=None, correct=True,
+                                      uses=[])
+    llm = ScriptedLLM([])  # no request may be made: three yes/no successes weigh 1.5 < 3
+    report = Distiller(store, llm, None, min_uses=3).distill(dataset, oracle_modules(dataset), questions)
+    assert report.admitted == [] and report.rejected == {} and llm.calls == []

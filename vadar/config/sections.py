@@ -141,7 +141,7 @@ class LibraryConfig:
     distill_min_uses: int = 3  # questions whose programs share a pattern before it can become a helper
     distill_max_helpers: int = 3  # helpers distilled per batch at most (each route)
     distill_groups: bool = True  # also one LLM-written helper per group of similar right questions
-    build_tries: int = 1  # labelled build: programs per build question until one is right (not yes/no)
+    build_tries: int = 3  # labelled build: programs per build question until one is right (not yes/no)
     # Generate-and-test for a helper whose name makes a checkable claim (1: one greedy implementation)
     search_samples: int = 8  # implementations sampled per round until one passes the ground-truth cases
     search_rounds: int = 2  # rounds: each later one shows the closest implementation its failing cases

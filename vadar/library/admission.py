@@ -28,6 +28,7 @@ from vadar.agents.program import ProgramAgent
 from vadar.library.candidates import Candidate, Route
 from vadar.library.checks import BehaviourChecks, CheckResult
 from vadar.library.gate import Gate, TruthCheck, admit, reject
+from vadar.library.sources import support
 from vadar.library.problems import (BehaviourFailed, Case, DependencyRejected, NoReference, NotBetter, Problem,
                                     TooFewUses, Unused)
 from vadar.library.truth_checks import TruthChecks
@@ -277,13 +278,14 @@ class OutcomeRule:
             return Unused("no program on its batch used it")
         verified = truth.get("passed") is True
         better = right_with > right_without or (verified and right_with >= right_without)
-        if len(used) >= self.min_uses and judged and right_with >= 1 and better:
+        weight = support([e.reference for e in judged]) + len(used) - len(judged)  # unjudged uses count whole
+        if weight >= self.min_uses and judged and right_with >= 1 and better:
             return None
         if not judged:
             return NoReference("no reference answer to check it against", cases=cases)
-        if len(used) < self.min_uses:
-            return TooFewUses(f"used by {len(used)} programs, fewer than the {self.min_uses} needed as evidence",
-                              cases=cases)
+        if weight < self.min_uses:
+            return TooFewUses(f"used by {len(used)} programs, fewer than the {self.min_uses} needed as evidence"
+                              + (" (a yes/no answer counts half)" if weight < len(used) else ""), cases=cases)
         return NotBetter(_compared(right_with, right_without, len(judged)), cases=cases)
 
 

@@ -36,7 +36,7 @@ from vadar.library.frames import frame_questions, group_programs, question_frame
 from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, scored_right, source_rule
 from vadar.library.group_replies import Written, calls_of, misuse, parse_reply
 from vadar.library.problems import CoverageProblem, DocstringProblem, NotShorter, Problem, ReplyProblem, WrongOnFrame
-from vadar.library.sources import DistillReport, api_signatures, right_programs
+from vadar.library.sources import DistillReport, api_signatures, right_programs, support
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel, Message
 from vadar.programs.api_text import render_api
@@ -88,8 +88,10 @@ class GroupWriter:
                 codes.setdefault(program.question_id, program.code)
         unanswered = [q for q in questions if q.question_id not in right]
         for group in group_programs([p for p in sources if not _one_call(p)]):
-            if len(report.admitted) >= self.max_helpers or len(group) < self.min_uses:
+            if len(report.admitted) >= self.max_helpers:
                 break
+            if support([p.gold for p in group]) < self.min_uses:  # groups are by size: a smaller one may weigh more
+                continue
             group = group[:MAX_GROUP]
             ids = tuple(p.question_id for p in group)
             if ids in tried:
@@ -160,7 +162,8 @@ class GroupWriter:
         problem = misuse(written, api_params)
         uses = [Use(p, f"final_result = {call}\n") for p, call in zip(group, written.calls, strict=True) if call]
         misfits = [p.question_id for p, call in zip(group, written.calls, strict=True) if not call]
-        if problem is None and misfits and (len(uses) < self.min_uses or 3 * len(uses) < 2 * len(group)):
+        if problem is None and misfits and (support([u.source.gold for u in uses]) < self.min_uses
+                                            or 3 * len(uses) < 2 * len(group)):
             problem = CoverageProblem(f"the helper is called for only {len(uses)} of the {len(group)} questions: "
                                       "make what the others differ in a parameter, and call it on every line")
         if problem is not None:
@@ -201,7 +204,7 @@ class GroupWriter:
             return None
         changed = set(candidate.evidence.changed or ())
         kept = [use for use in candidate.uses if use.source.question_id not in changed]
-        if not changed or len(kept) < self.min_uses or 3 * len(kept) < 2 * len(group):
+        if not changed or support([u.source.gold for u in kept]) < self.min_uses or 3 * len(kept) < 2 * len(group):
             return None
         again = dataclasses.replace(candidate, uses=kept, evidence=Evidence())
         gate = Gate([source_rule, Reproduces(self.executor, by_id, dataset, modules, library),

@@ -3,7 +3,7 @@
 Top-down proposals by a small model give helpers that are wrong or unused. Here the library grows
 from what already worked: the right programs written on build questions (one per question, in its
 latest rewritten form) are searched for statement runs that recur across at least `min_uses`
-questions up to names and literals (`vadar.library.fragments`). The best pattern (most tokens
+questions (a right yes/no answer counts half: it is right half the time by chance) up to names and literals (`vadar.library.fragments`). The best pattern (most tokens
 saved) becomes a candidate helper; the LLM only names it and writes its docstring from its body
 and two of its uses (AutoDoc). It is admitted only if every program it came from, rewritten to
 call it, still gives its right answer in the sandbox, it shortens them, and it passes the
@@ -33,7 +33,7 @@ from vadar.library.problems import DocstringProblem, NameProblem, NoName, Proble
 from vadar.library.rewriting import rewrite
 from vadar.library.rules import (documents_an_example, example_words, name_problem, names_an_example,
                                  parameter_words, silent_parameter, with_formula)
-from vadar.library.sources import DistillReport, api_signatures, right_programs
+from vadar.library.sources import DistillReport, api_signatures, right_programs, support
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel
 from vadar.programs.code_extract import NoCodeError, extract_code
@@ -114,7 +114,8 @@ class Distiller:
         known = {body_shape(helper_body(f.code) or "", set(params)) for f in library if f.code} - {None}
         ranked = []
         for pattern in find_patterns(codes, set(params), min_programs=self.min_uses):
-            if pattern.shape in tried or len({sources[i].question_id for i in pattern.programs}) < self.min_uses:
+            golds = {sources[i].question_id: sources[i].gold for i in pattern.programs}  # one per question
+            if pattern.shape in tried or support(list(golds.values())) < self.min_uses:
                 continue
             draft = draft_helper(pattern, params, returns)
             if body_shape(draft.body, set(params)) in known:

@@ -35,6 +35,20 @@ class DistillReport:
                              later.tokens_after)
 
 
+GUESSABLE = frozenset({"yes", "no", "true", "false"})
+
+
+def success_weight(gold: object) -> float:
+    """What one right answer says about a program: a yes/no answer is right half the time by chance,
+    so it counts half as much as a right count, attribute or measure."""
+    return 0.5 if str(gold).strip().casefold() in GUESSABLE else 1.0
+
+
+def support(golds: Sequence[object]) -> float:
+    """The evidence of several right answers, each weighed by `success_weight`."""
+    return sum(success_weight(gold) for gold in golds)
+
+
 def api_signatures(library: Sequence[FunctionRecord]) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str]]:
     """Parameter (name, annotation) lists and return annotations of every API function, from the API text."""
     params: dict[str, list[tuple[str, str]]] = {}
