@@ -37,6 +37,7 @@ class VerifiedProgram:
     error: str | None
     correct: bool | None
     uses: tuple[str, ...]
+    withdrawn: str | None = None  # why it is no longer shown as a worked example
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,13 @@ class EvidenceMixin(StoreBase):
         return [VerifiedProgram(r["id"], r["batch_id"], r["question_id"], r["question"], r["variant"],
                                 r["code"], r["answer"], r["gold"], r["error"],
                                 None if r["correct"] is None else bool(r["correct"]),
-                                tuple(json.loads(r["uses"]))) for r in rows]
+                                tuple(json.loads(r["uses"])), r["withdrawn"]) for r in rows]
+
+    def withdraw_programs(self, ids: Iterable[int], reason: str) -> None:
+        """Withdraw verified programs from the worked examples; they stay as evidence."""
+        with self.transaction():
+            for program_id in ids:
+                self._db.execute("UPDATE verified_programs SET withdrawn = ? WHERE id = ?", [reason, program_id])
 
     def record_decision(self, name: str, decision: str, *, mode: str,
                         evidence: Mapping[str, Any] | None = None) -> None:

@@ -262,12 +262,19 @@ def _decision_kinds_in_code(db: Database) -> None:
     _rebuild_decisions(db, "")
 
 
+def _withdrawn_examples(db: Database) -> None:
+    """A right build program can be withdrawn from the worked examples (the validation gate found
+    that questions shown it were answered worse), with the reason; it stays as evidence."""
+    _script(db, "ALTER TABLE verified_programs ADD COLUMN withdrawn TEXT;")
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial_schema", _initial_schema),
     ("0002_library_evidence", _library_evidence),
     ("0003_run_outcomes_and_batch_proposals", _run_outcomes_and_batch_proposals),
     ("0004_evaluated_decisions", _evaluated_decisions),
     ("0005_decision_kinds_in_code", _decision_kinds_in_code),
+    ("0006_withdrawn_examples", _withdrawn_examples),
 ]
 
 

@@ -42,6 +42,7 @@ from vadar.config import VadarConfig, load_config
 from vadar.runs.evaluation import EvalSummary
 from vadar.runs.executors.cluster import open_cluster
 from vadar.runs.methods import METHODS
+from vadar.runs.validation import ValidationReport
 from vadar.runs.pipeline import SCOPES, BatchReport, build_api, evaluate
 from vadar.runs.prepare import DataSelection, PreparedData
 from vadar.runs.progress import LiveProgress
@@ -118,7 +119,20 @@ def _prepared(data: Path | None, split: str | None, limit: int | None, config: P
 
 def _build(session: Session, prepared: PreparedData, out_dir: Path, batch_size: int, batches: int | None) -> None:
     session.progress.stage("building the API")
-    build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch)
+    build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch,
+              on_validation=_print_validation)
+
+
+def _print_validation(report: ValidationReport) -> None:
+    references = "gold answers" if report.labelled else "agreement of two static-api programs (unlabelled)"
+    console.print(f"[bold]validation[/bold] on {report.judged} of {len(report.questions)} held-back build "
+                  f"questions (references: {references})")
+    for index, round_ in enumerate(report.rounds, 1):
+        gone = [*round_.retired, *(f"example #{i}" for i in round_.withdrawn)]
+        console.print(f"  round {index}: vadar {round_.vadar:g}, static-api {round_.static:g}"
+                      + ("" if round_.passed or not gone else
+                         f"; withdrawn{' (everything)' if round_.everything else ''}: {', '.join(gone)}"),
+                      highlight=False, markup=False)
 
 
 def _apply_jobs(settings: VadarConfig, jobs: int | None, keep_going: bool = False) -> None:

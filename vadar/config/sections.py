@@ -146,12 +146,18 @@ class LibraryConfig:
     search_samples: int = 8  # implementations sampled per round until one passes the ground-truth cases
     search_rounds: int = 2  # rounds: each later one shows the closest implementation its failing cases
     search_temperature: float = 0.8  # temperature of the sampled implementations (each with its own seed)
+    # The validation gate: build questions held back, never scored; what loses there is withdrawn
+    validation_share: float = 0.2  # share of a build's questions held back (0: no validation)
+    validation_min: int = 10  # fewer held-back questions than this judge nothing: no validation
 
     def __post_init__(self) -> None:
         if self.admission not in ("labelled", "unlabelled", "off"):
             raise ConfigError(f"library.admission must be labelled, unlabelled or off, got {self.admission!r}")
         _check_limits("library", self, "admit_min_uses", "distill_min_uses", "distill_max_helpers", "build_tries",
                       "search_samples", "search_rounds")
+        if not 0.0 <= self.validation_share < 1.0:
+            raise ConfigError(f"library.validation_share must be at least 0 and below 1, got {self.validation_share}")
+        _check_limits("library", self, "validation_min")
         if not 0.0 <= self.search_temperature <= 2.0:
             raise ConfigError(f"library.search_temperature must be between 0 and 2, got {self.search_temperature}")
 

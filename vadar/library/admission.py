@@ -152,7 +152,7 @@ class Admission:
             item.reference = str(question.answer)
         else:  # a second program without the candidates: the reference must not lean on them
             outcomes["sample"] = solve(self.sampler, before)
-            item.reference = majority([without, outcomes["sample"]])
+            item.reference = scorable_reference(majority([without, outcomes["sample"]]), question)
         for variant, outcome in outcomes.items():
             library = [*before, *candidates] if variant == "with" else before
             self._record(item, variant, outcome, self._reached(outcome.program, library))
@@ -300,6 +300,18 @@ def _drop_dependents_of_rejected(decided: dict[str, tuple[Candidate, Problem | N
             if bad:
                 decided[name] = (candidate, DependencyRejected(f"depends on {bad[0]}, which was not admitted"))
                 changed = True
+
+
+def scorable_reference(answer: str | None, question: Question) -> str | None:
+    """An agreed answer the question's metric can score against (two programs agreeing on "nope"
+    for a count give no reference), else None."""
+    if answer is None:
+        return None
+    try:
+        score_answer(answer, answer, question.answer_type, question.metric)
+    except ValueError:
+        return None
+    return answer
 
 
 def majority(outcomes: Any) -> str | None:

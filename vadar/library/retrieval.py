@@ -108,11 +108,15 @@ class ExampleRetriever:
         self.k = k
         self.index = LexicalIndex([p.question for p in self.programs]) if k > 0 else None
 
+    def select(self, question: str) -> list[VerifiedProgram]:
+        """The worked examples shown for `question`, most similar first (none: the fixed example)."""
+        if self.index is None or not self.programs:
+            return []
+        return [self.programs[i] for i in self.index.top(question, self.k)]
+
     def render(self, question: str) -> str | None:
         """The examples block for the prompt, or None to keep the fixed example."""
-        if self.index is None or not self.programs:
-            return None
-        chosen = [self.programs[i] for i in self.index.top(question, self.k)]
+        chosen = self.select(question)
         return prompts.render("program_examples", examples=chosen) if chosen else None
 
 

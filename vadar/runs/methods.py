@@ -53,7 +53,13 @@ def read_library(store: ApiStore, method: str) -> LibrarySnapshot:
     """The implemented functions and correct build programs `method` may use (none but for vadar)."""
     if method != "vadar":
         return LibrarySnapshot()
-    return LibrarySnapshot(store.functions(FunctionStatus.IMPLEMENTED), store.verified_programs(correct_only=True))
+    examples = [p for p in store.verified_programs(correct_only=True) if p.withdrawn is None]
+    return LibrarySnapshot(store.functions(FunctionStatus.IMPLEMENTED), examples)
+
+
+def example_retriever(snapshot: LibrarySnapshot, config: VadarConfig) -> ExampleRetriever:
+    """The worked examples a vadar program is shown: right build programs whose helpers are in the library."""
+    return ExampleRetriever(snapshot.examples, config.library.examples_k, {f.name for f in snapshot.functions})
 
 
 def make_answerer(method: str, session: Session, data: PreparedData,
@@ -103,8 +109,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         program_agent = program_agent_for(config, llm, executor, techniques=True)
         settings = config.library
         retriever = LibraryRetriever(library, settings.retrieve_k)
-        examples = ExampleRetriever(snapshot.examples, settings.examples_k,
-                                    {f.name for f in library}) if method == "vadar" else None
+        examples = example_retriever(snapshot, config) if method == "vadar" else None
         calls = example_calls(snapshot.examples, [f.name for f in library])
         scenes = _test_scenes(config, dataset, library)
 

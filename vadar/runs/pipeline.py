@@ -37,6 +37,7 @@ from vadar.runs.executors.job import QuestionJob
 from vadar.runs.methods import PROGRAM_METHODS, Answerer, make_answerer, program_agent_for, read_library
 from vadar.programs.namespace import program_namespace
 from vadar.runs.distillation import distill_batch
+from vadar.runs.validation import ValidationReport, held_back, validate_library
 from vadar.runs.prepare import PreparedData
 from vadar.runs.results import ResultsFile
 from vadar.runs.manifest import claim_run_dir, lock_run_dir
@@ -158,6 +159,7 @@ def build_api(
     batches: int | None = None,
     on_batch: Callable[[BatchReport], None] | None = None,
     on_event: Callable[[str], None] | None = None,
+    on_validation: Callable[[ValidationReport], None] | None = None,
 ) -> list[BatchReport]:
     """Signature agent then API agent, batch after batch; each batch builds on the last.
 
@@ -170,11 +172,14 @@ def build_api(
     store, progress = session.store, session.progress
     lock_run_dir(out_dir)
     state = _BuildState(out_dir / "build_state.json")
+    kept_back = held_back(len(questions), session.config.library)
+    questions, validation = questions[:len(questions) - kept_back], questions[len(questions) - kept_back:]
     chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]
     if batches is not None:
         chunks = chunks[:batches]
     config = {"data": str(dataset.root), "split": split, "batch_size": batch_size,
-              "agents": dataclasses.asdict(session.config.agents)}
+              "agents": dataclasses.asdict(session.config.agents),
+              **({"validation": [q.question_id for q in validation]} if validation else {})}
     run = _resumable_run(store, state.run_id, config)
     if run is None:
         run = store.start_run("build-api", model=session.model_name, config=config)
@@ -202,6 +207,8 @@ def build_api(
             reports.append(report)
             if on_batch is not None:
                 on_batch(report)
+        if validation:
+            _validate(session, data, validation, run.id, len(chunks), state, out_dir, event, on_validation)
     except KeyboardInterrupt:
         store.finish_run(run.id, RunStatus.INTERRUPTED)
         raise
@@ -210,6 +217,22 @@ def build_api(
         raise
     store.finish_run(run.id, RunStatus.FINISHED)
     return reports
+
+
+def _validate(session: Session, data: PreparedData, questions: Sequence[Question], run_id: int, index: int,
+              state: _BuildState, out_dir: Path, on_event: Callable[[str], None],
+              on_validation: Callable[[ValidationReport], None] | None) -> None:
+    """The validation gate on the held-back questions, recorded as the build's last batch (so never scored)."""
+    ids = [q.question_id for q in questions]
+    session.store.start_batch(run_id, ids, index=index)
+    if state.done(ids):
+        return
+    session.progress.batch(index, index + 1)
+    report = validate_library(session, data, questions, on_event)
+    write_text_atomically(out_dir / "validation.json", json.dumps(report.to_dict(), indent=2, default=str))
+    state.mark_done(ids)
+    if on_validation is not None:
+        on_validation(report)
 
 
 def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) -> RunRecord | None:

@@ -1,0 +1,97 @@
+"""The validation gate: a library may never make a data set worse.
+
+Part of the build questions is held back: never scored, never shown to the build. After the
+build, each is answered by static-api (predefined modules, the fixed example) and by vadar (the
+library and its worked examples), and both answers are scored against a reference: the gold
+answer, or in an unlabelled build the answer two static-api programs agree on (a question where
+they disagree gives no evidence). Where vadar is behind in total, every helper and worked example
+whose questions lost more than they won is withdrawn, and the questions are answered again, round
+after round. If vadar is still behind when nothing loses on its own, the whole library and its
+examples are withdrawn: vadar's prompts are then static-api's, and so are its answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One held-back question: both methods' scores, what the vadar program used and was shown."""
+
+    question_id: str
+    vadar: float
+    static: float
+    helpers: frozenset[str] = frozenset()
+    examples: frozenset[int] = frozenset()  # ids of the worked examples in its prompt
+
+
+@dataclass
+class Tally:
+    """The held-back questions one helper or example touched: how many vadar won and lost there."""
+
+    wins: float = 0.0
+    losses: float = 0.0
+    questions: list[str] = field(default_factory=list)
+
+    @property
+    def net(self) -> float:
+        return self.wins - self.losses
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"wins": round(self.wins, 4), "losses": round(self.losses, 4), "questions": self.questions}
+
+
+@dataclass
+class ValidationRound:
+    """One pass over the held-back questions, and what it withdrew."""
+
+    questions: int
+    vadar: float
+    static: float
+    helpers: dict[str, Tally]
+    examples: dict[int, Tally]
+    retired: list[str] = field(default_factory=list)
+    withdrawn: list[int] = field(default_factory=list)
+    everything: bool = False  # nothing lost on its own: the whole library was withdrawn
+
+    @property
+    def passed(self) -> bool:
+        return self.vadar >= self.static
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"questions": self.questions, "vadar": round(self.vadar, 4), "static": round(self.static, 4),
+                "passed": self.passed, "retired": self.retired, "withdrawn": self.withdrawn,
+                "everything": self.everything,
+                "helpers": {name: t.to_dict() for name, t in sorted(self.helpers.items())}}
+
+
+def judge(answered: Sequence[Answered]) -> ValidationRound:
+    """Totals of both methods, and each helper's and example's wins and losses against static-api."""
+    helpers: dict[str, Tally] = {}
+    examples: dict[int, Tally] = {}
+    for item in answered:
+        difference = item.vadar - item.static
+        touched: Iterable[Tally] = [*(helpers.setdefault(h, Tally()) for h in item.helpers),
+                                    *(examples.setdefault(e, Tally()) for e in item.examples)]
+        for tally in touched:
+            tally.questions.append(item.question_id)
+            if difference > 0:
+                tally.wins += difference
+            elif difference < 0:
+                tally.losses -= difference
+    return ValidationRound(len(answered), sum(a.vadar for a in answered), sum(a.static for a in answered),
+                           helpers, examples)
+
+
+def withdraw(round_: ValidationRound, helpers: Sequence[str], examples: Sequence[int], *,
+             everything: bool = False) -> None:
+    """What a round that did not pass withdraws: every helper and example that lost more than it
+    won; when none did, or with `everything`, all of them (`helpers` and `examples` are all the
+    library has)."""
+    round_.retired = sorted(name for name, tally in round_.helpers.items() if tally.net < 0)
+    round_.withdrawn = sorted(i for i, tally in round_.examples.items() if tally.net < 0)
+    if everything or (not round_.retired and not round_.withdrawn):
+        round_.retired, round_.withdrawn, round_.everything = sorted(helpers), sorted(examples), True
