@@ -28,6 +28,7 @@ from pathlib import Path
 
 from library_results import current_commit, family_groups, load, mean_of, shared_questions, sign_test, swaps
 from omni3d_bench.metrics import score_answer
+from vadar.agents.techniques.vote import VoteRecord
 from vadar.agents.voting import same_answer
 from vadar.config import ReasoningConfig
 from vadar.runs.results import QuestionResult
@@ -71,22 +72,22 @@ def first_programs(run: Run, rel_tol: float = 1e-3) -> Run | None:
     """What `run` would have answered with its first program alone (the greedy one, revised as the
     run's other options revise it), or None when the run did not vote. An answer the vote also
     chose keeps its stored score; another is scored by its answer type."""
-    if not any("samples" in r.extra for r in run.results.values()):
+    if not any(r.techniques.get(VoteRecord) is not None for r in run.results.values()):
         return None
     results = {}
     for qid, voted in run.results.items():
-        first = (voted.extra.get("samples") or [None])[0]
-        result = dataclasses.replace(voted, extra={k: v for k, v in voted.extra.items()
-                                                   if k not in ("samples", "chosen_sample", "agreement")})
+        vote = voted.techniques.get(VoteRecord)
+        first = vote.samples[0] if vote is not None and vote.samples else None
+        result = dataclasses.replace(voted, techniques=voted.techniques.without(VoteRecord))
         if first is None:
             results[qid] = result
-        elif first.get("error"):
-            results[qid] = dataclasses.replace(result, answer=first.get("answer"), score=0.0, correct=False)
-        elif same_answer(first.get("answer"), result.answer, rel_tol):
+        elif first.error:
+            results[qid] = dataclasses.replace(result, answer=first.answer, score=0.0, correct=False)
+        elif same_answer(first.answer, result.answer, rel_tol):
             results[qid] = result
         else:
-            score = score_answer(first["answer"], result.gold, result.answer_type)
-            results[qid] = dataclasses.replace(result, answer=first["answer"], score=score, correct=score >= 1.0)
+            score = score_answer(first.answer, result.gold, result.answer_type)
+            results[qid] = dataclasses.replace(result, answer=first.answer, score=score, correct=score >= 1.0)
     options = "+".join(part for part in run.options.split("+") if not part.startswith("samples=")) or "none"
     return Run(run.path.with_name(f"{run.name} (first program)"), run.method, options, results, run.commit)
 
@@ -153,12 +154,10 @@ def agreement_lines(run: Run, ids: Sequence[str]) -> list[str]:
     no lines for a run that did not vote."""
     groups: dict[tuple[int, int], list[float]] = {}
     for qid in ids:
-        extra = run.results[qid].extra
-        if "samples" not in extra:
+        vote = run.results[qid].techniques.get(VoteRecord)
+        if vote is None:
             continue
-        working = sum(1 for sample in extra["samples"] if not sample.get("error"))
-        agreeing = round(extra.get("agreement", 0.0) * working)
-        groups.setdefault((agreeing, working), []).append(run.results[qid].score)
+        groups.setdefault((vote.agreeing, vote.working), []).append(run.results[qid].score)
     if not groups:
         return []
     lines = [f"  {run.name}, accuracy by agreement:"]

@@ -7,8 +7,11 @@ import json
 import pytest
 
 from vadar.programs.api_text import render_api
-from vadar.agents.formalize import SCHEMA, ConstraintError, Formalizer, parse_constraint
+from vadar.agents.formalize import SCHEMA, ConstraintError, FormalizeRecord, Formalizer, parse_constraint
 from vadar.agents.program import ProgramAgent
+from vadar.agents.techniques.records import records_from_extra
+from vadar.agents.techniques.revise import RevisionRecord
+from vadar.programs.question_form import parse_question
 from vadar.config import ReasoningConfig
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import execute
@@ -38,8 +41,9 @@ def test_a_target_that_is_not_a_phrase_of_the_question_is_refused_and_asked_agai
     assert outcome.answer == "yes" and outcome.attempts == 3
     retry = llm.calls[1][-1]["content"]
     assert "'purple cone' is not made of the question's words (not in it: 'purple', 'cone')" in retry
-    assert outcome.extra["constraint"]["targets"] == ["red cube", "small sphere"]
-    assert len(outcome.extra["constraint_refused"]) == 1
+    formalized = outcome.techniques.get(FormalizeRecord)
+    assert formalized.constraint.targets == ["red cube", "small sphere"]
+    assert len(formalized.refused) == 1
     assert llm.requests[0]["response_format"]["json_schema"]["schema"] == SCHEMA
     assert "response_format" not in llm.requests[2]  # the program itself is free text
     program_prompt = llm.calls[2][-1]["content"]
@@ -50,9 +54,10 @@ def test_a_target_that_is_not_a_phrase_of_the_question_is_refused_and_asked_agai
 def test_a_constraint_refused_twice_leaves_the_question_unconstrained():
     llm = ScriptedLLM(["not json", constraint(answer_type="maybe"), "final_result = 'no'"])
     outcome = ProgramAgent(llm, run, reasoning=ReasoningConfig(formalize=True)).solve(QUESTION, render_api(), NAMESPACE)
-    assert outcome.answer == "no" and outcome.extra["constraint"] is None
-    assert "not a JSON object" in outcome.extra["constraint_refused"][0]
-    assert "answer_type" in outcome.extra["constraint_refused"][1]
+    formalized = outcome.techniques.get(FormalizeRecord)
+    assert outcome.answer == "no" and formalized.constraint is None
+    assert "not a JSON object" in formalized.refused[0]
+    assert "answer_type" in formalized.refused[1]
     assert llm.calls[2][-1]["content"].startswith(f"Question: {QUESTION}\nWrite the program.")
 
 
@@ -62,18 +67,20 @@ def test_a_numeric_answer_to_a_yes_no_constraint_is_fed_back_as_an_error():
     assert outcome.answer == "yes"
     feedback = llm.calls[2][-1]["content"]
     assert "`final_result` is 3, but the answer must be \"yes\" or \"no\"" in feedback
-    assert outcome.extra["revisions"] == ["`final_result` is 3, but the answer must be \"yes\" or \"no\""]
+    revision = outcome.techniques.get(RevisionRecord)
+    assert revision.revisions == ["`final_result` is 3, but the answer must be \"yes\" or \"no\""]
 
 
 def test_parse_constraint_accepts_a_fenced_object_and_matches_phrases_by_words():
     text = "```json\n" + constraint(targets=["The Red  cube", "a sphere"]) + "\n```"
-    assert parse_constraint(text, QUESTION).targets == ["red cube", "sphere"]  # loc descriptions: no articles
+    question = parse_question(QUESTION)
+    assert parse_constraint(text, question).targets == ["red cube", "sphere"]  # loc descriptions: no articles
     with pytest.raises(ConstraintError, match="reference_frame"):
-        parse_constraint(constraint(reference_frame="sideways"), QUESTION)
+        parse_constraint(constraint(reference_frame="sideways"), question)
     with pytest.raises(ConstraintError, match="'small sphre' is not made of the question's words \\(not in it: 'sphre'"):
-        parse_constraint(constraint(targets=["small sphre"]), QUESTION)  # words, not substrings of words
+        parse_constraint(constraint(targets=["small sphre"]), question)  # words, not substrings of words
     with pytest.raises(ConstraintError, match="is not made of the question's words"):
-        parse_constraint(constraint(targets=["the"]), QUESTION)  # nothing left to look for
+        parse_constraint(constraint(targets=["the"]), question)  # nothing left to look for
 
 
 # Targets the first CLEVR measurement got from the model (runs of docs/results/techniques.md), each
@@ -92,7 +99,7 @@ RELATION_TARGETS = [
 @pytest.mark.parametrize(("question", "target", "word"), RELATION_TARGETS)
 def test_a_target_with_a_relation_word_is_refused_with_the_word(question, target, word):
     with pytest.raises(ConstraintError, match=f"{target!r} has the relation word {word!r}.*in \"relation\""):
-        parse_constraint(constraint(targets=[target]), question)
+        parse_constraint(constraint(targets=[target]), parse_question(question))
 
 
 def test_a_relation_in_the_targets_is_asked_again_and_the_program_gets_loc_descriptions():
@@ -107,15 +114,15 @@ def test_a_relation_in_the_targets_is_asked_again_and_the_program_gets_loc_descr
     assert len(llm.calls[1]) == 4  # the refused reply and the reason went back with the same request
     retry = llm.calls[1][-1]["content"]
     assert "'other objects' has the relation word 'other'" in retry and "for loc" in retry
-    assert outcome.extra["constraint"]["targets"] == ["red block", "objects"]
-    assert outcome.extra["constraint_refused"] == [retry.removeprefix("That reply cannot be used: ")
-                                                   .split(".\nReply with")[0]]
+    formalized = outcome.techniques.get(FormalizeRecord)
+    assert formalized.constraint.targets == ["red block", "objects"]
+    assert formalized.refused == [retry.removeprefix("That reply cannot be used: ").split(".\nReply with")[0]]
     program_prompt = llm.calls[2][-1]["content"]
     assert "- objects: red block, objects\n" in program_prompt
     assert ("The objects are descriptions to pass to loc. Relations (\"left of\", \"behind\", \"same color as\") "
             "are computed\nby the program: positions from the boxes and depth(), attributes by asking vqa about one "
             "object at a time\nand comparing the answers. Never pass a relation to loc or vqa.") in program_prompt
-    assert outcome.extra["constraint_corrected"] == []  # its relation and answer type are the question's
+    assert formalized.corrected == []  # its relation and answer type are the question's
 
 
 def test_the_formalize_request_says_targets_are_loc_descriptions_and_relations_go_apart():
@@ -128,7 +135,7 @@ def test_the_formalize_request_says_targets_are_loc_descriptions_and_relations_g
 
 def test_the_schema_reaches_the_endpoint_as_structured_output(server):
     server.script = [{"content": constraint()}]
-    formalized = Formalizer(make_client(server.base_url)).formalize(QUESTION)
+    formalized = Formalizer(make_client(server.base_url)).formalize(parse_question(QUESTION))
     assert formalized.constraint is not None and formalized.constraint.relation == "left of"
     body = server.requests[0]["body"]
     assert body["response_format"] == {"type": "json_schema", "json_schema": {
@@ -154,7 +161,7 @@ def test_the_schema_reaches_the_endpoint_as_structured_output(server):
 ])
 def test_the_question_corrects_the_answer_type_and_an_unstated_relation(question, given, expected_type,
                                                                         expected_relation):
-    parsed = parse_constraint(constraint(**given), question)
+    parsed = parse_constraint(constraint(**given), parse_question(question))
     assert parsed.answer_type == expected_type and parsed.relation == expected_relation
     changed = [given["answer_type"] != expected_type, given["relation"] != expected_relation]
     assert len(parsed.corrected) == sum(changed)
@@ -170,13 +177,15 @@ def test_a_corrected_constraint_is_what_the_program_sees_and_the_correction_is_r
     assert outcome.answer == "rubber" and outcome.attempts == 2  # corrected without another request
     program_prompt = llm.calls[1][-1]["content"]
     assert "- relation: none\n" in program_prompt and "- answer type: text\n" in program_prompt
-    assert outcome.extra["constraint"]["answer_type"] == "text"
-    assert outcome.extra["constraint_corrected"] == [
+    formalized = outcome.techniques.get(FormalizeRecord)
+    assert formalized.constraint.answer_type == "text"
+    assert formalized.corrected == [
         "answer_type 'count' -> 'text' (the question's form)", "relation 'same color as' -> 'none' (not stated in the question)"]
 
 
 def test_the_report_shows_what_was_corrected():
     from vadar.report.questions import technique_lines
 
-    lines = technique_lines({"constraint_corrected": ["relation 'same color as' -> 'none' (not stated in the question)"]})
+    lines = technique_lines(records_from_extra(
+        {"constraint_corrected": ["relation 'same color as' -> 'none' (not stated in the question)"]}))
     assert lines == ["constraint corrected: relation 'same color as' -> 'none' (not stated in the question)"]

@@ -8,7 +8,9 @@ import pytest
 
 from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
-from vadar.agents.reflect import BLIND, deterministic_issue, expected_answer_type
+from vadar.agents.reflect import BLIND, deterministic_issue
+from vadar.agents.techniques.revise import RevisionRecord
+from vadar.programs.question_form import parse_question
 from vadar.config import ReasoningConfig
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import execute
@@ -36,17 +38,17 @@ def run(code, namespace):
     ("The thing left of the cube: which one is it?", None),
 ])
 def test_the_question_form_gives_the_answer_type(question, expected):
-    assert expected_answer_type(question) == expected
+    assert parse_question(question).answer_type == expected
 
 
 def test_answers_of_the_wrong_form_or_out_of_range_are_caught():
-    assert "must be \"yes\" or \"no\"" in deterministic_issue("Is there a cube?", 2)
-    assert "whole number" in deterministic_issue("How many cubes are there?", 2.5)
-    assert "never negative" in deterministic_issue("How far is the cube?", -1.0)
-    assert "one value" in deterministic_issue("How many cubes?", [1, 2])
-    assert "finite" in deterministic_issue("How tall is it?", float("inf"))
-    assert deterministic_issue("How many cubes are there?", 2) is None
-    assert deterministic_issue("Which is it?", "the cube") is None
+    assert "must be \"yes\" or \"no\"" in deterministic_issue(parse_question("Is there a cube?"), 2)
+    assert "whole number" in deterministic_issue(parse_question("How many cubes are there?"), 2.5)
+    assert "never negative" in deterministic_issue(parse_question("How far is the cube?"), -1.0)
+    assert "one value" in deterministic_issue(parse_question("How many cubes?"), [1, 2])
+    assert "finite" in deterministic_issue(parse_question("How tall is it?"), float("inf"))
+    assert deterministic_issue(parse_question("How many cubes are there?"), 2) is None
+    assert deterministic_issue(parse_question("Which is it?"), "the cube") is None
 
 
 def test_reflect_sends_one_revision_when_the_answer_type_contradicts_the_question():
@@ -54,7 +56,8 @@ def test_reflect_sends_one_revision_when_the_answer_type_contradicts_the_questio
     outcome = ProgramAgent(llm, run, reasoning=REFLECT).solve("Is there a red cube?", render_api(), NAMESPACE)
     assert outcome.answer == "yes" and outcome.attempts == 2
     assert "`final_result` is 3, but the answer must be \"yes\" or \"no\"" in llm.calls[1][-1]["content"]
-    assert outcome.extra["revisions"] == ["`final_result` is 3, but the answer must be \"yes\" or \"no\""]
+    revision = outcome.techniques.get(RevisionRecord)
+    assert revision.revisions == ["`final_result` is 3, but the answer must be \"yes\" or \"no\""]
 
 
 def test_only_one_revision_and_a_broken_revision_keeps_the_answer_before_it():
@@ -70,7 +73,7 @@ def test_only_one_revision_and_a_broken_revision_keeps_the_answer_before_it():
 def test_a_fitting_answer_needs_no_llm_check_without_a_constraint():
     llm = ScriptedLLM(["final_result = 'yes' if loc(image, 'red cube') else 'no'"])
     outcome = ProgramAgent(llm, run, reasoning=REFLECT).solve("Is there a red cube?", render_api(), NAMESPACE)
-    assert outcome.answer == "yes" and llm.remaining == 0 and "revisions" not in outcome.extra
+    assert outcome.answer == "yes" and llm.remaining == 0 and outcome.techniques.get(RevisionRecord) is None
 
 
 def test_with_a_constraint_the_llm_compares_program_and_constraint():
@@ -91,7 +94,7 @@ def test_a_program_that_calls_no_module_is_sent_back_once():
                        "final_result = len(loc(image, 'mug')) * 0.1"])
     outcome = ProgramAgent(llm, run, reasoning=REFLECT).solve("How tall is the mug?", render_api(), NAMESPACE)
     assert outcome.answer == pytest.approx(0.3) and outcome.attempts == 2
-    assert outcome.extra["revisions"] == [BLIND] and BLIND in llm.calls[1][-1]["content"]
+    assert outcome.techniques.get(RevisionRecord).revisions == [BLIND] and BLIND in llm.calls[1][-1]["content"]
     assert "called no module" in BLIND
-    assert deterministic_issue("How tall is the mug?", 0.076, looked=False) == BLIND
-    assert deterministic_issue("How tall is the mug?", 0.076) is None
+    assert deterministic_issue(parse_question("How tall is the mug?"), 0.076, looked=False) == BLIND
+    assert deterministic_issue(parse_question("How tall is the mug?"), 0.076) is None

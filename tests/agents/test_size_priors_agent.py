@@ -12,11 +12,14 @@ from base_modules.size_priors import priors_in_text, size_prior
 from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
 from vadar.agents.reflect import deterministic_issue
-from vadar.agents.size_check import asked_dimension, size_issue
+from vadar.agents.size_check import size_issue
+from vadar.agents.techniques.priors import SizePriorsRecord
+from vadar.agents.techniques.revise import RevisionRecord
 from vadar.cli import app
 from vadar.cli.options import apply_reasoning
 from vadar.config import ReasoningConfig, VadarConfig, load_config
 from vadar.llm.doubles import ScriptedLLM
+from vadar.programs.question_form import parse_question
 from vadar.report.questions import technique_lines
 from vadar.sandbox import execute
 
@@ -43,15 +46,15 @@ def test_on_the_question_message_lists_the_priors_of_its_nouns_after_the_questio
     assert asked == f"Question: {MUG}\n{BLOCK}Write the program.\n"
     assert "- mug: height 0.076–0.12 m, diameter 0.075–0.09 m (" in asked
     assert "Typical sizes" not in llm.calls[0][0]["content"]  # the shared system prefix stays as it is
-    assert outcome.extra["size_priors"] == ["mug", "coffee table"]
-    assert technique_lines(outcome.extra) == ["size priors shown: mug, coffee table"]
+    assert outcome.techniques.get(SizePriorsRecord).names == ["mug", "coffee table"]
+    assert technique_lines(outcome.techniques) == ["size priors shown: mug, coffee table"]
 
 
 def test_off_or_without_a_known_noun_the_question_message_is_todays():
     for reasoning, question in ((ReasoningConfig(), MUG), (ReasoningConfig(size_priors=True), "How many cubes are there?")):
         llm, outcome = solve(reasoning, ["final_result = 1"], question)
         assert llm.calls[0][-1]["content"] == f"Question: {question}\nWrite the program.\n"
-        assert "size_priors" not in outcome.extra
+        assert outcome.techniques.get(SizePriorsRecord) is None
 
 
 def test_with_a_task_constraint_the_priors_follow_it():
@@ -67,15 +70,15 @@ def test_reflect_flags_a_seven_metre_mug_with_priors_on_and_revises_once():
     llm, outcome = solve(ReasoningConfig(reflect=True, size_priors=True), [LOOK + "final_result = 7.0", LOOK + "final_result = 0.1"])
     reason = ("`final_result` is 7 m, but a mug's height is typically 0.076–0.12 m (size prior: hotchickalatte.com); "
               "check that the program measured the mug and answers in metres")
-    assert outcome.answer == 0.1 and outcome.extra["revisions"] == [reason]
+    assert outcome.answer == 0.1 and outcome.techniques.get(RevisionRecord).revisions == [reason]
     assert reason in llm.calls[1][-1]["content"]
 
 
 def test_reflect_without_priors_gives_the_seven_metre_mug():
     llm, outcome = solve(ReasoningConfig(reflect=True), [LOOK + "final_result = 7.0"])
-    assert outcome.answer == 7.0 and "revisions" not in outcome.extra and llm.remaining == 0
-    assert deterministic_issue(MUG, 7.0) is None
-    assert "mug's height" in deterministic_issue(MUG, 7.0, priors=priors_in_text(MUG))
+    assert outcome.answer == 7.0 and outcome.techniques.get(RevisionRecord) is None and llm.remaining == 0
+    assert deterministic_issue(parse_question(MUG), 7.0) is None
+    assert "mug's height" in deterministic_issue(parse_question(MUG), 7.0, priors=priors_in_text(MUG))
 
 
 @pytest.mark.parametrize("question, answer, flagged", [
@@ -90,15 +93,15 @@ def test_reflect_without_priors_gives_the_seven_metre_mug():
     ("How tall is the mug?", "yes", False),
 ])
 def test_only_a_metric_size_far_outside_the_prior_is_flagged(question, answer, flagged):
-    assert (size_issue(question, answer, priors_in_text(question)) is not None) == flagged
+    assert (size_issue(parse_question(question), answer, priors_in_text(question)) is not None) == flagged
 
 
 def test_the_asked_dimension_comes_from_the_question_and_falls_back_to_every_length():
-    assert [asked_dimension(q) for q in ("How wide is the desk?", "What is the depth of the shelf?",
-                                         "How long is the bed?", "How big is the box?", "How many boxes?")] == \
-        ["width", "depth", "length", "size", None]
+    questions = ("How wide is the desk?", "What is the depth of the shelf?", "How long is the bed?",
+                 "How big is the box?", "How many boxes?")
+    assert [parse_question(q).asked_dimension for q in questions] == ["width", "depth", "length", "size", None]
     mug = size_prior("mug")  # no width: the span of all its lengths is the range
-    assert "mug's size is typically 0.075–0.12 m" in size_issue("How wide is the mug?", 5.0, [mug])
+    assert "mug's size is typically 0.075–0.12 m" in size_issue(parse_question("How wide is the mug?"), 5.0, [mug])
 
 
 def test_the_option_comes_from_the_environment_and_the_flags_and_names_the_technique(tmp_path):
@@ -149,8 +152,9 @@ def test_priors_for_the_check_only_stay_out_of_the_prompt_and_still_flag_a_seven
     reasoning = ReasoningConfig(reflect=True, size_priors=True, size_priors_shown=False)
     llm, outcome = solve(reasoning, [LOOK + "final_result = 7.0", LOOK + "final_result = 0.1"])
     assert llm.calls[0][-1]["content"] == f"Question: {MUG}\nWrite the program.\n"  # as with the option off
-    assert outcome.answer == 0.1 and "mug's height is typically" in outcome.extra["revisions"][0]
-    assert outcome.extra["size_priors_check_only"] is True
-    assert technique_lines(outcome.extra)[0] == "size priors for the reflect check only: mug, coffee table"
+    revision = outcome.techniques.get(RevisionRecord)
+    assert outcome.answer == 0.1 and "mug's height is typically" in revision.revisions[0]
+    assert outcome.techniques.get(SizePriorsRecord).check_only is True
+    assert technique_lines(outcome.techniques)[0] == "size priors for the reflect check only: mug, coffee table"
     assert reasoning.label() == "reflect+size_priors=check"
     assert ReasoningConfig(size_priors=True).label() == "size_priors"

@@ -42,8 +42,8 @@ def test_eval_with_samples_records_the_options_votes_and_agreement(scripted, tmp
     summary = json.loads((out / "summary.json").read_text())
     assert summary["techniques"] == "samples=3" and summary["mean_agreement"] == pytest.approx(0.6667)
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert all(row["extra"]["agreement"] == pytest.approx(0.6667) and len(row["extra"]["samples"]) == 3
-               for row in rows)
+    assert all(row["techniques"]["vote"]["agreement"] == pytest.approx(0.6667)
+               and len(row["techniques"]["vote"]["samples"]) == 3 for row in rows)
     assert all(row["attempts"] == 3 for row in rows) and len(scripted.calls) == 6
     seeds = [r.get("seed") for r in scripted.requests]
     assert seeds == [None, 1, 2, None, 1, 2]

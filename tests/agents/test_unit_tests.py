@@ -10,7 +10,9 @@ import pytest
 
 from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
-from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, SCHEMA, TestScenes, parse_tests
+from vadar.agents.techniques.vote import VoteRecord
+from vadar.agents.unit_tests import (BENCH_SCENES, CLEVR_SCENES, SCHEMA, TestScenes, TestWriter, UnitTestRecord,
+                                     parse_tests)
 from vadar.config import ReasoningConfig, VadarConfig
 from vadar.programs.namespace import unit_scene_namespace
 from vadar.llm.doubles import ScriptedLLM
@@ -49,7 +51,8 @@ def test_a_program_that_fails_the_models_own_scene_test_is_repaired():
     feedback = llm.calls[2][-1]["content"]
     assert "the program answered 3; the expected answer is 2" in feedback
     assert "large red rubber cube at right=-2, behind=0" in feedback
-    assert outcome.extra["tests_passed"] == 2 and len(outcome.extra["unit_tests"]) == 2
+    tests = outcome.techniques.get(UnitTestRecord)
+    assert tests.passed == 2 and len(tests.tests) == 2
     assert llm.requests[0]["response_format"]["json_schema"]["schema"] == SCHEMA
 
 
@@ -57,9 +60,10 @@ def test_programs_that_fail_their_tests_are_outvoted():
     llm = ScriptedLLM([TESTS, COUNT_CUBES, COUNT_CUBES, COUNT_CUBES, COUNT_CUBES, COUNT_RED_CUBES])
     agent = ProgramAgent(llm, run, reasoning=ReasoningConfig(tests=True, samples=3))
     outcome = agent.solve(QUESTION, render_api(), REAL, test_scenes=SCENES)
-    assert [s["answer"] for s in outcome.extra["samples"]] == [3, 3, 1]  # two count every cube
-    assert [s["tests_passed"] for s in outcome.extra["samples"]] == [1, 1, 2]  # counting cubes passes scene 2
-    assert outcome.answer == 1 and outcome.extra["chosen_sample"] == 2 and outcome.extra["agreement"] == 1.0
+    vote = outcome.techniques.get(VoteRecord)
+    assert [s.answer for s in vote.samples] == [3, 3, 1]  # two count every cube
+    assert [s.tests_passed for s in vote.samples] == [1, 1, 2]  # counting cubes passes scene 2
+    assert outcome.answer == 1 and vote.chosen_sample == 2 and vote.agreement == 1.0
 
 
 def test_scenes_that_break_the_schema_are_asked_again_once():
@@ -68,7 +72,7 @@ def test_scenes_that_break_the_schema_are_asked_again_once():
     outcome = ProgramAgent(llm, run, reasoning=ReasoningConfig(tests=True)).solve(
         QUESTION, render_api(), REAL, test_scenes=SCENES)
     assert "'pink' is not one of" in llm.calls[1][-1]["content"]
-    assert outcome.extra["unit_tests_refused"] and outcome.answer == 1
+    assert outcome.techniques.get(UnitTestRecord).refused and outcome.answer == 1
     with pytest.raises(ValueError, match="right: 9 is greater than the maximum of 3"):
         parse_tests(json.dumps({"scenes": [{"objects": [thing("red", "cube", 9, 0)], "answer": 1}]}))
 
@@ -84,7 +88,7 @@ def test_the_data_sets_oracles_choose_the_kind_of_test_scene():
 def test_the_clevr_test_request_is_the_one_recorded_before_the_generated_benchmarks_scenes():
     tests = json.dumps({"scenes": [{"objects": [thing("red", "cube", 0, 0)], "answer": 1}]})
     llm = ScriptedLLM(["not json", tests])
-    ProgramAgent(llm, run, reasoning=ReasoningConfig(tests=True)).test_writer.write(QUESTION)
+    TestWriter(llm).write(QUESTION)
     assert json.loads(json.dumps(llm.requests)) == json.loads(CLEVR_REQUESTS.read_text(encoding="utf-8"))
 
 

@@ -16,7 +16,7 @@ from omni3d_bench.generator.sketch import SketchError, sketch_scene
 from regions_scene import region_record, write_bench
 from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
-from vadar.agents.unit_tests import BENCH_SCENES, TestScenes, UnitCheck, UnitTest, parse_tests
+from vadar.agents.unit_tests import BENCH_SCENES, TestScenes, UnitCheck, UnitTest, UnitTestRecord, parse_tests
 from vadar.config import ReasoningConfig, VadarConfig
 from vadar.programs.namespace import sketch_scene_namespace
 from vadar.llm.doubles import ScriptedLLM
@@ -123,7 +123,8 @@ def test_a_program_failing_the_models_sketched_scene_is_repaired():
     feedback = llm.calls[3][-1]["content"]
     assert ("On a test scene with red wood chair at x=-1, z=4 (0.5 x 0.5 x 0.9 m); red metal chair at x=1, z=4 "
             "(0.5 x 0.5 x 0.9 m), the program answered 2; the expected answer is 1.") in feedback
-    assert outcome.extra["tests_passed"] == 2 and len(outcome.extra["unit_tests_refused"]) == 1
+    tests = outcome.techniques.get(UnitTestRecord)
+    assert tests.passed == 2 and len(tests.refused) == 1
     assert llm.requests[0]["response_format"]["json_schema"]["schema"] == BENCH_SCENES.schema
     assert llm.requests[0]["max_tokens"] == 900  # eight fields an object: longer than CLEVR's 600
     assert '"x" and "z": where its centre is' in llm.calls[0][0]["content"]
@@ -154,7 +155,7 @@ def test_a_question_with_regions_gets_no_test_scenes(tmp_path: Path):
     solve = build_answerer("static-api", LibrarySnapshot(), llm=llm, executor=run, config=config, dataset=bench,
                            modules=annotations3d_oracle_modules(bench.scene), backends={})
     outcome = solve(bench.questions("test")[0])
-    assert outcome.answer == 1 and len(llm.requests) == 1 and "unit_tests" not in outcome.extra
+    assert outcome.answer == 1 and len(llm.requests) == 1 and outcome.techniques.get(UnitTestRecord) is None
 
 
 def test_a_plain_question_of_the_benchmark_asks_for_sketches(tmp_path: Path):
@@ -167,5 +168,5 @@ def test_a_plain_question_of_the_benchmark_asks_for_sketches(tmp_path: Path):
     solve = build_answerer("static-api", LibrarySnapshot(), llm=llm, executor=run, config=config, dataset=bench,
                            modules=annotations3d_oracle_modules(bench.scene), backends={})
     outcome = solve(bench.questions("test")[0])
-    assert outcome.answer == 1 and outcome.extra["tests_passed"] == 1
+    assert outcome.answer == 1 and outcome.techniques.get(UnitTestRecord).passed == 1
     assert llm.requests[0]["response_format"]["json_schema"]["schema"] == BENCH_SCENES.schema

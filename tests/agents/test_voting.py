@@ -6,6 +6,7 @@ import pytest
 
 from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
+from vadar.agents.techniques.vote import VoteRecord
 from vadar.agents.voting import decided, plurality, same_answer
 from vadar.config import ConfigError, ReasoningConfig
 from vadar.llm.doubles import ScriptedLLM
@@ -39,8 +40,9 @@ def test_the_agent_samples_k_programs_with_their_own_seeds_and_answers_the_plura
     agent = ProgramAgent(llm, run, reasoning=ReasoningConfig(samples=3, sample_temperature=0.8))
     outcome = agent.solve("How far is the ball?", render_api(), NAMESPACE)
     assert outcome.answer == 2.0 and outcome.program.strip() == "final_result = 2.0" and outcome.error is None
-    assert outcome.extra["agreement"] == pytest.approx(0.6667) and outcome.extra["chosen_sample"] == 1
-    assert [s["answer"] for s in outcome.extra["samples"]] == [3, 2.0, 2.00001]
+    vote = outcome.techniques.get(VoteRecord)
+    assert vote.agreement == pytest.approx(0.6667) and vote.chosen_sample == 1
+    assert [s.answer for s in vote.samples] == [3, 2.0, 2.00001]
     assert outcome.attempts == 3  # every sample's reply is counted
     first, *others = llm.requests
     assert first["temperature"] is None and "seed" not in first  # the greedy program, as without sampling
@@ -52,8 +54,9 @@ def test_a_failing_first_program_loses_to_the_working_ones_and_errors_are_all_ke
     llm = ScriptedLLM(["final_result = missing"] * 5 + ["final_result = 'yes'", "final_result = 'no'"])
     agent = ProgramAgent(llm, run, same_error_limit=5, reasoning=ReasoningConfig(samples=3))
     outcome = agent.solve("Is there a ball?", render_api(), NAMESPACE)
-    assert outcome.answer == "yes" and outcome.extra["chosen_sample"] == 1
-    assert outcome.extra["samples"][0]["error"] is True and len(outcome.errors) == 5
+    vote = outcome.techniques.get(VoteRecord)
+    assert outcome.answer == "yes" and vote.chosen_sample == 1
+    assert vote.samples[0].error is True and len(outcome.errors) == 5
 
 
 def test_samples_must_be_at_least_one():
@@ -75,11 +78,14 @@ def test_the_vote_is_decided_once_the_programs_left_cannot_change_its_answer():
 
 def test_sampling_stops_when_two_programs_agree_and_the_answer_is_the_one_all_three_would_give():
     replies = ["final_result = 2", "final_result = 2.0", "final_result = 5"]
-    stopped = ProgramAgent(ScriptedLLM(list(replies)), run, reasoning=ReasoningConfig(samples=3))
+    llm = ScriptedLLM(list(replies))
+    stopped = ProgramAgent(llm, run, reasoning=ReasoningConfig(samples=3))
     outcome = stopped.solve("How many balls?", render_api(), NAMESPACE)
-    assert [s["answer"] for s in outcome.extra["samples"]] == [2, 2.0] and outcome.attempts == 2
-    assert len(stopped.llm.requests) == 2 and outcome.extra["agreement"] == 1.0
+    vote = outcome.techniques.get(VoteRecord)
+    assert [s.answer for s in vote.samples] == [2, 2.0] and outcome.attempts == 2
+    assert len(llm.requests) == 2 and vote.agreement == 1.0
     every = ProgramAgent(ScriptedLLM(list(replies)), run,
                          reasoning=ReasoningConfig(samples=3, vote_until_decided=False))
     full = every.solve("How many balls?", render_api(), NAMESPACE)
-    assert [s["answer"] for s in full.extra["samples"]] == [2, 2.0, 5] and full.answer == outcome.answer == 2
+    every_vote = full.techniques.get(VoteRecord)
+    assert [s.answer for s in every_vote.samples] == [2, 2.0, 5] and full.answer == outcome.answer == 2

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from omni3d_bench.sample import sample_path
-from vadar.runs.results import QuestionResult
+from vadar.runs.results import QuestionResult, result_record
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import library_results  # noqa: E402
@@ -26,7 +25,7 @@ def make_run(path: Path, right: list[bool], *, tokens: int, seconds: float, summ
                                 score=1.0 if ok else 0.0, correct=ok, program="final_result = 1", error=None,
                                 attempts=1, prompt_tokens=10, completion_tokens=tokens, cached_prompt_tokens=0,
                                 seconds=seconds, image_id="img", method="vadar")
-        lines.append(json.dumps(asdict(result)) + "\n")
+        lines.append(json.dumps(result_record(result)) + "\n")
     (path / "results.jsonl").write_text("".join(lines))
     if summary is not None:
         (path / "summary.json").write_text(json.dumps(summary))

@@ -41,9 +41,9 @@ def test_an_identifier_or_a_regions_box_is_its_number():
 
 def test_a_new_result_scores_the_region_and_keeps_what_the_program_gave():
     result = to_result(question(), ProgramOutcome(answer=[10.0, 20.0, 30.0, 40.0], program="..."), method="static-api")
-    assert result.answer == 0 and result.score == 1.0 and result.extra["answer_given"] == [10.0, 20.0, 30.0, 40.0]
+    assert result.answer == 0 and result.score == 1.0 and result.answer_given == [10.0, 20.0, 30.0, 40.0]
     plain = to_result(question(answer="1"), ProgramOutcome(answer=1, program="..."), method="static-api")
-    assert plain.score == 1.0 and "answer_given" not in plain.extra
+    assert plain.score == 1.0 and plain.answer_given is None
 
 
 def test_rescore_uses_the_stored_answers_and_leaves_failures_alone():
@@ -52,7 +52,7 @@ def test_rescore_uses_the_stored_answers_and_leaves_failures_alone():
     failed = to_result(question(question_id="f"), ProgramOutcome(error="NameError"), method="static-api")
     assert old.score == 0.0
     again = rescore([old, failed], [question(), question(question_id="f")])
-    assert again[0].score == 1.0 and again[0].answer == 0 and again[0].extra["answer_given"] == old.answer
+    assert again[0].score == 1.0 and again[0].answer == 0 and again[0].answer_given == old.answer
     assert again[1] == failed
     assert rescore(again, [question()])[0] == again[0]  # rescoring twice changes nothing
 

@@ -22,12 +22,12 @@ whose words are not the question's to "none"; each correction is recorded.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from vadar import prompts
-from vadar.programs.question_form import expected_answer_type
+from vadar.programs.question_form import QuestionForm, words_of
 from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import LLMCost, StepLoop
 from vadar.programs.structured import ask_structured, json_object, response_format
@@ -89,15 +89,10 @@ RELATION_WORDS = frozenset({
 description; `loc` understands none of them (size words such as "large" or "small" are attributes)."""
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", text.casefold())
-
-
-def object_description(phrase: str, question: str) -> str:
+def object_description(phrase: str, question: QuestionForm) -> str:
     """`phrase` as a `loc` description (lower case, no articles), or ConstraintError saying why it is not one."""
-    words = [word for word in _words(phrase) if word not in ARTICLES]
-    asked = set(_words(question))
-    missing = [word for word in words if word not in asked]
+    words = [word for word in words_of(phrase) if word not in ARTICLES]
+    missing = [word for word in words if word not in question.words]
     if not words or missing:
         raise ConstraintError(f"the target {phrase!r} is not made of the question's words"
                               + (f" (not in it: {', '.join(repr(w) for w in missing)})" if missing else "")
@@ -115,16 +110,15 @@ RELATION_FILLERS = frozenset({"none", "count", "of", "as", "than", "to", "is", "
 """Words a relation may add to the question's own ("left of" for "to the left"; "none", "count")."""
 
 
-def relation_in_question(relation: str, question: str) -> bool:
+def relation_in_question(relation: str, question: QuestionForm) -> bool:
     """Whether the relation's words are the question's (a stated relation), not the model's invention."""
-    asked = set(_words(question))
-    return all(word in asked or word in RELATION_FILLERS for word in _words(relation))
+    return all(word in question.words or word in RELATION_FILLERS for word in words_of(relation))
 
 
-def corrected_constraint(data: dict[str, Any], question: str) -> tuple[str, ...]:
+def corrected_constraint(data: dict[str, Any], question: QuestionForm) -> tuple[str, ...]:
     """Correct, in `data`, what the question itself contradicts; returns what was corrected."""
     corrections = []
-    form = expected_answer_type(question)
+    form = question.answer_type
     if form is not None and data["answer_type"] != form:
         corrections.append(f"answer_type {data['answer_type']!r} -> {form!r} (the question's form)")
         data["answer_type"] = form
@@ -134,7 +128,7 @@ def corrected_constraint(data: dict[str, Any], question: str) -> tuple[str, ...]
     return tuple(corrections)
 
 
-def parse_constraint(text: str, question: str) -> Constraint:
+def parse_constraint(text: str, question: QuestionForm) -> Constraint:
     """The constraint in `text` (corrected where the question contradicts it), or ConstraintError
     naming the first thing wrong with it."""
     try:
@@ -147,17 +141,43 @@ def parse_constraint(text: str, question: str) -> Constraint:
 
 
 @dataclass
-class Formalized:
-    """What formalizing one question gave: the constraint (None if refused twice) and the refusals."""
+class FormalizeRecord:
+    """What formalizing one question gave: the constraint (None if refused twice), the refusals and
+    what was corrected in it; stored under "formalize" in results.jsonl."""
+
+    key: ClassVar[str] = "formalize"
 
     constraint: Constraint | None = None
     refused: list[str] = field(default_factory=list)
+    corrected: list[str] = field(default_factory=list)
 
-    def record(self) -> dict[str, Any]:
-        """Per-question fields for results.jsonl."""
-        return {"constraint": self.constraint.to_dict() if self.constraint else None,
-                "constraint_refused": list(self.refused),
-                "constraint_corrected": list(self.constraint.corrected) if self.constraint else []}
+    @classmethod
+    def of(cls, constraint: Constraint | None, refused: list[str]) -> FormalizeRecord:
+        return cls(constraint, refused, list(constraint.corrected) if constraint else [])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"constraint": self.constraint.to_dict() if self.constraint else None, "refused": list(self.refused),
+                "corrected": list(self.corrected)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FormalizeRecord:
+        return cls.of(_constraint(data.get("constraint"), data.get("corrected")), list(data.get("refused") or []))
+
+    @classmethod
+    def from_extra(cls, extra: Mapping[str, Any]) -> FormalizeRecord | None:
+        """The record in a results line written before the records (`constraint`, `constraint_refused`,
+        `constraint_corrected` among the per-question fields)."""
+        if not {"constraint", "constraint_refused", "constraint_corrected"} & set(extra):
+            return None
+        corrected = list(extra.get("constraint_corrected") or [])
+        return cls(_constraint(extra.get("constraint"), corrected), list(extra.get("constraint_refused") or []),
+                   corrected)
+
+
+def _constraint(fields: Any, corrected: Any) -> Constraint | None:
+    if not isinstance(fields, Mapping):
+        return None
+    return Constraint(**{name: fields[name] for name in SCHEMA["properties"]}, corrected=tuple(corrected or ()))
 
 
 class Formalizer:
@@ -167,12 +187,12 @@ class Formalizer:
         self.loop = StepLoop(llm, FORMALIZE, max_steps=2, max_reply_tokens=max_reply_tokens,
                              response_format=RESPONSE_FORMAT)
 
-    def formalize(self, question: str, cost: LLMCost | None = None) -> Formalized:
+    def formalize(self, question: QuestionForm, cost: LLMCost | None = None) -> FormalizeRecord:
         messages = [{"role": "system", "content": prompts.render("formalize_system", frames=FRAMES,
                                                                   answer_types=ANSWER_TYPES)},
-                    {"role": "user", "content": prompts.render("question", question=question)}]
+                    {"role": "user", "content": prompts.render("question", question=question.text)}]
         constraint, refused = ask_structured(self.loop, messages, lambda text: parse_constraint(text, question), cost)
-        return Formalized(constraint, refused)
+        return FormalizeRecord.of(constraint, refused)
 
 
 def type_issue(answer: Any, answer_type: str) -> str | None:

@@ -5,7 +5,7 @@ there ...?" wants yes or no, "How many ...?" a whole number) and measurements ha
 range; with size priors (`reasoning.size_priors`), a metric size far outside what the measured object
 usually measures is caught too (`size_check`). Only when those pass and a task constraint exists does
 one short LLM request compare the program with the constraint (frame, objects, quantity). A reason
-found is sent back once as a revision request by the Program agent.
+found is sent back once as a revision request (`vadar.agents.techniques.revise`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from base_modules.size_priors import SizePrior
 
 from vadar import prompts
 from vadar.agents.formalize import Constraint, type_issue
-from vadar.programs.question_form import expected_answer_type
+from vadar.programs.question_form import QuestionForm
 from vadar.programs.sampling import Sampling
 from vadar.agents.size_check import size_issue
 from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
@@ -43,7 +43,7 @@ BLIND = ("the program called no module (loc, depth, vqa, ...), so its answer doe
          "find the objects the question names and measure them")
 
 
-def deterministic_issue(question: str, answer: Any, constraint: Constraint | None = None,
+def deterministic_issue(question: QuestionForm, answer: Any, constraint: Constraint | None = None,
                         priors: Sequence[SizePrior] = (), looked: bool = True) -> str | None:
     """What the answer's type or range contradicts (the question's form, the constraint, the size
     priors of the question's nouns when given), or None. A program that made no module call
@@ -54,9 +54,8 @@ def deterministic_issue(question: str, answer: Any, constraint: Constraint | Non
     issue = plausibility_issue(answer)
     if issue is None and constraint is not None:
         issue = type_issue(answer, constraint.answer_type)
-    expected = expected_answer_type(question)
-    if issue is None and expected is not None:
-        issue = type_issue(answer, expected)
+    if issue is None and question.answer_type is not None:
+        issue = type_issue(answer, question.answer_type)
     if issue is None and priors:
         issue = size_issue(question, answer, priors)
     return issue
@@ -68,14 +67,14 @@ class Reflector:
     def __init__(self, llm: ChatModel, max_reply_tokens: int | None = None) -> None:
         self.loop = StepLoop(llm, REFLECT, max_steps=1, max_reply_tokens=max_reply_tokens)
 
-    def review(self, question: str, program: str, answer: Any, constraint: Constraint | None = None,
+    def review(self, question: QuestionForm, program: str, answer: Any, constraint: Constraint | None = None,
                cost: LLMCost | None = None, priors: Sequence[SizePrior] = (), looked: bool = True) -> str | None:
         """Why the answer should be revised, or None to give it (`looked`: the program made a module call)."""
         issue = deterministic_issue(question, answer, constraint, priors, looked)
         if issue is not None or constraint is None:
             return issue
         messages = [{"role": "system", "content": prompts.render("reflect_system")},
-                    {"role": "user", "content": prompts.render("reflect_request", question=question,
+                    {"role": "user", "content": prompts.render("reflect_request", question=question.text,
                                                                constraint=constraint, program=program,
                                                                answer=answer)}]
         found: list[str] = []

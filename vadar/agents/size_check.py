@@ -3,39 +3,20 @@
 A question like "How tall is the mug?" names the object it measures; its size prior (the knowledge
 file in `base_modules/knowledge/size_priors.json`) gives a typical range. An answer far outside that
 range (a 7-metre mug) is almost always a unit or scale mistake of the program, so the reflect step
-sends it back once, naming the prior.
+sends it back once, naming the prior. The question's form (`vadar.programs.question_form`) says
+which size it asks for, if any.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from base_modules.size_priors import Range, SizePrior
 from vadar.agents.voting import is_number
+from vadar.programs.question_form import QuestionForm
 
 FAR_OFF = 3.0  # below low/3 or above high*3: see `size_issue`
-
-_SIZE_QUESTION = re.compile(
-    r"\bhow (?P<adj>tall|high|wide|long|deep|big|large)\b"
-    r"|\bwhat is the (?P<noun>height|width|length|depth|size)\b", re.IGNORECASE)
-_NOT_A_SIZE = re.compile(r"\bhow many times\b|\bratio\b|\b(?:taller|shorter|wider|longer|higher|bigger|larger|"
-                         r"smaller|deeper)\b|\bfarther|\bcloser\b|\bdistance\b|\bfrom\b", re.IGNORECASE)
-_OTHER_UNIT = re.compile(r"\b(?:centimet(?:er|re)s?|millimet(?:er|re)s?|cm|mm|inch(?:es)?|feet|foot|ft|yards?|"
-                         r"square|area|volume)\b", re.IGNORECASE)
-_DIMENSION = {"tall": "height", "high": "height", "height": "height", "wide": "width", "width": "width",
-              "long": "length", "length": "length", "deep": "depth", "depth": "depth"}
-
-
-def asked_dimension(question: str) -> str | None:
-    """"height", "width", "length" or "depth" for a question asking one metric size in metres, "size"
-    for "how big", None for anything else (counts, comparisons, ratios, distances, other units)."""
-    match = _SIZE_QUESTION.search(question)
-    if match is None or _NOT_A_SIZE.search(question) or _OTHER_UNIT.search(question):
-        return None
-    word = (match.group("adj") or match.group("noun")).lower()
-    return _DIMENSION.get(word, "size")
 
 
 def typical_range(prior: SizePrior, dimension: str) -> tuple[str, Range] | None:
@@ -47,7 +28,7 @@ def typical_range(prior: SizePrior, dimension: str) -> tuple[str, Range] | None:
     return ("size", envelope) if envelope is not None else None
 
 
-def size_issue(question: str, answer: Any, priors: Sequence[SizePrior]) -> str | None:
+def size_issue(question: QuestionForm, answer: Any, priors: Sequence[SizePrior]) -> str | None:
     """Why a metric size answer does not fit the prior of the object the question measures, or None.
 
     The object is the first one the question names with a prior ("How tall is the chair next to the
@@ -57,7 +38,7 @@ def size_issue(question: str, answer: Any, priors: Sequence[SizePrior]) -> str |
     scale mistakes (centimetres read as metres, a depth read as a height) and leaves real variation
     alone. Questions in other units, comparisons and distances are never checked.
     """
-    dimension = asked_dimension(question)
+    dimension = question.asked_dimension
     if dimension is None or not priors or not is_number(answer) or isinstance(answer, bool):
         return None
     prior = priors[0]

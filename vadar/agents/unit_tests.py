@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from base_modules.oracle.clevr_vocab import SYNONYMS
 from omni3d_bench.generator import sketch
@@ -126,11 +126,37 @@ class TestScenes:
 
 
 @dataclass
-class UnitTests:
-    """The tests written for one question (empty when refused twice) and why they were refused."""
+class UnitTestRecord:
+    """The tests written for one question (empty when refused twice), why they were refused, and how
+    many the answer's program passed (None when no program ran on them); stored under "unit_tests"
+    in results.jsonl."""
+
+    key: ClassVar[str] = "unit_tests"
 
     tests: list[UnitTest] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    passed: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tests": [{"objects": t.objects, "answer": t.answer} for t in self.tests],
+                "refused": list(self.refused), "passed": self.passed}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> UnitTestRecord:
+        return cls(_tests(data.get("tests")), list(data.get("refused") or []), data.get("passed"))
+
+    @classmethod
+    def from_extra(cls, extra: Mapping[str, Any]) -> UnitTestRecord | None:
+        """The record in a results line written before the records (`unit_tests`, `unit_tests_refused`,
+        `tests_passed` among the per-question fields)."""
+        if "unit_tests" not in extra:
+            return None
+        return cls(_tests(extra.get("unit_tests")), list(extra.get("unit_tests_refused") or []),
+                   extra.get("tests_passed"))
+
+
+def _tests(written: Any) -> list[UnitTest]:
+    return [UnitTest(list(test["objects"]), test["answer"]) for test in written or []]
 
 
 class TestWriter:
@@ -141,14 +167,14 @@ class TestWriter:
     def __init__(self, llm: ChatModel, max_reply_tokens: int | None = None) -> None:
         self.llm, self.max_reply_tokens = llm, max_reply_tokens
 
-    def write(self, question: str, kind: SceneKind = CLEVR_SCENES, cost: LLMCost | None = None) -> UnitTests:
+    def write(self, question: str, kind: SceneKind = CLEVR_SCENES, cost: LLMCost | None = None) -> UnitTestRecord:
         sampling = Sampling(max_tokens=kind.max_tokens, retry_temperature_step=0.0)
         loop = StepLoop(self.llm, sampling, max_steps=2, max_reply_tokens=self.max_reply_tokens,
                         response_format=response_format("unit_tests", kind.schema))
         messages = [{"role": "system", "content": prompts.render(kind.prompt, **kind.prompt_values)},
                     {"role": "user", "content": prompts.render("question", question=question)}]
         tests, refused = ask_structured(loop, messages, lambda text: parse_tests(text, kind), cost)
-        return UnitTests(tests or [], refused)
+        return UnitTestRecord(tests or [], refused)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.syntax import Syntax
 
 from omni3d_bench.types import DatasetError
+from vadar.agents.techniques.vote import VoteRecord
 from vadar.cli.errors import user_errors
 from vadar.cli.options import (FormalizeOption, ModuleOption, ModulesOption, ReflectOption, SamplesOption,
                                SizePriorsOption, TestsOption, apply_module_choice, apply_reasoning)
@@ -87,11 +88,10 @@ def solve_command(
                       f"{escape(outcome.error)}", highlight=False)
         raise typer.Exit(code=1)
     console.print(f"[bold]answer:[/bold] {escape(str(rounded(outcome.answer, 4)))}", highlight=False)
-    if "agreement" in outcome.extra:
-        samples = outcome.extra["samples"]
-        agreeing = sum(1 for s in samples if not s["error"]) * outcome.extra["agreement"]
-        console.print(f"agreement: {agreeing:.0f} of {sum(1 for s in samples if not s['error'])} working programs "
-                      f"({len(samples)} sampled)", highlight=False)
+    vote = outcome.techniques.get(VoteRecord)
+    if vote is not None:
+        console.print(f"agreement: {vote.agreeing} of {vote.working} working programs "
+                      f"({len(vote.samples)} sampled)", highlight=False)
 
 
 def frame_paths(images: list[Path] | None, video: Path | None) -> list[Path]:

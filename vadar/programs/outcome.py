@@ -8,6 +8,7 @@ from typing import Any
 
 from vadar.programs.step_loop import LLMCost
 from vadar.programs.answers import ERROR_ANSWER, normalize_answer
+from vadar.programs.records import TechniqueRecords
 from vadar.sandbox import ExecutionResult
 
 Executor = Callable[[str, Mapping[str, Any]], ExecutionResult]
@@ -30,7 +31,7 @@ class ProgramOutcome:
     stdout: str = ""
     calls: list[Any] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
-    extra: dict[str, Any] = field(default_factory=dict)  # what reasoning techniques add (constraint, votes)
+    techniques: TechniqueRecords = field(default_factory=TechniqueRecords)  # what reasoning techniques recorded
     infrastructure: bool = False  # the endpoint or the sandbox failed, not the program: asked again on resume
 
     @property

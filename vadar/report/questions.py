@@ -12,6 +12,13 @@ from markupsafe import Markup
 
 from base_modules.types import Region
 
+from vadar.agents.formalize import FormalizeRecord
+from vadar.agents.techniques.priors import SizePriorsRecord
+from vadar.agents.techniques.records import read_techniques
+from vadar.agents.techniques.revise import RevisionRecord
+from vadar.agents.techniques.vote import VoteRecord
+from vadar.agents.unit_tests import UnitTestRecord
+from vadar.programs.records import TechniqueRecords
 from vadar.report.calls import CallView, add_region_marks, fmt_value, trace_calls
 from vadar.report.data_lookup import DataLookup, recorded_image
 from vadar.report.drawing import draw_marks, encode_jpeg, load_picture, tint_regions
@@ -91,31 +98,33 @@ def _answer_text(value: Any) -> str:
     return value if isinstance(value, str) else fmt_value(value, digits=6)
 
 
-def technique_lines(extra: Mapping[str, Any]) -> list[str]:
+def technique_lines(records: TechniqueRecords) -> list[str]:
     """What the reasoning techniques did for one question, as short lines (empty when none ran)."""
     lines = []
-    constraint = extra.get("constraint")
-    if isinstance(constraint, Mapping):
-        lines.append(f"constraint: frame {constraint.get('reference_frame')}; objects "
-                     f"{', '.join(map(str, constraint.get('targets') or []))}; relation {constraint.get('relation')}; "
-                     f"{constraint.get('quantity')} ({constraint.get('unit')}); answer {constraint.get('answer_type')}")
-    for reason in extra.get("constraint_refused") or []:
-        lines.append(f"constraint refused: {reason}")
-    for correction in extra.get("constraint_corrected") or []:
-        lines.append(f"constraint corrected: {correction}")
-    if "unit_tests" in extra:
-        written = len(extra.get("unit_tests") or [])
-        passed = f"; the answer's program passed {extra['tests_passed']}" if "tests_passed" in extra else ""
+    formalized = records.get(FormalizeRecord)
+    if formalized is not None:
+        constraint = formalized.constraint
+        if constraint is not None:
+            lines.append(f"constraint: frame {constraint.reference_frame}; objects "
+                         f"{', '.join(map(str, constraint.targets))}; relation {constraint.relation}; "
+                         f"{constraint.quantity} ({constraint.unit}); answer {constraint.answer_type}")
+        lines += [f"constraint refused: {reason}" for reason in formalized.refused]
+        lines += [f"constraint corrected: {correction}" for correction in formalized.corrected]
+    tests = records.get(UnitTestRecord)
+    if tests is not None:
+        written = len(tests.tests)
+        passed = f"; the answer's program passed {tests.passed}" if tests.passed is not None else ""
         lines.append(f"unit tests: {written} scene{'s' if written != 1 else ''} written by the model{passed}")
-    if extra.get("size_priors"):
-        how = "for the reflect check only" if extra.get("size_priors_check_only") else "shown"
-        lines.append(f"size priors {how}: {', '.join(map(str, extra['size_priors']))}")
-    for reason in extra.get("revisions") or []:
-        lines.append(f"revision asked: {reason}")
-    samples = extra.get("samples")
-    if isinstance(samples, list) and samples:
-        answers = ", ".join("error" if s.get("error") else _answer_text(s.get("answer")) for s in samples)
-        lines.append(f"vote of {len(samples)} programs ({answers}): agreement {_float(extra.get('agreement')):.2f}")
+    priors = records.get(SizePriorsRecord)
+    if priors is not None and priors.names:
+        how = "for the reflect check only" if priors.check_only else "shown"
+        lines.append(f"size priors {how}: {', '.join(priors.names)}")
+    revision = records.get(RevisionRecord)
+    lines += [f"revision asked: {reason}" for reason in revision.revisions] if revision else []
+    vote = records.get(VoteRecord)
+    if vote is not None and vote.samples:
+        answers = ", ".join("error" if s.error else _answer_text(s.answer) for s in vote.samples)
+        lines.append(f"vote of {len(vote.samples)} programs ({answers}): agreement {vote.agreement:.2f}")
     return lines
 
 
@@ -161,7 +170,7 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
         cached_prompt_tokens=_int(row.get("cached_prompt_tokens")), calls=trace.calls,
         boxes=len(marks), image_src=src, image_note=note,
         library_used=[(name, library[name]) for name in used], frames=frames,
-        techniques=technique_lines(row.get("extra") or {}),
+        techniques=technique_lines(read_techniques(row)),
     )
 
 

@@ -23,7 +23,7 @@ from vadar.programs.answers import ERROR_ANSWER, region_number
 from vadar.runs.executors import LocalExecutor, QuestionExecutor
 from vadar.runs.executors.base import OUTAGES, Solver, outage_outcome
 from vadar.runs.progress import Progress
-from vadar.runs.results import QuestionResult, ResultsFile, encode_line
+from vadar.runs.results import QuestionResult, ResultsFile, encode_line, result_record
 from vadar.runs.storage import write_text_atomically, writing
 from vadar.text import invalid_unicode, one_line
 
@@ -100,13 +100,13 @@ def summarize_results(results: Sequence[QuestionResult], header: dict[str, Any] 
 def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> QuestionResult:
     """Score one outcome. A failed program keeps the error marker as its answer and scores 0."""
     gold = question.answer
-    extra = dict(outcome.extra)
+    given = None
     if outcome.error is not None or gold is None:
         score = 0.0
     else:
         answer = region_number(outcome.answer, question.regions, question.answer_type)
         if answer is not outcome.answer:
-            extra["answer_given"] = outcome.answer
+            given = outcome.answer
             outcome = dataclasses.replace(outcome, answer=answer)
         score, error = _score(outcome.answer, gold, question.answer_type, question.metric)
         if error is not None:
@@ -130,9 +130,10 @@ def to_result(question: Question, outcome: ProgramOutcome, *, method: str) -> Qu
         method=method,
         module_calls=[_call_summary(c) for c in outcome.calls],
         step_errors=list(outcome.errors),
-        extra=extra,
+        techniques=outcome.techniques.copy(),
         infrastructure_error=outcome.infrastructure,
         view_ids=list(question.view_ids),
+        answer_given=given,
     )
 
 
@@ -252,14 +253,11 @@ def rescore(results: Sequence[QuestionResult], questions: Sequence[Question]) ->
         if question is None or result.error is not None or question.answer is None:
             again.append(result)
             continue
-        given = result.extra.get("answer_given", result.answer)
+        given = result.answer if result.answer_given is None else result.answer_given
         answer = region_number(given, question.regions, question.answer_type)
-        extra = {k: v for k, v in result.extra.items() if k != "answer_given"}
-        if answer is not given:
-            extra["answer_given"] = given
         score, error = _score(answer, question.answer, question.answer_type, question.metric)
         again.append(dataclasses.replace(result, answer=answer, score=score, correct=score >= 1.0, error=error,
-                                         extra=extra))
+                                         answer_given=None if answer is given else given))
     return again
 
 
@@ -276,12 +274,7 @@ def rescore_run(out_dir: Path, questions: Sequence[Question]) -> tuple[EvalSumma
     changed = sum(1 for a, b in zip(results, again, strict=True) if a.score != b.score)
     lines = []
     for result in again:
-        record = dataclasses.asdict(result)
-        if not record["infrastructure_error"]:
-            del record["infrastructure_error"]
-        if not record["view_ids"]:
-            del record["view_ids"]
-        lines.append(encode_line(record))
+        lines.append(encode_line(result_record(result)))
     write_text_atomically(out_dir / "results.jsonl", "".join(line + "\n" for line in lines))
     try:
         old = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))

@@ -23,6 +23,7 @@ from vadar.agents.api import ApiAgent, TestContext
 from vadar.agents.helper_search import SearchRecord, SearchSettings
 from vadar.programs.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
+from vadar.agents.techniques.vote import VoteRecord
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
 from vadar.library.memory import remembered_helpers
@@ -100,7 +101,8 @@ def evaluate(
         "techniques": session.config.reasoning.label() if reasoning else "none", "reasoning": reasoning,
         "llm_usage_this_session": session.usage.totals().as_dict(),
     }
-    agreements = [r.extra["agreement"] for r in results if "agreement" in r.extra]
+    votes = [vote for r in results if (vote := r.techniques.get(VoteRecord)) is not None]
+    agreements = [vote.agreement for vote in votes]
     if agreements:  # with several programs per question: how often they agreed with the chosen answer
         header["mean_agreement"] = round(sum(agreements) / len(agreements), 4)
     summary = summarize_results(results, header)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from vadar.agents.techniques.records import read_techniques
+from vadar.programs.records import TechniqueRecords
 from vadar.runs.storage import writing
 from vadar.text import bounded_repr, clip
 
@@ -41,9 +44,10 @@ class QuestionResult:
     method: str = "vadar"
     module_calls: list[Any] = field(default_factory=list)
     step_errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
-    extra: dict[str, Any] = field(default_factory=dict)  # reasoning techniques: constraint, votes, agreement
+    techniques: TechniqueRecords = field(default_factory=TechniqueRecords)  # what reasoning techniques recorded
     infrastructure_error: bool = False  # an outage, not an answer: a rerun asks the question again
     view_ids: list[str] = field(default_factory=list)  # the frames of a multi-view question
+    answer_given: Any = None  # the program's own answer where scoring read it otherwise (a region's number)
 
 
 class ResultsFile:
@@ -63,12 +67,7 @@ class ResultsFile:
         """Add one whole line, durably. A line that cannot be written whole (a full disk) is
         cut back off before `StorageError` is raised, and a torn last line left by a kill is
         removed first, so the file only ever holds whole lines."""
-        record = asdict(result)
-        if not record["infrastructure_error"]:
-            del record["infrastructure_error"]  # lines stay as they were unless it is set
-        if not record["view_ids"]:
-            del record["view_ids"]  # single-image lines stay as they were
-        line = (encode_line(record) + "\n").encode("utf-8")
+        line = (encode_line(result_record(result)) + "\n").encode("utf-8")
         with writing(self.path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a+b") as handle:
@@ -104,7 +103,30 @@ class ResultsFile:
 
     def _iter(self) -> Iterator[QuestionResult]:
         for data in self.rows():
-            yield QuestionResult(**data)
+            yield question_result(data)
+
+
+def result_record(result: QuestionResult) -> dict[str, Any]:
+    """The JSON object of one results line: the techniques' records each under its own key, and the
+    fields that are rarely set only when set."""
+    record = asdict(dataclasses.replace(result, techniques=TechniqueRecords()))
+    record["techniques"] = result.techniques.to_json()
+    if record["answer_given"] is None:
+        del record["answer_given"]  # set only where the scored answer is not the one given
+    if not record["infrastructure_error"]:
+        del record["infrastructure_error"]  # lines stay as they were unless it is set
+    if not record["view_ids"]:
+        del record["view_ids"]  # single-image lines stay as they were
+    return record
+
+
+def question_result(row: Mapping[str, Any]) -> QuestionResult:
+    """One results line as a `QuestionResult`, whichever version wrote it: a line from before the
+    technique records keeps them, and the answer given, as flat fields of `extra`."""
+    fields = {name: value for name, value in row.items() if name not in ("extra", "techniques", "answer_given")}
+    extra = row.get("extra")
+    given = row.get("answer_given", extra.get("answer_given") if isinstance(extra, Mapping) else None)
+    return QuestionResult(**fields, techniques=read_techniques(row), answer_given=given)
 
 
 def _drop_torn_line(handle: BinaryIO) -> int:
