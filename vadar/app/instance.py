@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -43,7 +44,7 @@ Images = PathLike | Sequence[PathLike]
 def open(config: VadarConfig | PathLike | None = None, *, base_url: str | None = None,  # noqa: A001
          model: str | None = None, modules: str | Mapping[str, str] | None = None,
          home: PathLike | None = None, llm: ChatModel | None = None,
-         progress: Progress | None = None) -> Vadar:
+         progress: Progress | None = None, quiet: bool = False) -> Vadar:
     """A configured vadar: the settings from `config` (a `VadarConfig`, or a TOML file; default:
     `$VADAR_CONFIG`, `vadar.toml`, `VADAR_*` variables), then these keywords:
 
@@ -52,7 +53,9 @@ def open(config: VadarConfig | PathLike | None = None, *, base_url: str | None =
       a backend per module (`{"depth": "real"}`);
     - `home`: where the library and the response cache live (`VADAR_HOME`);
     - `llm`: any `ChatModel` to ask instead of an endpoint (a scripted one in tests);
-    - `progress`: a `Progress` told what happens (the command line's live status).
+    - `progress`: a `Progress` told what happens (the command line's live status); by default the
+      lines worth keeping (the model assembled, the server started, a run resumed) go to stderr,
+      and `quiet=True` drops them too.
     """
     if isinstance(config, VadarConfig):
         settings = copy.deepcopy(config)
@@ -73,7 +76,17 @@ def open(config: VadarConfig | PathLike | None = None, *, base_url: str | None =
     except BackendError as exc:
         raise ConfigError(str(exc)) from None
     settings.modules.resolved(overrides)  # an unknown module or backend fails here, not later
+    if progress is None:
+        progress = Progress() if quiet else Announcements()
     return Vadar(settings, modules=overrides, llm=llm, progress=progress)
+
+
+class Announcements(Progress):
+    """Prints the lines worth keeping (the embedded model assembled and started, a run resumed) to
+    stderr, so a first start that takes a minute is not silent; everything else stays quiet."""
+
+    def announce(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
 
 
 class Vadar:

@@ -152,7 +152,7 @@ class Solution:
         return list(zip(self.frame_ids, self.images)) if len(self.frame_ids) > 1 else []
 
     def _repr_html_(self) -> str:
-        return framed(self.html(), title=f"vadar: {self.question}")
+        return framed(self.html(), height=640 if len(self.images) == 1 else 980, title=f"vadar: {self.question}")
 
     def __repr__(self) -> str:
         outcome = f"answer={rounded(self.answer, 4)!r}" if self.ok else f"error={one_line(self.error or '', 80)!r}"
