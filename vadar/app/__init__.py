@@ -13,9 +13,9 @@ worker process imports the package too). docs/python.md describes the whole surf
 """
 
 from vadar.app.evaluation import Build, Evaluation
-from vadar.app.instance import Vadar, frame_files, open
+from vadar.app.instance import Announcements, Vadar, open
 from vadar.app.library import FunctionDetails, Library, LibraryEntry, LibraryError, PredefinedModule
 from vadar.app.solution import Call, Solution, Tokens
 
-__all__ = ["Build", "Call", "Evaluation", "FunctionDetails", "Library", "LibraryEntry", "LibraryError",
-           "PredefinedModule", "Solution", "Tokens", "Vadar", "frame_files", "open"]
+__all__ = ["Announcements", "Build", "Call", "Evaluation", "FunctionDetails", "Library", "LibraryEntry",
+           "LibraryError", "PredefinedModule", "Solution", "Tokens", "Vadar", "open"]
