@@ -137,6 +137,7 @@ FLOORS = (
     {"library"},
     {"runs"},
     {"report"},
+    {"app"},
     {"cli"},
 )
 

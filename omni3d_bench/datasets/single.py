@@ -2,8 +2,9 @@
 `vadar solve` takes the same path as `eval`.
 
 The scene annotations are optional (CLEVR format: a scene object, or a scenes file holding the
-image's entry); without them only model-backed modules can serve the question. Regions (one per
-`<mask>` token of the question, see omni3d_bench.region_args) point into the one image.
+image's entry); without them only model-backed modules can serve the question, unless the
+pictures are frames of a generated benchmark, which bring their own (`bench_frames`). Regions (one
+per `<mask>` token of the question, see omni3d_bench.region_args) point into the one image.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from base_modules.types import Image, Region
+from omni3d_bench.datasets.bench_frames import BenchFramesDataset, bench_of_frames, is_views_scene_file, scene_frames
 from omni3d_bench.datasets.clevr import CLEVR_EXAMPLE_WORDS
 from omni3d_bench.images import image_handle
 from omni3d_bench.region_args import check_in_image, read_region_arg
@@ -68,6 +70,26 @@ def single_regions(question: str, regions: Sequence[str | Path | Region], image:
     return name_regions(question, read, "--question")
 
 
+def single_question_dataset(image_path: Path | list[Path], question: str, scene_path: Path | None = None,
+                            regions: Sequence[str | Path | Region] = ()) -> SingleQuestionDataset | BenchFramesDataset:
+    """The data set of one question about `image_path` (or frames): frames of a generated benchmark
+    come with their own annotations (found beside them, or from a multi-view `scene_path`), any
+    other picture with the CLEVR scene `scene_path`, if given."""
+    paths = [Path(p) for p in image_path] if isinstance(image_path, list) else [Path(image_path)]
+    if scene_path is not None and is_views_scene_file(scene_path):
+        root: Path | None = scene_frames(paths, scene_path)[0]
+    else:
+        root = bench_of_frames(paths) if scene_path is None else None
+    if root is None:
+        return SingleQuestionDataset(image_path, question, scene_path, regions)
+    if not question.strip():
+        raise DatasetError("the question is empty; pass it with --question")
+    if len(paths) > 1 and regions:
+        raise DatasetError("--region points into one image; it cannot be used with several frames")
+    text, named = single_regions(question.strip(), regions, image_handle(paths[0].stem, paths[0]))
+    return BenchFramesDataset(paths, question, root, named, text)
+
+
 class SingleQuestionDataset:
     """A data set of exactly one unanswered question about `image_path`."""
 
@@ -82,7 +104,9 @@ class SingleQuestionDataset:
             raise DatasetError("the question is empty; pass it with --question")
         paths = [Path(p) for p in image_path] if isinstance(image_path, list) else [Path(image_path)]
         if len(paths) > 1 and scene_path is not None:
-            raise DatasetError("--scene annotates one image; several frames need --modules real")
+            raise DatasetError(f"--scene {scene_path}: with several frames it must be the multi-view scene file "
+                               "of a generated benchmark (BENCH/scenes/<scene_id>.json); a CLEVR scene "
+                               "annotates one image")
         if len(paths) > 1 and regions:
             raise DatasetError("--region points into one image; it cannot be used with several frames")
         self.image_path = paths[0]

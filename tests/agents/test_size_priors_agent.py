@@ -115,13 +115,11 @@ def test_the_option_comes_from_the_environment_and_the_flags_and_names_the_techn
 
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
-    import vadar.cli.jobs as jobs
-    import vadar.cli.solve as solve_module
+    import vadar.app.instance as instance
     from vadar.runs.session import open_session as real_open_session
 
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"] * 4)
-    for module in (jobs, solve_module):
-        monkeypatch.setattr(module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     return llm
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import vadar.cli.jobs as jobs
+import vadar.app.instance as instance
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.session import open_session as real_open_session
@@ -26,7 +26,7 @@ def programs(messages):
 def scripted(monkeypatch, tmp_path):
     programs.calls = 0
     llm = ScriptedLLM([programs] * 30)
-    monkeypatch.setattr(jobs, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     return llm
 

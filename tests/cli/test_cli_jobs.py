@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import vadar.cli.jobs as jobs
+import vadar.app.instance as instance
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.session import open_session as real_open_session
@@ -26,7 +26,7 @@ def router(messages):
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
     llm = ScriptedLLM([router] * 100)
-    monkeypatch.setattr(jobs, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     return llm
 
@@ -53,7 +53,7 @@ def test_build_api_reports_the_library_size(scripted, tmp_path, monkeypatch):
 
 def test_eval_takes_module_backends_and_names_the_run_after_them(tmp_path, monkeypatch, fake_real_modules):
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"] * 2)
-    monkeypatch.setattr(jobs, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
     oracle = CliRunner().invoke(app, ["eval", "--limit", "1", "--method", "static-api"])

@@ -16,11 +16,11 @@ runner = CliRunner()
 
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
-    import vadar.cli.solve as solve_module
+    import vadar.app.instance as instance
     from vadar.runs.session import open_session as real_open_session
 
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"])
-    monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     return llm
 
@@ -84,7 +84,7 @@ def test_solve_over_several_frames_gives_the_program_views(monkeypatch, tmp_path
     and the page shows every frame."""
     import shutil
 
-    import vadar.cli.solve as solve_module
+    import vadar.app.instance as instance
     import vadar.runs.prepare as prepare_module
     from base_modules.oracle.clevr import clevr_oracle_modules
     from vadar.runs.session import open_session as real_open_session
@@ -105,7 +105,7 @@ def test_solve_over_several_frames_gives_the_program_views(monkeypatch, tmp_path
     monkeypatch.setattr(prepare_module, "view_modules", lambda *a, **kw: None)
     program = "final_result = [len(loc(v, 'cylinder')) for v in views]"
     llm = ScriptedLLM([f"```python\n{program}\n```"] * 2)
-    monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     page = tmp_path / "page.html"
     result = runner.invoke(app, ["solve", "--video", str(video), "--question", "How many cylinders?",

@@ -35,11 +35,11 @@ QUESTION = "Is the cylinder <mask> left of the sphere <mask>?"
 
 
 def script(monkeypatch, tmp_path, replies):
-    import vadar.cli.solve as solve_module
+    import vadar.app.instance as instance
     from vadar.runs.session import open_session as real_open_session
 
     llm = ScriptedLLM([f"```python\n{r}\n```" if "final_result" in r and "```" not in r else r for r in replies])
-    monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     return llm
 

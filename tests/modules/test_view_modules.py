@@ -187,3 +187,42 @@ def test_direct_method_reads_the_world_annotation_of_a_multi_view_scene(dataset,
     object_lines = [line for line in system.splitlines() if line.startswith("object ")]
     assert len(object_lines) == len(world["objects"])
     assert all('"first_frame"' in line and "bbox3D_world" not in line for line in object_lines)
+
+
+def test_solve_finds_the_scene_graph_of_generated_frames(dataset, tmp_path, monkeypatch):
+    """`vadar solve` on the frames of a generated multi-view scene answers with the oracle modules and
+    its scene graph: found beside frames left in images/, or from --scene for copies elsewhere (where
+    the hint without it leads); frames of several scenes are refused in one line."""
+    import shutil
+
+    import vadar.app.instance as instance
+    from omni3d_bench.datasets.view_programs import view_gold_program
+    from vadar.llm.doubles import ScriptedLLM
+    from vadar.runs.session import open_session as real_open_session
+
+    question = next(q for q in dataset.questions("test") if q.metadata["family"] == "object_count")
+    llm = ScriptedLLM([f"```python\n{view_gold_program(question)}```"] * 3)
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+
+    def solve(*args):
+        return CliRunner().invoke(app, ["solve", *args, "--question", question.question])
+
+    frames = [arg for path in question.view_paths for arg in ("--image", str(path))]
+    in_place = solve(*frames)
+    assert in_place.exit_code == 0, in_place.output
+    assert f"answer: {question.answer}" in in_place.output and "same_object_across(views[0], [" in in_place.output
+    copies = tmp_path / "frames"
+    copies.mkdir()
+    for path in question.view_paths:
+        shutil.copy(path, copies / path.name)
+    hint = solve("--video", str(copies))
+    assert hint.exit_code == 1 and "--scene BENCH/scenes/<scene_id>.json" in hint.output
+    scene = dataset.root / "scenes" / f"{question.scene_id}.json"
+    copied = solve("--video", str(copies), "--scene", str(scene))
+    assert copied.exit_code == 0 and f"answer: {question.answer}" in copied.output, copied.output
+    other = next(p for p in (dataset.root / "images").iterdir() if not p.name.startswith(question.scene_id))
+    shutil.copy(other, copies / other.name)
+    assert f"not a frame of {question.scene_id}" in solve("--video", str(copies), "--scene", str(scene)).output
+    mixed = solve("--video", str(dataset.root / "images"))
+    assert mixed.exit_code == 1 and f"the frames show {SCENES} scenes" in mixed.output

@@ -1,50 +1,22 @@
-"""The report opened in a real browser: headless Chromium driven through Selenium.
+"""The report opened in a real browser: headless Chromium driven through Selenium (conftest.py).
 
 It checks what a user sees: the page renders (the screenshot is not blank), the first question's
-picture loads with its boxes drawn, and the filters hide and show questions. Chromium comes from
-the Debian packages `chromium` and `chromium-driver` (`.ci/run` installs them); without them the
-test is skipped with the reason.
+picture loads with its boxes drawn, and the filters hide and show questions.
 """
 
 from __future__ import annotations
 
 import io
-import shutil
 
 import pytest
 from PIL import Image, ImageStat
 
+from browser_pages import laid_out, wait_for
 from report_helpers import FIXTURES, make_data, recorded_run, rows_of
 from vadar.report.calls import PALETTE
 from vadar.report.run_report import build_run_report
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the 'dev' extra)")
-    if not CHROMIUM or not CHROMEDRIVER:
-        pytest.skip("headless Chromium is not installed: apt-get install chromium chromium-driver")
-    from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,1600", "--hide-scrollbars"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))  # no driver download
-    except WebDriverException as exc:
-        pytest.skip(f"headless Chromium did not start ({CHROMIUM}, {CHROMEDRIVER}): {exc.msg}")
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +87,18 @@ def test_filters_hide_and_show_questions(browser, report):
     assert hidden not in visible_questions(browser)
     browser.execute_script("location.hash = arguments[0];", hidden)  # a link to a hidden question
     WebDriverWait(browser, 5).until(lambda driver: hidden in visible_questions(driver))
+
+
+def test_the_page_keeps_its_height_while_pictures_load(browser, report):
+    """Every picture states its size, so lazy pictures loading during a scroll move nothing."""
+    browser.get(report.path.as_uri())
+    sizes = browser.execute_script("return Array.from(document.images).map(i => [i.getAttribute('width'), "
+                                   "i.getAttribute('height')]);")
+    assert sizes and all(w and h for w, h in sizes)
+    laid_out(browser)
+    before = browser.execute_script("return document.documentElement.scrollHeight;")
+    for fraction in (0.25, 0.5, 0.75, 1.0):
+        browser.execute_script("window.scrollTo(0, arguments[0] * document.documentElement.scrollHeight);", fraction)
+    wait_for(browser, "Array.from(document.querySelectorAll('article.question img'))"
+                      ".every(i => i.complete && i.naturalWidth)")
+    assert browser.execute_script("return document.documentElement.scrollHeight;") == before

@@ -16,12 +16,12 @@ runner = CliRunner()
 
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
-    import vadar.cli.solve as solve_module
+    import vadar.app.instance as instance
     from vadar.runs.session import open_session as real_open_session
 
     llm = ScriptedLLM(["```python\nboxes = loc(image, 'cylinder')\n"
                        "final_result = len(boxes) if depth(image, boxes[0]) > 0 else 0\n```"])
-    monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     return llm
 

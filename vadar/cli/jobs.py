@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -36,17 +35,17 @@ from vadar.cli.options import (
     apply_executor,
     apply_module_choice,
     apply_reasoning,
-    modules_label,
 )
+from vadar.app import open as open_vadar
 from vadar.config import VadarConfig, load_config
 from vadar.runs.evaluation import EvalSummary
 from vadar.runs.executors.cluster import open_cluster
 from vadar.runs.methods import METHODS
+from vadar.runs.pipeline import SCOPES, BatchReport
 from vadar.runs.validation import ValidationReport
-from vadar.runs.pipeline import SCOPES, BatchReport, build_api, evaluate
-from vadar.runs.prepare import DataSelection, PreparedData
+from vadar.runs.prepare import DataSelection
 from vadar.runs.progress import LiveProgress
-from vadar.runs.session import Session, open_session
+from vadar.runs.session import open_session
 from vadar.text import one_line
 
 console = Console()
@@ -54,14 +53,6 @@ console = Console()
 
 def _config(path: Path | None) -> VadarConfig:
     return load_config(path)
-
-
-def _run_dir(out: Path | None, selection: DataSelection, prepared: PreparedData, method: str) -> Path:
-    if out is not None:
-        return out
-    data = selection.data.resolve().name if selection.data else "sample"
-    label = modules_label(prepared.backends)
-    return Path("runs") / "-".join(filter(None, [data, prepared.split, method, label]))
 
 
 def _print_batch(report: BatchReport) -> None:
@@ -94,35 +85,6 @@ def _print_batch(report: BatchReport) -> None:
         console.print(f"  - rejected {one_line(line, 200)}", highlight=False, markup=False)
 
 
-def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
-    console.print()
-    console.print(summary.to_markdown(), highlight=False, markup=False)
-    console.print(f"results: {out_dir / 'results.jsonl'}   summary: {out_dir / 'summary.md'}")
-
-
-def _prepared(data: Path | None, split: str | None, limit: int | None, config: Path | None,
-              out: Path | None, method: str, modules: str | None = None,
-              module: list[str] | None = None, skip: int = 0, executor: str | None = None,
-              address: str | None = None, load: bool = True,
-              families: list[str] | None = None) -> tuple[VadarConfig, PreparedData, Path]:
-    """Configuration, checked questions and run directory: everything before the LLM starts.
-
-    Models load here unless they will be served by Ray actors (`load=False` with `--executor ray`).
-    """
-    selection = DataSelection(data, split, limit, skip, tuple(families or ()))
-    settings = _config(config)
-    apply_executor(settings, executor, address)
-    overrides = apply_module_choice(settings, modules, module)
-    prepared = selection.prepare(settings, overrides=overrides, load=load or settings.eval.executor != "ray")
-    return settings, prepared, _run_dir(out, selection, prepared, method)
-
-
-def _build(session: Session, prepared: PreparedData, out_dir: Path, batch_size: int, batches: int | None) -> None:
-    session.progress.stage("building the API")
-    build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches, on_batch=_print_batch,
-              on_validation=_print_validation)
-
-
 def _print_validation(report: ValidationReport) -> None:
     references = "gold answers" if report.labelled else "agreement of two static-api programs (unlabelled)"
     console.print(f"[bold]validation[/bold] on {report.judged} of {len(report.questions)} held-back build "
@@ -135,17 +97,28 @@ def _print_validation(report: ValidationReport) -> None:
                       highlight=False, markup=False)
 
 
+def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
+    console.print()
+    console.print(summary.to_markdown(), highlight=False, markup=False)
+    console.print(f"results: {out_dir / 'results.jsonl'}   summary: {out_dir / 'summary.md'}")
+
+
+def _settings(config: Path | None, modules: str | None, module: list[str] | None, *,
+              executor: str | None = None, address: str | None = None, jobs: int | None = None,
+              keep_going: bool = False) -> tuple[VadarConfig, dict[str, str]]:
+    """The configuration with the command's options applied, and the `--module` overrides."""
+    settings = _config(config)
+    apply_executor(settings, executor, address)
+    overrides = apply_module_choice(settings, modules, module)
+    _apply_jobs(settings, jobs, keep_going)
+    return settings, overrides
+
+
 def _apply_jobs(settings: VadarConfig, jobs: int | None, keep_going: bool = False) -> None:
     if jobs is not None:
         settings.eval.jobs = jobs
     if keep_going:
         settings.eval.keep_going = True
-
-
-def _how(settings: VadarConfig) -> str:
-    if settings.eval.executor == "ray":
-        return "tasks on Ray"
-    return f"{settings.eval.jobs} at once"
 
 
 def build_api_command(
@@ -156,11 +129,11 @@ def build_api_command(
 ) -> None:
     """Grow the library: Signature agent then API agent, batch after batch."""
     with user_errors():
-        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "build", modules, module)
-        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
-            _build(session, prepared, out_dir, batch_size, batches)
-            total = len(session.store.functions("implemented"))
-        console.print(f"library: {total} implemented functions in {settings.paths.database}")
+        settings, overrides = _settings(config, modules, module)
+        with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
+            built = v.build(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
+                            on_batch=_print_batch, on_validation=_print_validation)
+        console.print(f"library: {built.functions} implemented functions in {settings.paths.database}")
 
 
 def eval_command(
@@ -182,15 +155,13 @@ def eval_command(
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
         if questions not in SCOPES:
             raise typer.BadParameter(f"unknown --questions {questions!r}; choose one of: {', '.join(SCOPES)}")
-        settings, prepared, out_dir = _prepared(data, split, limit, config, out, method, modules, module, skip,
-                                                executor, address, load=False, families=family)
-        _apply_jobs(settings, jobs, keep_going)
+        settings, overrides = _settings(config, modules, module, executor=executor, address=address, jobs=jobs,
+                                        keep_going=keep_going)
         apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
-        with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
-              open_cluster(settings, announce=progress.announce) as cluster):
-            progress.stage(f"answering questions ({method}, {_how(settings)})")
-            summary = evaluate(session, prepared, out_dir, method=method, scope=questions, cluster=cluster)
-        _print_summary(summary, out_dir)
+        with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
+            evaluation = v.evaluate(data, method=method, split=split, limit=limit, skip=skip,
+                                    families=family or (), questions=questions, out=out)
+        _print_summary(evaluation.summary, evaluation.out_dir)
 
 
 def run_command(
@@ -206,19 +177,13 @@ def run_command(
 ) -> None:
     """Build the API from the first batches, then answer the other questions with it (the main job)."""
     with user_errors():
-        settings, prepared, out_dir = _prepared(data, split, limit, config, out, "vadar", modules, module,
-                                                executor=executor, address=address)
-        _apply_jobs(settings, jobs, keep_going)
+        settings, overrides = _settings(config, modules, module, executor=executor, address=address, jobs=jobs,
+                                        keep_going=keep_going)
         apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
-        build_questions = prepared.questions[:min(batches * batch_size, len(prepared.questions) // 2)]
-        with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
-              open_cluster(settings, announce=progress.announce) as cluster):
-            console.print(f"building the API from {len(build_questions)} questions; the other "
-                          f"{len(prepared.questions) - len(build_questions)} are evaluated", highlight=False)
-            _build(session, dataclasses.replace(prepared, questions=build_questions), out_dir, batch_size, None)
-            progress.stage(f"answering questions ({_how(settings)})")
-            summary = evaluate(session, prepared, out_dir, method="vadar", cluster=cluster)
-        _print_summary(summary, out_dir)
+        with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
+            evaluation = v.run(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
+                               on_batch=_print_batch, on_validation=_print_validation)
+        _print_summary(evaluation.summary, evaluation.out_dir)
 
 
 def compare_command(

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from api_store import ApiStore, FunctionRecord, StoreError
+from vadar.app.library import FunctionDetails, Library, predefined_module
 from vadar.config import ConfigError, VadarConfig, load_config
 
 if TYPE_CHECKING:
@@ -54,25 +55,36 @@ def _open_store(db: Path | None, *, create: bool = False) -> Iterator[ApiStore]:
         raise _fail(str(exc)) from exc
 
 
+def _library(db: Path | None) -> Library:
+    """The library at `db` (default: the configured one), which must exist: a read-only command
+    never creates it."""
+    try:
+        path = db if db is not None else load_config().paths.database
+    except ConfigError as exc:
+        raise _fail(str(exc)) from exc
+    if not path.exists():
+        raise _fail(f"no library database at {path} (run vadar first, or pass --db)")
+    return Library(path)
+
+
 @app.command("list")
 def list_functions(
     show_all: Annotated[bool, typer.Option("--all", help="Include failed functions.")] = False,
     db: DbOption = None,
 ) -> None:
     """List the current version of every library function, in the order they were created."""
-    with _open_store(db) as store:
-        records = store.functions(include_failed=show_all)
-        stats = store.function_stats()
-        decisions = {d.name: d for d in store.decisions() if d.decision not in ("repair", "evaluated")}
-        evaluated = {d.name: d.evidence for d in store.decisions() if d.decision == "evaluated"}
-        hidden = 0 if show_all else len(store.functions(include_failed=True)) - len(records)
-        path = store.path
-    if not records:
+    library = _library(db)
+    try:
+        entries = library.list(include_failed=show_all)
+        hidden = 0 if show_all else library.hidden_failed()
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+    if not entries:
         hint = f" ({hidden} failed: see --all)" if hidden else ""
-        typer.echo(f"The library at {path} has no functions{hint}. "
+        typer.echo(f"The library at {library.path} has no functions{hint}. "
                    "The predefined modules are always there: vadar library show loc")
         return
-    table = Table(title=f"API library ({len(records)} functions)", title_justify="left")
+    table = Table(title=f"API library ({len(entries)} functions)", title_justify="left")
     table.add_column("name", overflow="fold", no_wrap=False)
     table.add_column("status")
     table.add_column("version", justify="right")
@@ -83,9 +95,8 @@ def list_functions(
     table.add_column("right", justify="right")
     table.add_column("tokens saved", justify="right")
     table.add_column("last evaluation", justify="right")
-    for record in records:
-        used = stats.get(record.name)
-        decision = decisions.get(record.name)
+    for entry in entries:
+        record, used, decision = entry.function, entry.usage, entry.admission
         right = f"{used.correct}/{used.judged}" if used and used.judged else ""
         # Text(), not str: signatures like `list[BBox]` must not be read as rich markup.
         table.add_row(
@@ -93,7 +104,7 @@ def list_functions(
             f"{decision.decision} ({decision.mode})" if decision else "",
             str(used.used) if used else "0", str(used.errors) if used else "0", right,
             str(decision.evidence.get("tokens_saved", "")) if decision else "",
-            _evaluation(evaluated.get(record.name)),
+            _evaluation(entry.evaluation),
         )
     Console().print(table)
 
@@ -116,36 +127,22 @@ def show(
     A predefined module (`loc`, `depth`, `vqa`, `same_object`, `get_2D_object_size`) shows the
     signature and docstring the agents see.
     """
-    predefined = _predefined(name)
+    predefined = predefined_module(name)
     if predefined is not None:
-        typer.echo(predefined)
+        typer.echo(f"{predefined.name}  (predefined module, always available)\n\n{predefined.stub}")
         return
-    with _open_store(db) as store:
-        if name not in store:
-            similar = store.find_by_normalized_name(name)
-            hint = f"; did you mean {similar.name!r}?" if similar else ""
-            raise _fail(f"no function named {name!r} in the library at {store.path}{hint}")
-        current = store.current(name)
-        history = store.history(name)
-        dependents = store.dependents(name)
-        attempts = store.attempts(name)
-        decisions = store.decisions(name)
-    typer.echo(_describe(current, history, dependents, len(attempts)))
-    if decisions:
+    try:
+        details = _library(db).show(name)
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+    assert isinstance(details, FunctionDetails)
+    typer.echo(_describe(details.current, details.history, details.dependents, len(details.attempts)))
+    if details.decisions:
         typer.echo("\ndecisions:")
-        for decision in decisions:
+        for decision in details.decisions:
             evidence = json.dumps(decision.evidence, default=str, ensure_ascii=False)
             typer.echo(f"  v{decision.version} {decision.decision} ({decision.mode}) {decision.created_at}\n"
                        f"{_indent(evidence)}")
-
-
-def _predefined(name: str) -> str | None:
-    from base_modules.module import PREDEFINED_MODULES, module_stub
-
-    for spec in PREDEFINED_MODULES:
-        if spec.name.lower() == name.lower():
-            return f"{spec.name}  (predefined module, always available)\n\n{module_stub(spec)}"
-    return None
 
 
 def _describe(
@@ -196,8 +193,10 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Export the whole library, with every version and attempt, as JSON."""
-    with _open_store(db) as store:
-        data = store.export(include_programs=programs)
+    try:
+        data = _library(db).export(programs=programs)
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if output is None:
         typer.echo(text, nl=False)

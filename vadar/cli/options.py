@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from base_modules.registry import BackendError, backend_name, parse_assignment
+from vadar.app.run_dirs import modules_label  # noqa: F401 (the run directory names, for the commands)
 from vadar.config import ConfigError, VadarConfig
 
 DataOption = Annotated[Path | None, typer.Option(
@@ -103,16 +104,6 @@ def apply_module_choice(settings: VadarConfig, modules: str | None, module: list
         except BackendError as exc:
             raise ConfigError(str(exc)) from None
     return parse_module_overrides(module or [])
-
-
-def modules_label(backends: dict[str, str]) -> str:
-    """Short run-directory suffix: '' for all oracle, 'real' for all real, else 'depth-real+vqa-real'."""
-    chosen = set(backends.values())
-    if chosen <= {"oracle"}:
-        return ""
-    if len(chosen) == 1:
-        return chosen.pop()
-    return "+".join(f"{slot}-{backend}" for slot, backend in backends.items() if backend != "oracle")
 
 
 def apply_executor(settings: VadarConfig, executor: str | None, address: str | None) -> None:

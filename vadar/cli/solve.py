@@ -15,11 +15,9 @@ from vadar.agents.techniques.vote import VoteRecord
 from vadar.cli.errors import user_errors
 from vadar.cli.options import (FormalizeOption, ModuleOption, ModulesOption, ReflectOption, SamplesOption,
                                SizePriorsOption, TestsOption, apply_module_choice, apply_reasoning)
+from vadar.app import open as open_vadar
 from vadar.config import load_config
-from vadar.runs.methods import make_answerer
-from vadar.runs.prepare import prepare_single
 from vadar.runs.progress import LiveProgress
-from vadar.runs.session import open_session
 from vadar.text import invalid_unicode, rounded
 
 console = Console()
@@ -54,41 +52,27 @@ def solve_command(
         settings = load_config(config)
         overrides = apply_module_choice(settings, modules, module)
         apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
-        prepared = prepare_single(frames if len(frames) > 1 else frames[0], question, scene,
-                                  settings, overrides, region or ())
-        asked = prepared.questions[0]
-        if asked.regions:
-            console.print(f"[bold]question:[/bold] {escape(asked.question)}", highlight=False)
-            for named in asked.regions:
-                console.print(f"  {named.name}: box {list(rounded(named.box))}"
-                              f"{', mask' if named.mask_counts else ''}", highlight=False, markup=False)
-        with LiveProgress(console) as progress, open_session(settings, progress=progress) as session:
-            method = "vadar" if library else "static-api"
-            answer, functions = make_answerer(method, session, prepared)
-            progress.stage(f"solving with {method} ({len(functions)} library functions)")
-            progress.activity("Program agent: writing and running a program")
-            outcome = answer(asked)
+        with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
+            solution = v.solve(frames, question, regions=region or (), scene=scene, library=library)
+        if solution.regions:
+            console.print(f"[bold]question:[/bold] {escape(solution.question)}", highlight=False)
+        for named in solution.regions:
+            console.print(f"  {named.name}: box {list(rounded(named.box))}"
+                          f"{', mask' if named.mask_counts else ''}", highlight=False, markup=False)
         if html is not None:
-            from vadar.report import write_question_page
-
-            page = write_question_page(html, question=asked.question if asked.regions else question,
-                                       image=frames[0], outcome=outcome, functions=functions,
-                                       frames=list(zip(asked.view_ids, asked.view_paths)), regions=asked.regions)
-            console.print(f"wrote {page}", highlight=False)
-    console.print(f"[bold]program[/bold] ({outcome.attempts} LLM "
-                  f"{'reply' if outcome.attempts == 1 else 'replies'}, {outcome.seconds:.1f}s):")
-    console.print(Syntax(outcome.program or "# no program", "python", theme="ansi_dark"))
-    console.print(f"[bold]module calls[/bold] ({len(outcome.calls)}, values rounded for display):")
-    for call in outcome.calls:
-        result = call.error if call.error else rounded(call.result)
-        arguments = ", ".join(repr(rounded(a)) for a in call.args[1:])
-        console.print(f"  {call.name}({arguments}) -> {result!r}", highlight=False, markup=False)
-    if outcome.error:
-        console.print(f"[red]no working program after {outcome.attempts} attempts:[/red] "
-                      f"{escape(outcome.error)}", highlight=False)
+            console.print(f"wrote {solution.save_html(html)}", highlight=False)
+    console.print(f"[bold]program[/bold] ({solution.attempts} LLM "
+                  f"{'reply' if solution.attempts == 1 else 'replies'}, {solution.seconds:.1f}s):")
+    console.print(Syntax(solution.program or "# no program", "python", theme="ansi_dark"))
+    console.print(f"[bold]module calls[/bold] ({len(solution.calls)}, values rounded for display):")
+    for call in solution.calls:
+        console.print(f"  {call}", highlight=False, markup=False)
+    if solution.error:
+        console.print(f"[red]no working program after {solution.attempts} attempts:[/red] "
+                      f"{escape(solution.error)}", highlight=False)
         raise typer.Exit(code=1)
-    console.print(f"[bold]answer:[/bold] {escape(str(rounded(outcome.answer, 4)))}", highlight=False)
-    vote = outcome.techniques.get(VoteRecord)
+    console.print(f"[bold]answer:[/bold] {escape(str(rounded(solution.answer, 4)))}", highlight=False)
+    vote = solution.techniques.get(VoteRecord)
     if vote is not None:
         console.print(f"agreement: {vote.agreeing} of {vote.working} working programs "
                       f"({len(vote.samples)} sampled)", highlight=False)

@@ -1,7 +1,7 @@
-"""Draw a question's boxes and labels onto its image with Pillow.
+"""Draw a question's boxes onto its image with Pillow (the page sets their labels beside them).
 
 Small images (CLEVR and the built-in benchmark are 480x320) are enlarged before drawing so that
-labels stay legible; the result is a JPEG, about a tenth of a PNG of the same picture, because a
+outlines stay sharp; the result is a JPEG, about a tenth of a PNG of the same picture, because a
 100-question report carries one picture per question. A missing image becomes a grey placeholder
 of the recorded size with the boxes still drawn, so the geometry can be read without the data.
 """
@@ -26,9 +26,6 @@ REGION_TINT = 0.45
 JPEG_QUALITY = 88
 PLACEHOLDER_SIZE = (480, 320)
 
-Rect = tuple[float, float, float, float]
-
-
 @lru_cache(maxsize=8)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     try:
@@ -37,7 +34,8 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
-def _text_color(fill: str) -> str:
+def text_color(fill: str) -> str:
+    """Black or white, whichever reads better on `fill`."""
     red, green, blue = ImageColor.getrgb(fill)[:3]
     return "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 150 else "white"
 
@@ -76,54 +74,26 @@ def tint_regions(picture: Image.Image, regions: Sequence[Region], marks: Sequenc
 
 
 def draw_marks(picture: Image.Image, marks: Sequence[BoxMark]) -> Image.Image:
-    """A copy of `picture`, enlarged if small, with every box outlined and labelled."""
-    scale = max(1, -(-MIN_LONG_SIDE // max(picture.size)))  # ceiling division
-    scale = min(scale, 3)
+    """A copy of `picture`, enlarged if small, with every box outlined in its mark's colour.
+
+    The labels are not drawn here: the page sets them beside the boxes in text of a readable size
+    whatever the picture's shown width (see `pictures`)."""
+    scale = upscale(picture.size)
     canvas = picture.resize((picture.width * scale, picture.height * scale), Image.Resampling.LANCZOS) \
         if scale > 1 else picture.copy()
     draw = ImageDraw.Draw(canvas)
-    font = _font(11 * scale // 2 + 6)
-    width = max(2, scale + 1)
+    width = max(2, scale + 1, round(max(canvas.size) / 400))
     for mark in marks:
         x0, y0, x1, y1 = (v * scale for v in mark.box)
         x0, x1 = sorted((x0, x1))
         y0, y1 = sorted((y0, y1))
         draw.rectangle((x0, y0, x1, y1), outline=mark.color, width=width)
-    placed: list[Rect] = []
-    for mark in marks:  # labels last, so no outline crosses a label
-        _label(draw, mark, scale, font, placed)
     return canvas
 
 
-def _overlaps(a: Rect, b: Rect) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _label(draw: ImageDraw.ImageDraw, mark: BoxMark, scale: int, font: ImageFont.ImageFont,
-           placed: list[Rect]) -> None:
-    """Label a box above it, else inside its top, else below it: wherever no label is yet."""
-    lines = mark.shown_labels
-    if not lines:
-        return
-    text = "\n".join(lines)
-    left, top, right, bottom = draw.multiline_textbbox((0, 0), text, font=font, spacing=2)
-    text_w, text_h = right - left + 6, bottom - top + 4
-    x0, x1 = sorted((mark.box[0] * scale, mark.box[2] * scale))
-    y0, y1 = sorted((mark.box[1] * scale, mark.box[3] * scale))
-    canvas_w, canvas_h = draw.im.size
-
-    def at(y: float) -> Rect:
-        x = min(max(0.0, x0), max(0.0, canvas_w - text_w))
-        y = min(max(0.0, y), max(0.0, canvas_h - text_h))
-        return (x, y, x + text_w, y + text_h)
-
-    candidates = [at(y0 - text_h), at(y0 + 2), at(y1 + 2)]
-    candidates += [at(y0 - text_h + step * text_h) for step in range(-3, 6)]
-    rect = next((c for c in candidates if not any(_overlaps(c, p) for p in placed)), candidates[0])
-    placed.append(rect)
-    draw.rectangle(rect, fill=mark.color)
-    draw.multiline_text((rect[0] + 3 - left, rect[1] + 2 - top), text, fill=_text_color(mark.color),
-                        font=font, spacing=2)
+def upscale(size: tuple[int, int]) -> int:
+    """How much a picture is enlarged before drawing (small CLEVR pictures twice, at most 3 times)."""
+    return min(max(1, -(-MIN_LONG_SIDE // max(size))), 3)  # ceiling division
 
 
 def encode_jpeg(picture: Image.Image) -> bytes:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from vadar.report.drawing import data_uri
 from vadar.report.questions import QuestionView
@@ -26,16 +27,27 @@ def _pyplot():
     return plt
 
 
-def _svg(figure) -> str:
+@dataclass(frozen=True)
+class Chart:
+    """A chart as an `<img>` shows it: the SVG inlined, and its size in CSS pixels (so the page
+    keeps its layout while it loads)."""
+
+    src: str
+    width: int
+    height: int
+
+
+def _svg(figure) -> Chart:
     plt = _pyplot()
     buffer = io.BytesIO()
     figure.tight_layout()
+    inches = figure.get_size_inches()
     figure.savefig(buffer, format="svg")
     plt.close(figure)
-    return data_uri(buffer.getvalue(), "image/svg+xml")
+    return Chart(data_uri(buffer.getvalue(), "image/svg+xml"), round(inches[0] * 96), round(inches[1] * 96))
 
 
-def accuracy_chart(rows: Sequence[GroupRow], title: str) -> str:
+def accuracy_chart(rows: Sequence[GroupRow], title: str) -> Chart:
     """Horizontal bars of mean score per group, with the question count beside each."""
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(6.0, 0.35 * len(rows) + 1.2))
@@ -50,7 +62,7 @@ def accuracy_chart(rows: Sequence[GroupRow], title: str) -> str:
     return _svg(figure)
 
 
-def time_chart(views: Sequence[QuestionView]) -> str:
+def time_chart(views: Sequence[QuestionView]) -> Chart:
     """Seconds per question in answer order, coloured by outcome."""
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(6.0, 2.6))
@@ -66,7 +78,7 @@ def time_chart(views: Sequence[QuestionView]) -> str:
     return _svg(figure)
 
 
-def totals_chart(names: Sequence[str], totals: Sequence[float], title: str) -> str:
+def totals_chart(names: Sequence[str], totals: Sequence[float], title: str) -> Chart:
     """Vertical bars of the weighted total per configuration (ablation)."""
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(max(5.0, 0.9 * len(names)), 3.2))

@@ -16,7 +16,7 @@ from base_modules.types import Region
 from vadar.report.data_lookup import DataLookup
 from vadar.report.library import Library, functions_called, functions_from_export
 from vadar.report.questions import inline_sink, question_view
-from vadar.report.render import write_page
+from vadar.report.render import render
 
 
 def _plain(value: Any) -> Any:
@@ -39,10 +39,9 @@ def outcome_row(question: str, outcome: Any, *, image_id: str, gold: Any = None)
     }
 
 
-def write_question_page(path: Path, *, question: str, image: Path, outcome: Any,
-                        functions: Sequence[Any] = (),
-                        frames: Sequence[tuple[str, Path]] = (), regions: Sequence[Region] = ()) -> Path:
-    """Write the single-question page for `outcome` (a `ProgramOutcome`) to `path`.
+def question_page(*, question: str, image: Path, outcome: Any, functions: Sequence[Any] = (),
+                  frames: Sequence[tuple[str, Path]] = (), regions: Sequence[Region] = ()) -> str:
+    """The single-question page for `outcome` (a `ProgramOutcome`), as one self-contained HTML text.
 
     `functions` are the library's `FunctionRecord`s; the ones the program called are shown.
     `frames`, (frame id, file) of a question about several frames, are all shown, each with the
@@ -58,4 +57,15 @@ def write_question_page(path: Path, *, question: str, image: Path, outcome: Any,
     view = question_view(row, DataLookup(None), inline_sink(), library=library.anchors(), image_path=image,
                          frame_paths=[path for _, path in frames], regions=regions)
     problems = [view.image_note] if view.image_note else []
-    return write_page(Path(path), "question.html.j2", q=view, library=library, problems=problems)
+    return render("question.html.j2", q=view, library=library, problems=problems)
+
+
+def write_question_page(path: Path, *, question: str, image: Path, outcome: Any,
+                        functions: Sequence[Any] = (),
+                        frames: Sequence[tuple[str, Path]] = (), regions: Sequence[Region] = ()) -> Path:
+    """Write the single-question page of `question_page` to `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(question_page(question=question, image=image, outcome=outcome, functions=functions,
+                                  frames=frames, regions=regions), encoding="utf-8")
+    return path

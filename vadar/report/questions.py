@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,17 +21,14 @@ from vadar.agents.unit_tests import UnitTestRecord
 from vadar.programs.records import TechniqueRecords
 from vadar.report.calls import CallView, add_region_marks, fmt_value, trace_calls
 from vadar.report.data_lookup import DataLookup, recorded_image
-from vadar.report.drawing import draw_marks, encode_jpeg, load_picture, tint_regions
+from vadar.report.drawing import load_picture
 from vadar.report.highlight import highlight_python
 from vadar.report.library import functions_called
+from vadar.report.pictures import ImageSink, Picture, frame_pictures, picture
 
 OUTCOMES = ("correct", "wrong", "error")
 """Outcomes of a scored question; a question without a gold answer is `answered`."""
 NO_FAMILY = "(none)"
-
-ImageSink = Callable[[str, bytes], str]
-"""Stores an encoded picture under a name and returns what an `<img src>` should say."""
-
 
 @dataclass
 class QuestionView:
@@ -56,12 +53,20 @@ class QuestionView:
     cached_prompt_tokens: int
     calls: list[CallView]
     boxes: int
-    image_src: str
+    pictures: list[Picture]
+    """The image with its boxes, or every frame of a multi-view question, each with its own."""
     image_note: str | None
     library_used: list[tuple[str, str]] = field(default_factory=list)
     techniques: list[str] = field(default_factory=list)  # constraint, votes, revisions, one line each
-    frames: list[tuple[str, str]] = field(default_factory=list)
-    """(frame id, picture) of every frame of a multi-view question, each with its own boxes."""
+
+    @property
+    def image_src(self) -> str:
+        """The first picture, as its `<img src>` says."""
+        return self.pictures[0].src
+
+    @property
+    def multi_view(self) -> bool:
+        return len(self.pictures) > 1
 
 
 def question_anchor(question_id: str) -> str:
@@ -142,20 +147,19 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
     question_id = str(row.get("question_id", "?"))
     anchor = question_anchor(question_id)
     calls = list(row.get("module_calls") or [])
-    trace = trace_calls(calls)
+    frame_ids = [str(v) for v in row.get("view_ids") or []]
+    trace = trace_calls(calls, frame_ids)
     recorded = recorded_image(calls)
     path = image_path if image_path is not None and image_path.is_file() else lookup.image_path(dict(row))
     size = (int(recorded["width"]), int(recorded["height"])) if recorded.get("width") else None
-    picture, note = load_picture(path, size)
+    image, note = load_picture(path, size)
     if note is not None:
         where = recorded.get("path") or row.get("image_id") or "?"
         note = f"image {where} not found; boxes drawn on a placeholder" if path is None else note
     regions = lookup.regions(question_id) if regions is None else tuple(regions)
     marks = add_region_marks(trace.marks, regions)
-    frame_ids = [str(v) for v in row.get("view_ids") or []]
-    frames = frame_pictures(row, frame_ids, calls, lookup, sink, anchor, frame_paths or [])
-    src = frames[0][1] if frames else sink(anchor, encode_jpeg(draw_marks(tint_regions(picture, regions, marks),
-                                                                          marks)))
+    pictures = frame_pictures(row, frame_ids, marks, lookup, sink, anchor, frame_paths or []) if len(frame_ids) > 1 \
+        else [picture(image, marks, anchor, sink, regions=regions)]
     used = functions_called(row.get("program"), library)
     step_errors = [str(e) for e in row.get("step_errors") or []]
     return QuestionView(
@@ -168,32 +172,10 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
         attempts=_int(row.get("attempts")), seconds=_float(row.get("seconds")),
         prompt_tokens=_int(row.get("prompt_tokens")), completion_tokens=_int(row.get("completion_tokens")),
         cached_prompt_tokens=_int(row.get("cached_prompt_tokens")), calls=trace.calls,
-        boxes=len(marks), image_src=src, image_note=note,
-        library_used=[(name, library[name]) for name in used], frames=frames,
+        boxes=len(marks), pictures=pictures, image_note=note,
+        library_used=[(name, library[name]) for name in used],
         techniques=technique_lines(read_techniques(row)),
     )
-
-
-def _called_on(call: Any) -> str | None:
-    args = call.get("args") if isinstance(call, dict) else None
-    first = args[0] if args else None
-    return str(first.get("image_id")) if isinstance(first, dict) and "image_id" in first else None
-
-
-def frame_pictures(row: Mapping[str, Any], frame_ids: Sequence[str], calls: list[Any],
-                   lookup: DataLookup, sink: ImageSink, anchor: str,
-                   paths: Sequence[Path] = ()) -> list[tuple[str, str]]:
-    """Every frame drawn with the boxes of the calls made on that frame alone."""
-    out = []
-    for k, frame_id in enumerate(frame_ids):
-        path = paths[k] if k < len(paths) else lookup.image_path({**row, "image_id": frame_id,
-                                                                  "module_calls": []},
-                                                                 frame=k)
-        picture, _ = load_picture(path, None)
-        marks = trace_calls([c for c in calls if _called_on(c) == frame_id]).marks
-        name = anchor if k == 0 else f"{anchor}-f{k}"
-        out.append((frame_id, sink(name, encode_jpeg(draw_marks(picture, marks)))))
-    return out
 
 
 def question_views(rows: Sequence[Mapping[str, Any]], lookup: DataLookup, sink: ImageSink, *,

@@ -19,7 +19,7 @@ from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from base_modules.oracle.clevr import clevr_oracle_modules
 from omni3d_bench import DatasetError, sample_path
 from omni3d_bench.datasets import load_dataset
-from omni3d_bench.datasets.single import SingleQuestionDataset
+from omni3d_bench.datasets.single import single_question_dataset
 from omni3d_bench.sample import SAMPLE_SPLIT
 from omni3d_bench.types import Dataset, Question
 from vadar.config import VadarConfig
@@ -85,9 +85,10 @@ def prepare_single(image: Path | list[Path], question: str, scene: Path | None,
                    config: VadarConfig, overrides: Mapping[str, str] | None = None,
                    regions: Sequence[str | Path | Region] = ()) -> PreparedData:
     """One question about one image file, or the ordered frames of one scene (scene annotations
-    optional, for one image), checked like a data set; `regions` (`--region` arguments or
-    `Region`s) stand for the question's `<mask>` tokens, in order."""
-    dataset = SingleQuestionDataset(image, question, scene, regions)
+    optional, for one image; frames of a generated benchmark bring their own), checked like a data
+    set; `regions` (`--region` arguments or `Region`s) stand for the question's `<mask>` tokens, in
+    order."""
+    dataset = single_question_dataset(image, question, scene, regions)
     return prepare_questions(dataset, dataset.splits()[0], dataset.questions(dataset.splits()[0]),
                              config, overrides)
 
@@ -162,6 +163,11 @@ def preflight(dataset: Dataset, questions: Sequence[Question], *, needs_scenes: 
     """Fail before any LLM work if an image, or a scene oracle modules need, is missing."""
     for question in questions:
         dataset.image(question)
+        if needs_scenes and question.multi_view and dataset.scene(question.image_id) is None:
+            raise DatasetError(
+                f"no annotation for frame {question.image_path.name}: oracle modules read the ground truth of a generated "
+                "benchmark (vadar bench generate --views K); keep its frames in its images/ folder, or pass "
+                "--scene BENCH/scenes/<scene_id>.json for copies under the same names (or use --modules real)")
         if needs_scenes and dataset.scene(question.image_id) is None:
             raise DatasetError(
                 f"question {question.question_id}: no scene annotation for image {question.image_id}; "

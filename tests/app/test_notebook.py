@@ -1,0 +1,51 @@
+"""examples/quickstart.ipynb, executed cell by cell in a Jupyter kernel (nbclient), against a scripted
+OpenAI-compatible endpoint on 127.0.0.1 that the notebook reaches through `VADAR_LLM_BASE_URL`, as a
+user would point it at any endpoint: no model is needed, and the notebook itself is unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (the 'dev' extra)")
+nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (the 'dev' extra)")
+pytest.importorskip("ipykernel", reason="ipykernel is not installed (the 'dev' extra)")
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "quickstart.ipynb"
+PROGRAM = "```python\nfinal_result = len(loc(image, 'cylinder'))\n```"
+
+
+def outputs(cell) -> tuple[str, dict[str, str]]:
+    """What a cell printed, and its result by MIME type."""
+    printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+    shown = next((o.data for o in cell.outputs if o.output_type in ("execute_result", "display_data")), {})
+    return printed, dict(shown)
+
+
+def test_the_example_notebook_runs_and_shows_its_results(server, tmp_path, monkeypatch):
+    server.script.extend({"content": PROGRAM} for _ in range(8))
+    monkeypatch.setenv("VADAR_LLM_BASE_URL", server.base_url)
+    for name in ("VADAR_CONFIG", "VADAR_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    assert not any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), \
+        "commit the notebook without outputs"
+    nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    opened, solved, shown, evaluated, library, closed = (outputs(cell) for cell in code)
+
+    assert server.base_url in opened[1]["text/plain"] and "(not started)" in opened[1]["text/plain"]
+    assert "answer: 2" in solved[0] and "final_result = len(loc(image, 'cylinder'))" in solved[0]
+    assert "loc('cylinder') -> [[" in solved[0]
+    assert shown[1]["text/plain"].startswith("Solution(answer=2, 1 module calls, 1 LLM reply")
+    assert shown[1]["text/html"].startswith("<iframe srcdoc=") and "How many cylinders are there?" in shown[1]["text/html"]
+    assert evaluated[0].count(" -> 2 gold ") == 3
+    assert evaluated[1]["text/plain"].startswith("Evaluation(runs/sample-sample-static-api: static-api, 3 questions")
+    assert "q-0" in evaluated[1]["text/html"] and (tmp_path / "runs/sample-sample-static-api/results.jsonl").is_file()
+    assert "_count" in library[1]["text/plain"] and (tmp_path / "vadar-home").is_dir()
+    assert closed == ("", {})
+    # one program per question; the first evaluated one is the question solved above, answered from
+    # the response cache under vadar-home
+    assert len(server.requests) == 3

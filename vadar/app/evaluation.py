@@ -1,0 +1,85 @@
+"""What `Vadar.evaluate` and `Vadar.build` return: the records the command line writes, read back.
+
+An `Evaluation` is its run directory (`results.jsonl`, `summary.json`, `run.json`), exactly as
+`vadar eval` leaves it, with the summary and the per-question results as typed records; it prints
+as one line and, in a notebook, shows the run report. A `Build` holds the batch reports
+`vadar build-api` prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from vadar.app.display import framed
+from vadar.runs.evaluation import EvalSummary
+from vadar.runs.pipeline import BatchReport
+from vadar.runs.results import QuestionResult, ResultsFile
+from vadar.runs.validation import ValidationReport
+
+
+@dataclass(frozen=True, repr=False)
+class Evaluation:
+    """One evaluation: its summary, its run directory, and the results read from it."""
+
+    summary: EvalSummary
+    out_dir: Path
+    method: str
+
+    @cached_property
+    def results(self) -> list[QuestionResult]:
+        """One record per question, as `results.jsonl` holds them (the last answer of each)."""
+        return ResultsFile(self.out_dir / "results.jsonl").read()
+
+    @property
+    def accuracy(self) -> float:
+        """The score weighted by questions (the summary's `total`)."""
+        return self.summary.metrics.total
+
+    @property
+    def questions(self) -> int:
+        return self.summary.questions
+
+    def html(self, *, db: Path | None = None) -> str:
+        """The run report as one self-contained HTML text (`vadar report --single-file`); `db` is
+        the library database to show beside it."""
+        from vadar.report.run_report import run_report_page
+
+        return run_report_page(self.out_dir, db=db)
+
+    def report(self, out_dir: Path | None = None, *, db: Path | None = None) -> Path:
+        """Write the run report (`vadar report`) to `out_dir` (default RUN_DIR/report); returns its page."""
+        from vadar.report import build_report
+
+        return build_report(self.out_dir, out_dir, db=db).index
+
+    def _repr_html_(self) -> str:
+        return framed(self.html(), height=900, title=f"vadar report: {self.out_dir.name}")
+
+    def __repr__(self) -> str:
+        failed = f", {len(self.summary.failed)} without a working program" if self.summary.failed else ""
+        return (f"Evaluation({self.out_dir}: {self.method}, {self.questions} questions, "
+                f"accuracy {self.accuracy:.3f}{failed})")
+
+
+@dataclass(frozen=True, repr=False)
+class Build:
+    """One growth of the library: a report per batch, and the library it left."""
+
+    out_dir: Path
+    batches: list[BatchReport] = field(default_factory=list)
+    functions: int = 0
+    """Implemented functions in the library afterwards."""
+    database: Path | None = None
+    validation: ValidationReport | None = None
+    """The validation gate's rounds on the held-back build questions (None: too few were held back)."""
+
+    @property
+    def implemented(self) -> list[str]:
+        return [name for batch in self.batches for name in batch.implemented]
+
+    def __repr__(self) -> str:
+        built = sum(not b.skipped for b in self.batches)
+        return (f"Build({self.out_dir}: {built} of {len(self.batches)} batches built, "
+                f"{len(self.implemented)} functions implemented, library {self.functions} functions)")
