@@ -226,6 +226,8 @@ def add(
             names = add_functions(store, source.read_text(encoding="utf-8"))
     except (ConfigError, StoreError, HandLibraryError, DuplicateFunctionError, SyntaxError) as exc:
         raise _fail(str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise _fail(f"{source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     typer.echo(f"added {len(names)} functions to {path}: {', '.join(names)}")
 
 

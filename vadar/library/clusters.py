@@ -32,6 +32,7 @@ from omni3d_bench.types import Dataset, Question
 from vadar import prompts
 from vadar.programs.api_text import render_api
 from vadar.programs.code_extract import NoCodeError, extract_code
+from vadar.programs.helper_rules import name_problem
 from vadar.programs.answers import normalize_answer
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.agents.program import program_error
@@ -91,6 +92,8 @@ def parse_reply(text: str, count: int, taken: set[str]) -> Written:
     if not _NAME.match(node.name) or node.name in taken:
         raise ValueError(f"`{node.name}` cannot be used: the name must be new, start with one underscore and "
                          "use lower-case words joined by underscores")
+    if name_problem(node.name):  # the helper rules: no module, built-in, sandbox or namespace name
+        raise ValueError(name_problem(node.name))
     try:  # the rule every stored helper follows: one plain def, constant defaults, no decorators
         check_library_source(node.name, ast.unparse(node))
     except LibrarySourceError as exc:

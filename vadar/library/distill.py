@@ -30,6 +30,7 @@ from vadar import prompts
 from vadar.programs.answers import normalize_answer
 from vadar.programs.api_text import render_api
 from vadar.programs.code_extract import NoCodeError, extract_code
+from vadar.programs.helper_rules import name_problem
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.agents.program import program_error
 from vadar.programs.sampling import Sampling
@@ -228,6 +229,8 @@ class Distiller:
             return f"`{PLACEHOLDER}` is the placeholder: give the helper a new name that says what it returns"
         if not _NAME.match(name):
             return f"`{name}` is not a valid name: use one leading underscore, lower case words and underscores"
+        if name_problem(name):  # the helper rules: no module, built-in, sandbox or namespace name
+            return name_problem(name)
         if name in taken or self.store.find_by_normalized_name(name) is not None:
             return f"`{name}` is already taken; choose another name"
         return None
