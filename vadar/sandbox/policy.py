@@ -221,9 +221,11 @@ def _safe_getattr(obj: Any, name: str, *default: Any) -> Any:
 
 
 def _safe_hasattr(obj: Any, name: str) -> bool:
+    """False where `getattr` refuses the attribute, as Python's `hasattr` answers for a missing one:
+    `hasattr('', 'format')` is False here (`str.format` is not for programs), not an error."""
     try:
         _safe_getattr(obj, name)
-    except AttributeError:
+    except (AttributeError, NotImplementedError):
         return False
     return True
 
