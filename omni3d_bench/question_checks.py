@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from omni3d_bench.images import name_problem
 from omni3d_bench.metrics import METRICS, parse_number
 from omni3d_bench.types import DatasetError, Question
 
@@ -21,8 +22,9 @@ NUMERIC_METRICS = frozenset({"acc@10", "mra"})
 
 
 def check_questions(questions: Sequence[Question], where: str | Path) -> list[Question]:
-    """`questions` unchanged, or `DatasetError` naming the first problem: an id used twice, a gold
-    answer that is not of the question's type, or a region mask of another size than its image."""
+    """`questions` unchanged, or `DatasetError` naming the first problem: an id used twice, an image
+    file name that is not valid UTF-8, a gold answer that is not of the question's type, or a region
+    mask of another size than its image."""
     seen: dict[str, int] = {}
     sizes: dict[Path, tuple[int, int] | None] = {}
     for pos, question in enumerate(questions):
@@ -31,7 +33,8 @@ def check_questions(questions: Sequence[Question], where: str | Path) -> list[Qu
             raise DatasetError(f"{named} repeats the id of question #{seen[question.question_id]}; "
                                "ids must be unique.")
         seen[question.question_id] = pos
-        problem = gold_problem(question) or mask_problem(question, sizes)
+        problem = next(filter(None, map(name_problem, (question.image_path, *question.view_paths))), None) \
+            or gold_problem(question) or mask_problem(question, sizes)
         if problem is not None:
             raise DatasetError(f"{named}: {problem}.")
     return list(questions)

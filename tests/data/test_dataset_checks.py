@@ -114,3 +114,11 @@ def test_the_omni3d_loader_refuses_a_gold_that_is_not_of_its_type(tmp_path):
     (tmp_path / "annotations.json").write_text(json.dumps(rows))
     with pytest.raises(DatasetError, match="question '0' \\(#0\\): its gold answer 'far' is not a number"):
         Omni3DBenchDataset(tmp_path).questions()
+
+
+@pytest.mark.parametrize("filename", ["\udcff.png", "a\ud800b.png"])
+def test_an_image_name_that_is_not_utf8_is_refused_at_load(tmp_path, filename):
+    data = BenchDataset(_bench(tmp_path / "bench", [{"question_id": "q1"}, {"question_id": "q2",
+                                                                            "image_filename": filename}]))
+    with pytest.raises(DatasetError, match=r"question 'q2' \(#1\): image file name .* is not valid UTF-8"):
+        data.questions("test")

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.syntax import Syntax
 
 from omni3d_bench.types import DatasetError
-from vadar.cli.errors import user_errors
+from vadar.cli.errors import print_error, user_errors
 from vadar.cli.options import (FormalizeOption, ModuleOption, ModulesOption, ReflectOption, SamplesOption,
                                SizePriorsOption, TestsOption, apply_module_choice, apply_reasoning)
 from vadar.config import load_config
@@ -67,13 +67,19 @@ def solve_command(
             progress.stage(f"solving with {method} ({len(functions)} library functions)")
             progress.activity("Program agent: writing and running a program")
             outcome = answer(asked)
+        unwritten = None
         if html is not None:
             from vadar.report import write_question_page
 
-            page = write_question_page(html, question=asked.question if asked.regions else question,
-                                       image=frames[0], outcome=outcome, functions=functions,
-                                       frames=list(zip(asked.view_ids, asked.view_paths)), regions=asked.regions)
-            console.print(f"wrote {page}", highlight=False)
+            try:
+                page = write_question_page(html, question=asked.question if asked.regions else question,
+                                           image=frames[0], outcome=outcome, functions=functions,
+                                           frames=list(zip(asked.view_ids, asked.view_paths)),
+                                           regions=asked.regions)
+                console.print(f"wrote {page}", highlight=False)
+            except OSError as exc:  # a full or read-only target: the answer below is still shown
+                unwritten = f"cannot write {exc.filename or html}: {exc.strerror or exc}; choose another --html"
+                print_error(unwritten)
     console.print(f"[bold]program[/bold] ({outcome.attempts} LLM "
                   f"{'reply' if outcome.attempts == 1 else 'replies'}, {outcome.seconds:.1f}s):")
     console.print(Syntax(outcome.program or "# no program", "python", theme="ansi_dark"))
@@ -92,6 +98,8 @@ def solve_command(
         agreeing = sum(1 for s in samples if not s["error"]) * outcome.extra["agreement"]
         console.print(f"agreement: {agreeing:.0f} of {sum(1 for s in samples if not s['error'])} working programs "
                       f"({len(samples)} sampled)", highlight=False)
+    if unwritten is not None:
+        raise typer.Exit(code=1)
 
 
 def frame_paths(images: list[Path] | None, video: Path | None) -> list[Path]:
