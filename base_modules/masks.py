@@ -21,16 +21,32 @@ class MaskError(ValueError):
     """An RLE record is malformed (wrong size, counts that do not add up, bad characters)."""
 
 
+MAX_MASK_PIXELS = 50_000_000
+"""Largest mask read (height x width): an 8K frame has 33 million pixels. A bigger one would take
+gigabytes to decode (a 10000 x 10000 mask took 1.76 GB) and fits no image vadar reads."""
+
+MAX_RUN_CHARS = 7
+"""Characters of one run in a compressed string: 7 groups of 5 bits hold 34 billion, more than any
+mask's pixels. An endless run would otherwise build an ever larger integer (quadratic time)."""
+
+
 def counts_from_string(text: str | bytes) -> list[int]:
     """The run lengths of a compressed COCO RLE string."""
-    data = text.encode("ascii") if isinstance(text, str) else bytes(text)
+    try:
+        data = text.encode("ascii") if isinstance(text, str) else bytes(text)
+    except UnicodeEncodeError as exc:
+        raise MaskError(f"compressed RLE string holds a character that is not ASCII at position {exc.start}") from None
     counts: list[int] = []
     pos = 0
     while pos < len(data):
         value, shift, more = 0, 0, True
+        start = pos
         while more:
             if pos >= len(data):
                 raise MaskError("compressed RLE string ends inside a run")
+            if pos - start >= MAX_RUN_CHARS:
+                raise MaskError(f"compressed RLE string holds a run longer than {MAX_RUN_CHARS} characters "
+                                f"at position {start}")
             group = data[pos] - 48
             if not 0 <= group < 64:
                 raise MaskError(f"compressed RLE string holds an invalid character {chr(data[pos])!r}")
@@ -64,10 +80,21 @@ def counts_to_string(counts: Sequence[int]) -> str:
 
 def _size(rle: Mapping[str, Any]) -> tuple[int, int]:
     size = rle.get("size") if isinstance(rle, Mapping) else None
-    if (not isinstance(size, Sequence) or len(size) != 2
-            or not all(isinstance(v, int) and v > 0 for v in size)):
-        raise MaskError(f"an RLE mask needs 'size': [height, width], got {size!r}")
+    if (not isinstance(size, Sequence) or isinstance(size, (str, bytes)) or len(size) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+        raise MaskError(f"an RLE mask needs 'size': [height, width], got {_short(size)}")
+    if size[0] * size[1] > MAX_MASK_PIXELS:
+        raise MaskError(f"an RLE mask of {_short(size[0])} x {_short(size[1])} pixels is larger than the "
+                        f"{MAX_MASK_PIXELS:,} pixels of any image read")
     return int(size[0]), int(size[1])
+
+
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an int with more digits than Python writes out
+        return f"a {type(value).__name__} too large to show"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def rle_counts(rle: Mapping[str, Any]) -> list[int]:
@@ -80,8 +107,11 @@ def rle_counts(rle: Mapping[str, Any]) -> list[int]:
         runs = [int(v) for v in counts]
     else:
         raise MaskError("an RLE mask needs 'counts': a compressed string or a list of run lengths")
-    if any(v < 0 for v in runs) or sum(runs) != height * width:
-        raise MaskError(f"RLE run lengths add up to {sum(runs)}, not {height} x {width} = {height * width} pixels")
+    pixels = height * width
+    if any(v < 0 or v > pixels for v in runs):
+        raise MaskError(f"RLE run lengths must lie between 0 and {height} x {width} = {pixels} pixels")
+    if sum(runs) != pixels:
+        raise MaskError(f"RLE run lengths add up to {sum(runs)}, not {height} x {width} = {pixels} pixels")
     return runs
 
 

@@ -8,6 +8,16 @@ from base_modules.types import Image
 from omni3d_bench.types import DatasetError
 
 
+def name_problem(path: Path) -> str | None:
+    """Why the image's file name cannot be used, or None: a name that is not valid UTF-8 (a byte
+    such as 0xff) cannot travel as text to the sandbox, the results or an HTML page."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return f"image file name {ascii(str(path))} is not valid UTF-8; rename the file"
+    return None
+
+
 def image_size(path: Path) -> tuple[int, int]:
     """Return (width, height) of the image at `path` after verifying it decodes.
 
@@ -17,6 +27,9 @@ def image_size(path: Path) -> tuple[int, int]:
     from PIL import Image as PILImage, UnidentifiedImageError
 
     path = Path(path)
+    problem = name_problem(path)
+    if problem is not None:
+        raise DatasetError(problem)
     if not path.is_file():
         raise DatasetError(
             f"image file not found: {path}. Check that the images directory holds this file "

@@ -14,12 +14,14 @@ other. Accepted forms:
 from __future__ import annotations
 
 import json
+import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from base_modules.masks import encode_rle
+from base_modules.masks import MAX_MASK_PIXELS, encode_rle
 from base_modules.types import Region
 from omni3d_bench.regions import read_region
 from omni3d_bench.types import DatasetError
@@ -35,6 +37,8 @@ def read_region_arg(text: str) -> Region:
     where = f"--region {text}"
     if BOX.fullmatch(text):
         x0, y0, x1, y1 = (float(v) for v in text.split(","))
+        if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
+            raise DatasetError(f"{where}: a box is four finite numbers, {BOX_FORM}")
         if x1 <= x0 or y1 <= y0:
             raise DatasetError(f"{where}: a box needs x1 > x0 and y1 > y0, as {BOX_FORM}")
         return Region(name="", box=(x0, y0, x1, y1))
@@ -55,29 +59,51 @@ def read_region_arg(text: str) -> Region:
 def _json_region(path: Path, where: str) -> Region:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, a 5,000-digit int
         raise DatasetError(f"{where}: not valid JSON: {exc}") from None
     return read_region(raw, where)
 
 
 def _npy_mask(path: Path, where: str) -> np.ndarray:
     try:
-        array = np.load(path, allow_pickle=False)
+        array = np.load(path, mmap_mode="r", allow_pickle=False)  # the header first: shape and type
     except (OSError, ValueError, EOFError) as exc:
         raise DatasetError(f"{where}: cannot read the mask: {exc}") from None
-    if array.ndim != 2:
-        raise DatasetError(f"{where}: a mask must be a 2D array (height, width), got shape {array.shape}")
-    return np.asarray(array != 0)
+    if not isinstance(array, np.ndarray) or array.ndim != 2:
+        shape = getattr(array, "shape", None)
+        raise DatasetError(f"{where}: a mask must be a 2D array (height, width), got shape {shape}")
+    if array.dtype.kind not in "biuf":
+        raise DatasetError(f"{where}: a mask must hold numbers or booleans, not {array.dtype} values")
+    _check_pixels(array.shape[0], array.shape[1], where)
+    try:
+        return np.asarray(array != 0)
+    except (OSError, ValueError) as exc:  # a file shorter than its header says
+        raise DatasetError(f"{where}: cannot read the mask: {exc}") from None
+
+
+def _check_pixels(height: int, width: int, where: str) -> None:
+    if height * width > MAX_MASK_PIXELS:
+        raise DatasetError(f"{where}: the mask is {width}x{height} pixels, more than the "
+                           f"{MAX_MASK_PIXELS:,} of any image read")
 
 
 def _image_mask(path: Path, where: str) -> np.ndarray:
     from PIL import Image as PILImage, UnidentifiedImageError
 
     try:
-        with PILImage.open(path) as picture:
+        with warnings.catch_warnings():  # the size is checked below, before any pixel is decoded
+            warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+            picture = PILImage.open(path)
+        with picture:
+            _check_pixels(picture.height, picture.width, where)
             if "A" in picture.getbands() or "transparency" in picture.info:
                 return np.asarray(picture.convert("RGBA"))[..., 3] > 0
             pixels = np.asarray(picture.convert("RGB") if picture.mode not in ("1", "L", "I", "F") else picture)
+    except DatasetError:
+        raise
+    except PILImage.DecompressionBombError:
+        raise DatasetError(f"{where}: the mask image has more than the {MAX_MASK_PIXELS:,} pixels of any "
+                           "image read") from None
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise DatasetError(f"{where}: not a mask image (.png) or a mask array (.npy): {exc}") from None
     return pixels.any(axis=2) if pixels.ndim == 3 else pixels != 0

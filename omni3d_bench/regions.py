@@ -11,6 +11,7 @@ share it; a token with no class word before it ("between <mask> and <mask>") bec
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -110,15 +111,34 @@ def read_region(raw: Any, where: str) -> Region:
     if raw.get("box") is not None:
         try:
             box = tuple(float(v) for v in raw["box"])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             box = ()
-        if len(box) != 4 or box[2] < box[0] or box[3] < box[1]:
-            raise DatasetError(f"{where}: a region box must be [x_min, y_min, x_max, y_max], got {raw['box']!r}")
+        if len(box) != 4 or not all(math.isfinite(v) for v in box) or box[2] < box[0] or box[3] < box[1]:
+            raise DatasetError(f"{where}: a region box must be four finite numbers [x_min, y_min, x_max, y_max], "
+                               f"got {_short(raw['box'])}")
     if box is None:
         raise DatasetError(f"{where}: a region needs a 'box' or a non-empty 'mask'")
-    object_id = raw.get("object_id")
     return Region(name="", box=box, mask_size=size, mask_counts=counts,  # type: ignore[arg-type]
-                  object_id=None if object_id is None else int(object_id))
+                  object_id=_object_id(raw.get("object_id"), where))
+
+
+def _object_id(value: Any, where: str) -> int | None:
+    """A region's "object_id": an integer (or its digits as text), or None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"-?\d{1,18}", value.strip()):
+        return int(value)
+    raise DatasetError(f"{where}: a region's 'object_id' must be an integer, got {_short(value)}")
+
+
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an int with more digits than Python writes out
+        return f"a {type(value).__name__} too large to show"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def question_regions(text: str, raw_regions: Sequence[Any] | None, where: str) -> tuple[str, tuple[Region, ...]]:

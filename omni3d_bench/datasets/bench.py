@@ -12,6 +12,7 @@ from typing import Any
 from base_modules.types import Image
 from omni3d_bench.datasets.clevr import read_json
 from omni3d_bench.images import image_handle
+from omni3d_bench.question_checks import check_questions
 from omni3d_bench.regions import region_fields
 from omni3d_bench.types import DatasetError, Question
 
@@ -126,4 +127,4 @@ class BenchDataset:
                           **({"phrases": item["phrases"]} if "phrases" in item else {})},
                 **self._views(item),
             ))
-        return out
+        return check_questions(out, path)

@@ -12,6 +12,7 @@ from typing import Any
 from base_modules.types import Image
 from omni3d_bench.datasets.tables import load_json
 from omni3d_bench.images import image_handle
+from omni3d_bench.question_checks import check_questions
 from omni3d_bench.regions import region_fields
 from omni3d_bench.types import AnswerType, DatasetError, Question
 
@@ -185,7 +186,7 @@ class ClevrDataset:
                     assert self._scenes_by_id is not None
                     self._scenes_by_id[question.image_id] = self._scenes_by_index[index]
             out.append(question)
-        return out
+        return check_questions(out, path)
 
     def _to_question(self, item: Any, pos: int, split: str, path: Path) -> Question:
         if not isinstance(item, dict):

@@ -16,6 +16,7 @@ from typing import Any
 
 from base_modules.types import Image
 from omni3d_bench.datasets.tables import extract_zip, load_json, pick_table, read_rows
+from omni3d_bench.question_checks import check_questions
 from omni3d_bench.images import image_handle
 from omni3d_bench.types import DatasetError, Question
 
@@ -136,7 +137,7 @@ class Omni3DBenchDataset:
                 )
             seen[question.question_id] = pos
             out.append(question)
-        return out
+        return check_questions(out, table)
 
     def _load_scenes(self, base: Path) -> dict[str, dict[str, Any]]:
         """Optional per-image annotations: scenes.json, {"scenes": [...]} keyed by image."""

@@ -26,13 +26,28 @@ SINGLE_SPLIT = "single"
 FRAME_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
+MAX_FRAMES = 256
+"""Most frames `--video` reads: every frame is opened, sent with each program and drawn in a report."""
+
+
 def video_frames(directory: Path) -> list[Path]:
-    """The frames of a video given as a directory of images, in file-name order."""
+    """The frames of a video given as a directory of images, in file-name order; a frame that is
+    not a readable file (a broken or looping link) is named, not skipped."""
     if not Path(directory).is_dir():
         raise DatasetError(f"--video {directory}: not a directory of frames")
-    frames = sorted(p for p in Path(directory).iterdir() if p.suffix.lower() in FRAME_SUFFIXES)
+    try:
+        frames = sorted(p for p in Path(directory).iterdir() if p.suffix.lower() in FRAME_SUFFIXES)
+    except OSError as exc:
+        raise DatasetError(f"--video {directory}: cannot list its frames ({exc.strerror or exc})") from None
     if not frames:
         raise DatasetError(f"--video {directory}: no frames ({', '.join(FRAME_SUFFIXES)}) in it")
+    if len(frames) > MAX_FRAMES:
+        raise DatasetError(f"--video {directory}: {len(frames)} frames, more than the {MAX_FRAMES} read; "
+                           "keep a sample of them in a directory of their own")
+    for frame in frames:
+        if not frame.is_file():
+            raise DatasetError(f"--video {directory}: {ascii(frame.name)} is not a readable image file "
+                               "(a broken or looping link?)")
     return frames
 
 

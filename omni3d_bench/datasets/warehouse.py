@@ -18,6 +18,7 @@ from typing import Any
 from base_modules.types import Image
 from omni3d_bench.datasets.clevr import read_json
 from omni3d_bench.images import image_handle
+from omni3d_bench.question_checks import check_questions
 from omni3d_bench.regions import question_regions
 from omni3d_bench.types import AnswerType, DatasetError, Question
 
@@ -99,7 +100,7 @@ class WarehouseDataset:
         entries = read_json(path)
         if not isinstance(entries, list):
             raise DatasetError(f"{path} must hold a list of entries.")
-        return [self._question(entry, pos, split, path) for pos, entry in enumerate(entries)]
+        return check_questions([self._question(entry, pos, split, path) for pos, entry in enumerate(entries)], path)
 
     def _question(self, entry: Any, pos: int, split: str, path: Path) -> Question:
         where = f"{path}: entry #{pos}"
@@ -107,7 +108,7 @@ class WarehouseDataset:
         if missing:
             raise DatasetError(f"{where} lacks {', '.join(missing)}.")
         category = entry["category"]
-        if category not in CATEGORIES:
+        if not isinstance(category, str) or category not in CATEGORIES:
             raise DatasetError(f"{where} has category {category!r}; expected one of {sorted(CATEGORIES)}.")
         answer_type, metric = CATEGORIES[category]
         text, regions = question_regions(question_text(entry["conversations"], where), entry["rle"], where)

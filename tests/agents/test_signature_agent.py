@@ -44,7 +44,8 @@ def test_naming_rules():
     assert "exactly one underscore" in rejection_reason(stub("__dunder"), set())
     assert "predefined module" in rejection_reason(stub("_loc"), set())
     assert "predefined module" in rejection_reason(stub("_get_2d_object_size"), set())
-    assert "duplicates an existing" in rejection_reason(stub("_Count_Matching_"), {normalized_name("_count_matching")})
+    assert "duplicates an existing" in rejection_reason(stub("_Count_Matching"), {normalized_name("_count_matching")})
+    assert "the sandbox reserves" in rejection_reason(stub("_Count_Matching_"), set())
 
 
 def test_agent_retries_malformed_output_then_accepts_and_screens():

@@ -104,7 +104,7 @@ def test_a_helper_that_is_not_one_plain_def_refuses_the_file(exported: Path, tmp
     result = _run("import", str(bad), "--db", str(target))
     assert result.exit_code == 1
     [line] = result.output.strip().splitlines()
-    assert line.startswith(f"Error: {bad}: version 3 of library function _center") and reason in line
+    assert line.startswith(f"Error: {bad}: function _center, version 3: library function _center") and reason in line
     assert line.endswith("nothing was imported")
     with ApiStore(target) as store:
         assert store.functions(include_failed=True) == []

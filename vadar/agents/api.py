@@ -26,6 +26,7 @@ from vadar.programs.sampling import IMPLEMENTATION
 from vadar.agents.helper_search import CaseCheck, HelperVerifier, Sample, SearchRecord, SearchSettings, search
 from vadar.programs.step_loop import LLMCost, LoopEnd, Reply, StepLoop, Verdict
 from vadar.programs.stubs import StubFormatError, called_names, parse_implementation
+from vadar.programs.helper_rules import MAX_CODE_CHARS, name_problem
 from vadar.programs.helper_calls import build_test_call
 from vadar.programs.api_text import function_stub, render_api
 from vadar.llm.chat import ChatModel
@@ -103,6 +104,10 @@ class ApiAgent:
         if record.status == FunctionStatus.IMPLEMENTED:
             return True
         if record.status == FunctionStatus.FAILED:
+            return False
+        problem = name_problem(name)  # the helper rules: a proposal stored before they held is not implemented
+        if problem is not None:
+            self._fail(name, problem, report)
             return False
         stack.append(name)
         try:
@@ -254,6 +259,8 @@ class ApiAgent:
             calls = called_names(code)
         except (StubFormatError, SyntaxError, LibrarySourceError) as exc:
             return _Step(error=str(exc))
+        if len(code) > MAX_CODE_CHARS:  # the helper rules' bound: the code runs before every program
+            return _Step(error=f"the implementation has {len(code):,} characters; write it in at most {MAX_CODE_CHARS:,}")
         if name in calls:
             return _Step(code=code, error=f"`{name}` calls itself: recursion is not allowed", fatal=True)
         library = [c for c in calls if c in self.store]

@@ -200,7 +200,7 @@ def type_issue(answer: Any, answer_type: str) -> str | None:
     if answer_type == "yes/no":
         ok = isinstance(answer, str) and answer.casefold() in ("yes", "no")
     elif answer_type == "count":
-        ok = is_number(answer) and float(answer).is_integer() and answer >= 0
+        ok = is_number(answer) and (isinstance(answer, int) or float(answer).is_integer()) and answer >= 0
     elif answer_type == "number":
         ok = is_number(answer)
     else:

@@ -24,6 +24,7 @@ from vadar.programs.sampling import Sampling
 from vadar.agents.size_check import size_issue
 from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.agents.voting import is_number
+from vadar.programs.answers import as_float
 from vadar.llm.chat import ChatModel
 
 REFLECT = Sampling(max_tokens=80, retry_temperature_step=0.0)
@@ -32,7 +33,8 @@ def plausibility_issue(answer: Any) -> str | None:
     """A value no question about a scene has as its answer."""
     if isinstance(answer, list):
         return f"`final_result` is a list ({answer!r:.120}); the answer must be one value"
-    if is_number(answer) and not math.isfinite(float(answer)) or answer == "nan":
+    number = as_float(answer)  # None for an int no float holds (10**400)
+    if is_number(answer) and (number is None or not math.isfinite(number)) or answer == "nan":
         return f"`final_result` is {answer!r}, which is not a finite number"
     if is_number(answer) and answer < 0:
         return f"`final_result` is {answer!r}; counts, distances and sizes are never negative"

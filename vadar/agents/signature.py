@@ -7,13 +7,13 @@ naming rules are rejected one by one with a reason, so one bad proposal never si
 
 from __future__ import annotations
 
-import keyword
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from base_modules.module import PREDEFINED_MODULES
 from vadar import prompts
+from vadar.programs.helper_rules import name_problem, text_problem
 from vadar.programs.sampling import SIGNATURES
 from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.programs.stubs import Stub, StubFormatError, normalized_name, parse_stubs
@@ -57,10 +57,9 @@ def rejection_reason(stub: Stub, taken: set[str], similar: dict[frozenset[str], 
     for before, why in (tried or {}).items():
         if normalized_name(name) == normalized_name(before) or (name_words(name) and name_words(name) == name_words(before)):
             return f"`{name}` repeats `{before}`, tried before and not admitted ({why})"
-    if not name.startswith("_") or name.startswith("__"):
-        return f"`{name}`: names must start with exactly one underscore"
-    if not name.isidentifier() or keyword.iskeyword(name):
-        return f"`{name}` is not a valid Python name"
+    problem = name_problem(name) or text_problem(name, stub.signature, stub.docstring)  # the helper rules
+    if problem is not None:
+        return problem
     predefined = {normalized_name(spec.name) for spec in PREDEFINED_MODULES}
     if normalized_name(name) in predefined:
         return f"`{name}` duplicates the predefined module of the same name"

@@ -14,6 +14,7 @@ from typing import Any
 
 from base_modules.size_priors import Range, SizePrior
 from vadar.agents.voting import is_number
+from vadar.programs.answers import as_float
 from vadar.programs.question_form import QuestionForm
 
 FAR_OFF = 3.0  # below low/3 or above high*3: see `size_issue`
@@ -46,7 +47,9 @@ def size_issue(question: QuestionForm, answer: Any, priors: Sequence[SizePrior])
     if found is None:
         return None
     name, rng = found
-    value = float(answer)
+    value = as_float(answer)
+    if value is None:  # an int no float holds: the plausibility check names it
+        return None
     if rng.low / FAR_OFF <= value <= rng.high * FAR_OFF:
         return None
     source = prior.sources[0].short_title

@@ -21,12 +21,11 @@ from typing import Any, ClassVar
 from base_modules.oracle.clevr_vocab import SYNONYMS
 from omni3d_bench.generator import sketch
 from vadar import prompts
-from vadar.programs.answers import normalize_answer
+from vadar.programs.answers import normalize_answer, same_answer
 from vadar.programs.outcome import Executor, check_infrastructure, program_error
 from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import LLMCost, StepLoop
 from vadar.programs.structured import ask_structured, json_object, response_format
-from vadar.agents.voting import same_answer
 from vadar.llm.chat import ChatModel
 
 SceneNamespace = Callable[[Sequence[Mapping[str, Any]]], Mapping[str, Any]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Annotated
@@ -10,8 +11,16 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from vadar.cli.errors import print_error
+from vadar.runs.storage import describe
 
 app = typer.Typer(no_args_is_help=True, help="Generate the built-in 3D benchmark.")
+
+MAX_VIEWS = 32
+"""Frames per multi-view scene: 32 is the most a video question of VSI-Bench samples (rendering
+takes about 0.8 s a frame; 100,000 frames a scene would run for days)."""
+
+SPLIT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""A split names `questions/<split>.json`: no path separators or `..`, so it stays under --out."""
 
 
 @app.callback()
@@ -23,11 +32,11 @@ def bench() -> None:
 def generate(
     out: Annotated[Path, typer.Option(help="Directory to write the benchmark into.")],
     scenes: Annotated[int, typer.Option(min=1, help="Number of scenes to render.")] = 20,
-    seed: Annotated[int, typer.Option(help="Seed; the same seed gives identical files.")] = 0,
-    split: Annotated[str, typer.Option(help="Name of the question split.")] = "test",
+    seed: Annotated[int, typer.Option(min=0, help="Seed (0 or more); the same seed gives identical files.")] = 0,
+    split: Annotated[str, typer.Option(help="Name of the question split (letters, digits, '-', '_', '.').")] = "test",
     per_scene: Annotated[int, typer.Option(min=1, help="Questions per scene (at most).")] = 6,
-    views: Annotated[int, typer.Option(min=1, help=(
-        "Frames per scene along a camera path in a room, with multi-view questions; "
+    views: Annotated[int, typer.Option(min=1, max=MAX_VIEWS, help=(
+        f"Frames per scene along a camera path in a room, with multi-view questions (at most {MAX_VIEWS}); "
         "1 renders single images."))] = 1,
     kind: Annotated[str, typer.Option(help=(
         "Scene kind: 'objects' (household objects, Omni3D-Bench-style questions) or 'warehouse' "
@@ -46,9 +55,21 @@ def generate(
     if kind == "warehouse" and views > 1:
         print_error("warehouse scenes are single images; leave --views at 1")
         raise typer.Exit(code=2)
+    if not SPLIT_NAME.fullmatch(split):
+        print_error(f"--split {split!r}: a split is named with letters, digits, '-', '_' and '.' (such as test); "
+                    "it names a file under --out")
+        raise typer.Exit(code=2)
+    if out.exists() and not out.is_dir():
+        print_error(f"--out {out} is a file; name a directory for the benchmark")
+        raise typer.Exit(code=2)
     marker = out / "benchmark.json"
     if marker.is_file():
-        existing = json.loads(marker.read_text(encoding="utf-8"))
+        try:
+            existing = json.loads(marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            print_error(f"{marker} cannot be read ({exc}); remove it, or choose another --out")
+            raise typer.Exit(code=1) from None
+        existing = existing if isinstance(existing, dict) else {}
         wanted = {"seed": seed, "scenes": scenes, "split": split}
         if all(existing.get(k) == v for k, v in wanted.items()) and existing.get("per_scene", per_scene) == per_scene \
                 and existing.get("views", 1) == views and existing.get("kind", "objects") == kind:
@@ -66,6 +87,9 @@ def generate(
     except RendererUnavailable as exc:
         print_error(exc)
         raise typer.Exit(code=2) from None
+    except OSError as exc:  # a full or read-only --out
+        print_error(f"cannot write {exc.filename or out}: {describe(exc)}")
+        raise typer.Exit(code=1) from None
     seconds = time.perf_counter() - started
     frames = f" ({info['scenes'] * views} frames, {seconds / (info['scenes'] * views):.2f} s per " \
         "frame)" if views > 1 else ""

@@ -192,15 +192,17 @@ def compare_command(
 ) -> None:
     """Print the summaries of several runs side by side (markdown)."""
     from vadar.runs.compare import CompareError, comparison_table, load_summary
+    from vadar.runs.storage import StorageError, writing
 
     try:
         table = comparison_table([load_summary(path) for path in runs])
-    except CompareError as exc:
+    except (CompareError, StorageError) as exc:  # StorageError: a results.jsonl line that is no record
         print_error(exc)
         raise typer.Exit(code=1) from None
     console.print(table, highlight=False, markup=False, soft_wrap=True)
     if output is not None:
-        output.write_text(table, encoding="utf-8")
+        with user_errors(), writing(output):
+            output.write_text(table, encoding="utf-8")
 
 
 def rescore_command(

@@ -225,6 +225,8 @@ def add(
             names = add_functions(store, source.read_text(encoding="utf-8"))
     except (ConfigError, StoreError, HandLibraryError, DuplicateFunctionError, SyntaxError) as exc:
         raise _fail(str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise _fail(f"{source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     typer.echo(f"added {len(names)} functions to {path}: {', '.join(names)}")
 
 
@@ -321,8 +323,13 @@ def track(
     from vadar.library.tracking import track_evaluation
     from vadar.runs.results import ResultsFile
 
-    results = ResultsFile(run / "results.jsonl").read()
-    paired = {r.question_id: r for r in ResultsFile(baseline / "results.jsonl").read()}
+    from vadar.runs.storage import StorageError
+
+    try:
+        results = ResultsFile(run / "results.jsonl").read()
+        paired = {r.question_id: r for r in ResultsFile(baseline / "results.jsonl").read()}
+    except StorageError as exc:  # a results.jsonl line that is no record
+        raise _fail(str(exc)) from exc
     with _open_store(db) as store:
         min_uses = load_config().library.retire_min_uses
         retired = track_evaluation(store, results, run=str(run), baseline=paired, min_uses=min_uses)

@@ -46,9 +46,14 @@ ModulesOption = Annotated[str | None, typer.Option(
 ModuleOption = Annotated[list[str] | None, typer.Option(
     "--module", help="Per-module backend, repeatable: --module depth=real.")]
 
+MAX_SAMPLES = 16
+"""Most programs per question `--samples` asks for: each is an LLM request (and a sandbox run), and the
+measured gain came from 3 (docs/results/techniques.md); 1,000 would write 1,000 programs a question."""
+
 SamplesOption = Annotated[int | None, typer.Option(
-    "--samples", min=1, help="Programs per question (vadar, static-api): the first greedy, the rest sampled; "
-    "the answer most working programs agree on wins (default: reasoning.samples, 1).")]
+    "--samples", min=1, max=MAX_SAMPLES, help="Programs per question (vadar, static-api): the first greedy, the "
+    f"rest sampled; the answer most working programs agree on wins (at most {MAX_SAMPLES}; default: "
+    "reasoning.samples, 1).")]
 FormalizeOption = Annotated[bool | None, typer.Option(
     "--formalize/--no-formalize", help="State a formal task constraint (frame, objects, quantity, answer type) "
     "as JSON before writing the program (default: reasoning.formalize, off).")]

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from vadar.cli.errors import print_error, user_errors
 from vadar.config import load_config
+from vadar.runs.storage import StorageError, describe
 
 console = Console()
 
@@ -39,6 +40,9 @@ def report_command(
         except ReportError as exc:
             print_error(exc)
             raise typer.Exit(code=1) from None
+        except OSError as exc:  # a full or read-only target
+            target = exc.filename or out or run_dir / "report"
+            raise StorageError(f"cannot write {target}: {describe(exc)}") from None
     seconds = time.perf_counter() - started
     what = (f"{result.configurations} configurations, {result.questions} questions"
             if result.kind == "ablation" else f"{result.questions} questions")

@@ -12,7 +12,7 @@ from rich.syntax import Syntax
 
 from omni3d_bench.types import DatasetError
 from vadar.agents.techniques.vote import VoteRecord
-from vadar.cli.errors import user_errors
+from vadar.cli.errors import print_error, user_errors
 from vadar.cli.options import (FormalizeOption, ModuleOption, ModulesOption, ReflectOption, SamplesOption,
                                SizePriorsOption, TestsOption, apply_module_choice, apply_reasoning)
 from vadar.app import open as open_vadar
@@ -59,8 +59,13 @@ def solve_command(
         for named in solution.regions:
             console.print(f"  {named.name}: box {list(rounded(named.box))}"
                           f"{', mask' if named.mask_counts else ''}", highlight=False, markup=False)
+        unwritten = None
         if html is not None:
-            console.print(f"wrote {solution.save_html(html)}", highlight=False)
+            try:
+                console.print(f"wrote {solution.save_html(html)}", highlight=False)
+            except OSError as exc:  # a full or read-only target: the answer below is still shown
+                unwritten = f"cannot write {exc.filename or html}: {exc.strerror or exc}; choose another --html"
+                print_error(unwritten)
     console.print(f"[bold]program[/bold] ({solution.attempts} LLM "
                   f"{'reply' if solution.attempts == 1 else 'replies'}, {solution.seconds:.1f}s):")
     console.print(Syntax(solution.program or "# no program", "python", theme="ansi_dark"))
@@ -76,6 +81,8 @@ def solve_command(
     if vote is not None:
         console.print(f"agreement: {vote.agreeing} of {vote.working} working programs "
                       f"({len(vote.samples)} sampled)", highlight=False)
+    if unwritten is not None:
+        raise typer.Exit(code=1)
 
 
 def frame_paths(images: list[Path] | None, video: Path | None) -> list[Path]:

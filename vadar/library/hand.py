@@ -11,11 +11,12 @@ import ast
 from dataclasses import dataclass
 
 from api_store import ApiStore
-from vadar.sandbox import LibrarySourceError, check_library_source
+from vadar.programs.helper_rules import HelperRuleError, check_helper, name_problem
 
 
 class HandLibraryError(ValueError):
-    """The file holds no usable helper, or a helper lacks its docstring or underscore."""
+    """The file holds no usable helper, or a helper lacks its docstring or breaks a helper rule
+    (`vadar.programs.helper_rules`: its name, its size, the sandbox policy)."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,10 @@ class HandFunction:
 
 def parse_functions(source: str) -> list[HandFunction]:
     """Every top-level function of `source`, in order; each needs a `_` name and a docstring."""
-    tree = ast.parse(source)
+    try:
+        tree = ast.parse(source)
+    except (ValueError, RecursionError, MemoryError) as exc:  # SyntaxError says its line itself
+        raise HandLibraryError(f"the file cannot be read as Python ({type(exc).__name__}: {exc})") from None
     defs = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
     if not defs:
         raise HandLibraryError("no function definitions found")
@@ -42,22 +46,23 @@ def parse_functions(source: str) -> list[HandFunction]:
     functions = []
     for node in defs:
         docstring = ast.get_docstring(node)
-        if not node.name.startswith("_") or node.name.startswith("__"):
-            raise HandLibraryError(f"`{node.name}`: library names start with one underscore")
+        problem = name_problem(node.name)
+        if problem is not None:
+            raise HandLibraryError(f"line {node.lineno}: {problem}")
         if not docstring:
             raise HandLibraryError(f"`{node.name}` has no docstring; the LLM reads it to use the function")
         if node.decorator_list:
             raise HandLibraryError(f"`{node.name}`: decorators are not allowed in library functions")
         code = ast.get_source_segment(source, node) + "\n"
-        try:
-            check_library_source(node.name, code)
-        except LibrarySourceError as exc:
-            raise HandLibraryError(str(exc)) from None
         returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+        signature = f"({ast.unparse(node.args)}){returns}"
+        try:
+            check_helper(node.name, signature, docstring, code)
+        except HelperRuleError as exc:
+            raise HandLibraryError(f"line {node.lineno}: {exc}") from None
         called = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-        functions.append(HandFunction(
-            node.name, f"({ast.unparse(node.args)}){returns}", docstring,
-            code, tuple(sorted((called & names) - {node.name}))))
+        functions.append(HandFunction(node.name, signature, docstring, code,
+                                      tuple(sorted((called & names) - {node.name}))))
     return functions
 
 

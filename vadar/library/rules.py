@@ -18,15 +18,20 @@ import textwrap
 from collections.abc import Iterable, Sequence
 
 from vadar.library.fragments import Pattern
+from vadar.programs.helper_rules import name_problem as stored_name_problem
 
 HELPER_NAME = re.compile(r"^_[a-z][a-z0-9_]{2,40}$")
 """A helper's name: one underscore, then lower-case words joined by underscores."""
 
 
 def name_problem(name: str, taken: Iterable[str]) -> str | None:
-    """Why `name` cannot name a new helper: it is not of the helper form, or it is taken."""
+    """Why `name` cannot name a new helper: it is not of the helper form, it breaks the rules every
+    stored helper keeps (no module, built-in, sandbox or namespace name), or it is taken."""
     if not HELPER_NAME.match(name):
         return f"`{name}` is not a valid name: use one leading underscore, lower case words and underscores"
+    broken = stored_name_problem(name)
+    if broken is not None:
+        return broken
     if name in set(taken):
         return f"`{name}` is already taken; choose another name"
     return None

@@ -278,7 +278,7 @@ class LLMClient:
                     return read_plain(raw, limit, deadline, self._where(), self._total_timeout)
             stream = client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
             closer.watch(stream.close)
-            reply = closer.reply = StreamedReply(self._where())
+            reply = closer.reply = StreamedReply(self._where(), limit)
             guard = RepetitionGuard(repeats=repeats) if repeats else None
             with stream:
                 for chunk in stream:
@@ -289,7 +289,7 @@ class LLMClient:
                         raise self._total_timeout(reply)
                     if guard is not None and piece and guard.feed(piece) is not None:
                         break
-                    if reply.length > limit:
+                    if reply.over_limit:  # kept to `limit` characters, however large the chunk
                         reply.cut_off()
                         break
             loop = guard.feed("\n") if guard is not None else None  # also judges an unended last line

@@ -32,11 +32,19 @@ def _dump(value: Any) -> str:
         return type(value).__name__
 
 
-class StreamedReply:
-    """Text, finish reason and usage gathered from chunks as they arrive."""
+COMPLETE = frozenset({"stop", "length", REPETITION})
+"""Finish reasons of a complete reply: the model stopped, hit `max_tokens`, or we cut a loop. Any
+other (`error`, `content_filter`, a reason a proxy made up) is no reply to keep or cache."""
 
-    def __init__(self, where: str) -> None:
+
+class StreamedReply:
+    """Text, finish reason and usage gathered from chunks as they arrive; at most `limit`
+    characters of text are kept, however large a chunk is (`over_limit` says some were dropped)."""
+
+    def __init__(self, where: str, limit: int | None = None) -> None:
         self.where = where
+        self.limit = limit
+        self.over_limit = False
         self.parts: list[str] = []
         self.length = 0
         self.pieces = 0  # content deltas: about one token each (llama.cpp and vLLM send one)
@@ -67,6 +75,12 @@ class StreamedReply:
             self.finish_reason = choice.finish_reason
         delta = getattr(choice, "delta", None)
         piece = getattr(delta, "content", None) or ""
+        if not isinstance(piece, str):
+            raise LLMBadResponseError(f"LLM endpoint {self.where} sent a chunk whose content is "
+                                      f"{type(piece).__name__}, not text: {_dump(chunk)}")
+        if self.limit is not None and self.length + len(piece) > self.limit:
+            piece = piece[: max(self.limit - self.length, 0)]
+            self.over_limit = True
         if piece:
             self.parts.append(piece)
             self.length += len(piece)
@@ -98,6 +112,12 @@ class StreamedReply:
             raise LLMIncompleteError(
                 f"LLM endpoint {self.where} ended a streamed reply before it finished (no finish "
                 f"reason; {self.length} characters had arrived): the connection closed early"
+            )
+        if self.choices_seen and self.finish_reason not in COMPLETE:
+            raise LLMIncompleteError(
+                f"LLM endpoint {self.where} ended a streamed reply with finish reason "
+                f"{clip(repr(self.finish_reason), 80)} ({self.length} characters had arrived): "
+                "only 'stop' and 'length' end a complete reply"
             )
         return self
 
@@ -189,6 +209,9 @@ def read_plain(raw: Any, char_limit: int, deadline: float, where: str,
         raise LLMBadResponseError(f"LLM endpoint {where} answered with something that is not a chat "
                                   f"completion: {clip(repr(data), 300)}")
     reply = StreamedReply.from_completion(ChatCompletion.construct(**data), where)
+    if reply.finish_reason is not None and reply.finish_reason not in COMPLETE:
+        raise LLMIncompleteError(f"LLM endpoint {where} answered with finish reason "
+                                 f"{clip(repr(reply.finish_reason), 80)}: only 'stop' and 'length' end a complete reply")
     if reply.length > char_limit:
         reply.parts = [reply.text[:char_limit]]
         reply.length = char_limit

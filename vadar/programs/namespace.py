@@ -23,24 +23,19 @@ from base_modules.region_tools import bind_region_tools
 from base_modules.types import Image, Region
 from base_modules.view_modules import ViewModuleSet
 from omni3d_bench.generator.sketch import CAMERA, sketch_scene
-from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
+from vadar.programs.helper_rules import LeftOut, fit_library, warn_left_out
+from vadar.sandbox import LibraryFunction
 
 
 def library_functions(records: Iterable[FunctionRecord]) -> dict[str, LibraryFunction]:
     """Implemented functions as sandbox source, ready to join a namespace.
 
-    A stored helper that is not one plain `def` (stored before that was checked) is left out:
-    its definition would run before every program.
+    The helper rules are checked again here (`helper_rules.fit_library`): a stored helper that breaks
+    one (stored before it was checked, say) is left out with a warning, never ending the run; its
+    definition would run before every program, and its name could replace a module's.
     """
-    return {f.name: LibraryFunction(f.name, f.code) for f in records if f.code and _plain(f.name, f.code)}
-
-
-def _plain(name: str, code: str) -> bool:
-    try:
-        check_library_source(name, code)
-    except LibrarySourceError:
-        return False
-    return True
+    return {f.name: LibraryFunction(f.name, f.code) for f in fit_library(f for f in records if f.code)
+            if f.code}
 
 
 def program_namespace(image: Image, modules: ModuleSet, library: Iterable[FunctionRecord] = (),
@@ -55,7 +50,10 @@ def program_namespace(image: Image, modules: ModuleSet, library: Iterable[Functi
             namespace.update(view_modules.for_views(list(views)).as_namespace())
     if regions:
         namespace.update(bind_region_tools(regions, region_modules(modules)))
-    return {**namespace, **library_functions(library)}
+    helpers = library_functions(library)
+    for name in helpers.keys() & namespace.keys():  # the name rules keep these apart; this holds regardless
+        warn_left_out(LeftOut(name, "its name is bound in the namespace"))
+    return {**namespace, **{n: f for n, f in helpers.items() if n not in namespace}}
 
 
 def unit_scene_namespace(library: Iterable[FunctionRecord] = ()) -> Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]:

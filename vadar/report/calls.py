@@ -13,11 +13,13 @@ once, so a box has the colour of its call's swatch in the table on whichever fra
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import Any
 
 from base_modules.types import Region
+from vadar.programs.answers import as_float
 
 PALETTE = (
     "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324",
@@ -71,8 +73,9 @@ class CallTrace:
 
 
 def is_box(value: Any) -> bool:
+    """Four finite numbers: a list holding `10**400` or NaN is shown as a list, never drawn."""
     return (isinstance(value, (list, tuple)) and len(value) == 4
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))
+            and all((number := as_float(v)) is not None and math.isfinite(number) for v in value))
 
 
 def is_image(value: Any) -> bool:

@@ -24,6 +24,7 @@ from vadar.agents.program import ProgramAgent
 from vadar.programs.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
 from vadar.programs.api_text import render_api, with_regions
+from vadar.programs.helper_rules import fit_library
 from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, TestScenes
 from vadar.config import VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
@@ -50,11 +51,15 @@ class LibrarySnapshot:
 
 
 def read_library(store: ApiStore, method: str) -> LibrarySnapshot:
-    """The implemented functions and correct build programs `method` may use (none but for vadar)."""
+    """The implemented functions and correct build programs `method` may use (none but for vadar).
+
+    Helpers that break the helper rules, or come after the library's size bounds are full, are left
+    out with a warning (`helper_rules.fit_library`), so the API text and the namespace show the same ones.
+    """
     if method != "vadar":
         return LibrarySnapshot()
     examples = [p for p in store.verified_programs(correct_only=True) if p.withdrawn is None]
-    return LibrarySnapshot(store.functions(FunctionStatus.IMPLEMENTED), examples)
+    return LibrarySnapshot(fit_library(store.functions(FunctionStatus.IMPLEMENTED)), examples)
 
 
 def example_retriever(snapshot: LibrarySnapshot, config: VadarConfig) -> ExampleRetriever:

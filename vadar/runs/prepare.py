@@ -61,6 +61,8 @@ class DataSelection:
         root = self.data if self.data is not None else sample_path()
         dataset = load_dataset(root)
         split = self.split or (SAMPLE_SPLIT if self.data is None else _only_split(dataset))
+        if split not in dataset.splits():  # `--split ../../x` would read, and name a run directory, elsewhere
+            raise DatasetError(f"unknown split {split!r} in {root}; available: {', '.join(dataset.splits()) or 'none'}")
         questions = of_families(dataset.questions(split)[max(self.skip, 0):], self.families, root)
         if self.limit is not None:
             questions = questions[: max(self.limit, 0)]

@@ -6,13 +6,13 @@ import dataclasses
 import json
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from vadar.agents.techniques.records import read_techniques
 from vadar.programs.records import TechniqueRecords
-from vadar.runs.storage import writing
+from vadar.runs.storage import StorageError, writing
 from vadar.text import bounded_repr, clip
 
 MAX_LINE_BYTES = 1024 * 1024
@@ -86,23 +86,30 @@ class ResultsFile:
         Readers of runs made by other versions (reports) take these and treat fields as optional;
         a torn last line from a crash mid-write is skipped (that question is redone on resume).
         """
+        return [data for _, data in self._numbered_rows()]
+
+    def _numbered_rows(self) -> list[tuple[int, dict[str, Any]]]:
         if not self.path.exists():
             return []
-        seen: dict[str, dict[str, Any]] = {}
-        with self.path.open(encoding="utf-8") as handle:
-            for line in handle:
+        seen: dict[str, tuple[int, dict[str, Any]]] = {}
+        with writing(self.path, "read"), self.path.open(encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
                 try:
                     data = json.loads(line)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):  # a torn line, or a number Python will not read
                     continue
                 if isinstance(data, dict) and "question_id" in data:
-                    seen[str(data["question_id"])] = data
+                    seen[str(data["question_id"])] = (number, data)
         return list(seen.values())
 
     def _iter(self) -> Iterator[QuestionResult]:
-        for data in self.rows():
+        for number, data in self._numbered_rows():
+            problem = record_problem(data)
+            if problem is not None:
+                raise ResultsFileError(f"{self.path}, line {number}: {problem}; fix or remove that line "
+                                       "(a rerun answers a removed question again)")
             yield question_result(data)
 
 
@@ -127,6 +134,38 @@ def question_result(row: Mapping[str, Any]) -> QuestionResult:
     extra = row.get("extra")
     given = row.get("answer_given", extra.get("answer_given") if isinstance(extra, Mapping) else None)
     return QuestionResult(**fields, techniques=read_techniques(row), answer_given=given)
+
+
+class ResultsFileError(StorageError):
+    """A line of `results.jsonl` is not a result record (a field missing, unknown or of the wrong type)."""
+
+
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "question_id": (str, int), "question": (str,), "answer_type": (str,), "score": (int, float),
+    "correct": (bool,), "program": (str, type(None)), "error": (str, type(None)), "attempts": (int,),
+    "prompt_tokens": (int,), "completion_tokens": (int,), "cached_prompt_tokens": (int,),
+    "seconds": (int, float), "image_id": (str,), "method": (str,), "module_calls": (list,),
+    "step_errors": (list,), "extra": (dict,), "techniques": (dict,), "infrastructure_error": (bool,),
+    "view_ids": (list,),
+}
+_REQUIRED = tuple(f.name for f in fields(QuestionResult) if f.default is MISSING and f.default_factory is MISSING)
+
+
+def record_problem(data: dict[str, Any]) -> str | None:
+    """Why `data` is not a `QuestionResult` record, or None: a required field missing, a field no
+    version writes, or a value of the wrong type (a score written as text)."""
+    missing = [name for name in _REQUIRED if name not in data]
+    if missing:
+        return f"the record lacks {', '.join(repr(m) for m in missing)}"
+    unknown = [str(key) for key in data if key not in _FIELD_TYPES and key not in ("gold", "answer", "answer_given")]
+    if unknown:
+        return f"the record has the unknown field(s) {', '.join(repr(u[:40]) for u in unknown[:3])}"
+    for name, types in _FIELD_TYPES.items():
+        value = data.get(name)
+        if name not in data or (isinstance(value, types) and not (isinstance(value, bool) and bool not in types)):
+            continue
+        return f"its {name!r} is {clip(repr(value), 60)}, not {' or '.join(t.__name__ for t in types)}"
+    return None
 
 
 def _drop_torn_line(handle: BinaryIO) -> int:

@@ -15,7 +15,8 @@ from vadar.sandbox.executor import (
     default_sandbox,
     execute,
 )
-from vadar.sandbox.library_source import LibrarySourceError, check_library_source
+from vadar.sandbox.library_source import LibrarySourceError, check_library_policy, check_library_source
+from vadar.sandbox.policy import reserved_name
 from vadar.sandbox.pool import SandboxPool
 
 __all__ = [
@@ -25,7 +26,9 @@ __all__ = [
     "LibrarySourceError",
     "Sandbox",
     "SandboxPool",
+    "check_library_policy",
     "check_library_source",
     "default_sandbox",
     "execute",
+    "reserved_name",
 ]

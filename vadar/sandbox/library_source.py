@@ -5,13 +5,16 @@ the program calls it. Anything evaluated at definition time (decorators, default
 top-level statements) would therefore run ahead of every program and could rebind a module or
 `final_result`. So a library function is one `def` named as stored, without decorators, with
 constant defaults, and without `global` statements (a helper cannot rebind the program's names
-when called either). Checked when a helper is stored and again in the worker when it is loaded.
-Standard library only: the sandbox worker imports this module.
+when called either). Checked when a helper is stored and again in the worker when it is loaded; `check_library_policy`
+also compiles it under the program policy, as the worker will before every program.
+Standard library and the sandbox policy only: the sandbox worker imports this module.
 """
 
 from __future__ import annotations
 
 import ast
+
+from vadar.sandbox.policy import PolicyError, compile_program
 
 MAX_SOURCE_CHARS = 100_000
 """Longest helper source accepted (the same bound as an LLM reply)."""
@@ -64,3 +67,19 @@ def check_library_source(name: str, source: str) -> None:
         if isinstance(inner, (ast.Global, ast.Nonlocal)):
             raise LibrarySourceError(f"library function {name}: `global` and `nonlocal` are not allowed",
                                      inner.lineno)
+
+
+def check_library_policy(name: str, source: str) -> None:
+    """Raise `LibrarySourceError` unless `source` compiles under the program policy.
+
+    A helper that breaks it (`return ().__class__`) would fail every program that has it in its
+    namespace, called or not: the worker compiles all of them first.
+    """
+    try:
+        compile_program(source, f"<library {name}>")
+    except PolicyError as exc:
+        raise LibrarySourceError(f"library function {name} breaks the sandbox policy: {exc.message}",
+                                 exc.lineno) from None
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise LibrarySourceError(f"library function {name} does not compile: {exc}",
+                                 getattr(exc, "lineno", None)) from None

@@ -29,7 +29,7 @@ from RestrictedPython.Guards import (
     safer_getattr,
     safer_getattr_raise,
 )
-from RestrictedPython.transformer import IOPERATOR_TO_STR, RestrictingNodeTransformer
+from RestrictedPython.transformer import FORBIDDEN_FUNC_NAMES, IOPERATOR_TO_STR, RestrictingNodeTransformer
 
 RESERVED_NAME = re.compile(r"^_.*_$|^_print$|^_tmp\d+$")
 """Underscore names the transformer itself emits; programs must not define or shadow them."""
@@ -221,9 +221,11 @@ def _safe_getattr(obj: Any, name: str, *default: Any) -> Any:
 
 
 def _safe_hasattr(obj: Any, name: str) -> bool:
+    """False where `getattr` refuses the attribute, as Python's `hasattr` answers for a missing one:
+    `hasattr('', 'format')` is False here (`str.format` is not for programs), not an error."""
     try:
         _safe_getattr(obj, name)
-    except AttributeError:
+    except (AttributeError, NotImplementedError):
         return False
     return True
 
@@ -350,3 +352,18 @@ def build_globals(stdout: PrintCollector) -> dict[str, Any]:
         # helpers, then repeat the same NameError on every retry.
         "math": modules["math"],
     }
+
+
+def reserved_name(name: str) -> bool:
+    """Whether `name` belongs to the sandbox: a name the transformer emits (`_getattr_`, `_print`,
+    `_tmp0`), one it forbids (`printed`, `builtins`), a dunder, or a name every program's globals or
+    builtins bind (`_write_`, `math`, `getattr`, `__import__`). A library function of such a name
+    would stand in for it in every program."""
+    return (name.startswith("__") or bool(RESERVED_NAME.match(name)) or name in FORBIDDEN_FUNC_NAMES
+            or name in _bound_names())
+
+
+@functools.lru_cache(maxsize=1)
+def _bound_names() -> frozenset[str]:
+    bound = build_globals(PrintCollector(0))
+    return frozenset(bound) | frozenset(bound["__builtins__"])
