@@ -9,8 +9,8 @@ import pytest
 from api_store import ApiStore, FunctionStatus
 from vadar.agents.api import ApiAgent, TestContext
 from vadar.agents.signature import SignatureAgent
-from vadar.library.clusters import parse_reply
-from vadar.library.distill import Distiller
+from vadar.library.group_replies import parse_reply
+from vadar.library.rules import name_problem
 from vadar.llm.doubles import ScriptedLLM
 from vadar.programs.api_text import render_api
 from vadar.programs.helper_rules import MAX_DOCSTRING_CHARS, MAX_SIGNATURE_CHARS
@@ -54,11 +54,10 @@ def test_the_api_agent_never_implements_a_stored_proposal_of_such_a_name(name):
 
 
 @pytest.mark.parametrize("name", ["_getattr_", "_print_", "_write_", "_tmp12", "_apply_"])
-def test_distillation_refuses_sandbox_names(tmp_path, name):
-    store = ApiStore(tmp_path / "lib.sqlite")
-    problem = Distiller(store, ScriptedLLM([]), lambda code, ns: None)._name_problem(name, set())
+def test_distillation_refuses_sandbox_names(name):
+    problem = name_problem(name, set())  # the name rule of every library route
     assert problem is not None and "the sandbox reserves" in problem
-    assert Distiller(store, ScriptedLLM([]), lambda code, ns: None)._name_problem("_count_red_things", set()) is None
+    assert name_problem("_count_red_things", set()) is None
     reply = f"```python\ndef {name}(image):\n    \"\"\"Count.\"\"\"\n    return 1\n\nfinal_result = {name}(image)\n```"
     with pytest.raises(ValueError, match="the sandbox reserves"):
         parse_reply(reply, 1, set())

@@ -22,11 +22,11 @@ runner = CliRunner()
 
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
-    import vadar.cli.solve as solve_module
+    import vadar.app.instance as instance
     from vadar.runs.session import open_session as real_open_session
 
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"] * 3)
-    monkeypatch.setattr(solve_module, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
     return llm
 
@@ -80,7 +80,7 @@ def test_an_html_page_that_cannot_be_written_is_one_line_after_the_answer(script
     def fail(path, **kwargs):
         raise OSError(code, os.strerror(code), str(path))
 
-    monkeypatch.setattr("vadar.report.write_question_page", fail)
+    monkeypatch.setattr("vadar.report.question_page.write_question_page", fail)
     image, scene = sample
     page = tmp_path / "page.html"
     result = runner.invoke(app, ["solve", "--image", str(image), "--question", "How many cylinders are there?",

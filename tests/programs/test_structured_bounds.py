@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from vadar.programs.question_form import parse_question
+
 from vadar.agents.formalize import Formalizer
 from vadar.agents.unit_tests import TestWriter
 from vadar.config import VadarConfig
@@ -51,7 +53,7 @@ def test_brackets_inside_strings_do_not_count_and_shallow_replies_parse():
 @pytest.mark.parametrize("reply", ["[" * 3000, '{"scenes": ' * 2000])
 def test_formalize_asks_again_after_a_deep_reply(reply):
     llm = ScriptedLLM([reply, CONSTRAINT])
-    formalized = Formalizer(llm).formalize("How many red cubes are there?")
+    formalized = Formalizer(llm).formalize(parse_question("How many red cubes are there?"))
     assert formalized.constraint is not None and formalized.constraint.answer_type == "count"
     assert "nested more than" in formalized.refused[0]
     assert "nested more than" in llm.calls[1][-1]["content"]
@@ -79,5 +81,5 @@ def test_a_run_with_deep_structured_replies_goes_on(tmp_path: Path, run_config: 
         summary = evaluate(session, data, out, method="static-api", show_progress=False)
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert summary.questions == 2 and [row["answer"] for row in rows] == [2, 2]
-    refused = rows[0]["extra"]["constraint_refused" if technique == "formalize" else "unit_tests_refused"]
+    refused = rows[0]["techniques"]["formalize" if technique == "formalize" else "unit_tests"]["refused"]
     assert len(refused) == 2 and all("nested more than" in reason for reason in refused)

@@ -41,7 +41,7 @@ def test_a_vote_over_a_huge_number_is_the_questions_answer(tmp_path: Path, run_c
     replies = [program(code) for code in answers] + [program("2")] * 3
     rows = run_rows(run_config, replies, tmp_path / "run", questions=2)
     assert rows[0]["answer"] == voted and rows[0]["error"] is None
-    assert [s["answer"] for s in rows[0]["extra"]["samples"]] == [eval(code) for code in answers]  # noqa: S307
+    assert [s["answer"] for s in rows[0]["techniques"]["vote"]["samples"]] == [eval(code) for code in answers]  # noqa: S307
     assert rows[1]["answer"] == 2
 
 
@@ -61,7 +61,7 @@ def test_a_unit_test_expecting_a_huge_number_is_judged(tmp_path: Path, run_confi
     rows = run_rows(run_config, [reply] * 8, tmp_path / "run", questions=2)
     assert all(row["error"] is None for row in rows)
     assert rows[0]["answer"] == eval(code)  # noqa: S307
-    assert rows[0]["extra"]["unit_tests"][0]["answer"] == json.loads(expected)
+    assert rows[0]["techniques"]["unit_tests"]["tests"][0]["answer"] == json.loads(expected)
 
 
 def _warehouse_question() -> Question:
