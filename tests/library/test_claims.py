@@ -188,3 +188,25 @@ def test_library_check_command_reports_and_retires(tmp_path, bench, monkeypatch)
     assert "_is_in_front: relation_test:front: passed" in result.output
     with ApiStore(tmp_path / "vadar.sqlite") as store:
         assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_is_in_front"]
+
+
+ROUGH_HEIGHT = '''
+def _height_of_object(image: Image, object_prompt: str) -> float:
+    """The object's height in metres, as a 2D estimate: right within 10% for three objects, three times off for one."""
+    name = object_prompt
+    return {"box": 0.62, "cabinet": 1.0, "green chair": 0.95, "white chair": 2.7}[name]
+'''
+WIDTH_FOR_HEIGHT = '''
+def _height_of_object(image: Image, object_prompt: str) -> float:
+    """The object's width in metres, named a height."""
+    name = object_prompt
+    return {"box": 0.6, "cabinet": 0.8, "green chair": 0.5, "white chair": 0.5}[name]
+'''
+
+
+def test_a_metric_claim_passes_on_the_benchmarks_partial_credit_not_on_every_case(tmp_path, bench):
+    rough = check(tmp_path, bench, ROUGH_HEIGHT, "_height_of_object")
+    assert rough.passed is True and rough.credit == pytest.approx(0.7)  # MRA 0.9, 0.9, 1.0, 0: mean 0.7
+    assert len(rough.failures) == 1 and "white chair" in rough.failures[0]  # shown to the LLM all the same
+    width = check(tmp_path / "w", bench, WIDTH_FOR_HEIGHT, "_height_of_object")
+    assert width.passed is False and width.credit < 0.5

@@ -204,7 +204,7 @@ def build_api(
                 report = BatchReport(index, ids, skipped=True)
             else:
                 built_from = [q for done in chunks[:index + 1] for q in done]
-                report = _build_batch(session, data, chunk, index, run.id, event, built_from)
+                report = _build_batch(session, data, chunk, index, run.id, event, built_from, questions)
                 state.mark_done(ids)
             reports.append(report)
             if on_batch is not None:
@@ -250,12 +250,14 @@ def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) 
 
 
 def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question], index: int, run_id: int,
-                 on_event: Callable[[str], None] | None, built_from: Sequence[Question]) -> BatchReport:
+                 on_event: Callable[[str], None] | None, built_from: Sequence[Question],
+                 scenes: Sequence[Question]) -> BatchReport:
+    """One batch: proposals (checked on the scenes of `scenes`, the build's questions), then distillation."""
     store = session.store
     report = BatchReport(index, [q.question_id for q in chunk])
     batch = store.start_batch(run_id, report.question_ids, index=index)
     if session.config.library.propose:
-        _propose_and_implement(session, data, chunk, index, batch, report, on_event)
+        _propose_and_implement(session, data, chunk, index, batch, report, on_event, scenes)
     distilled = distill_batch(session, data, chunk, batch.id, built_from, on_event)
     if distilled is not None:
         report.distilled = distilled.admitted
@@ -264,7 +266,8 @@ def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question]
 
 
 def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence[Question], index: int,
-                           batch: Any, report: BatchReport, on_event: Callable[[str], None] | None) -> None:
+                           batch: Any, report: BatchReport, on_event: Callable[[str], None] | None,
+                           scenes: Sequence[Question]) -> None:
     """Top-down: the Signature agent proposes, the API agent implements, admission decides."""
     store = session.store
     provenance = {"run_id": batch.run_id, "batch_id": batch.id, "model": session.model_name}
@@ -305,7 +308,8 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
                 for q in chunk]
     settings = session.config.library
     search = SearchSettings(settings.search_samples, settings.search_rounds, settings.search_temperature)
-    verifier = TruthVerifier(TruthChecks(session.executor), store, data.dataset, data.modules, chunk)
+    # ground-truth cases come from the scenes of every build question (never a held-back one)
+    verifier = TruthVerifier(TruthChecks(session.executor), store, data.dataset, data.modules, scenes)
     agent = ApiAgent(session.llm, store, session.executor, max_attempts=limits.implementation_attempts,
                      on_event=on_event, max_reply_tokens=cap, search=search, verifier=verifier, **provenance)
     outcome = agent.implement(pending, contexts)
