@@ -27,6 +27,10 @@ BATCH_SIZE = 3
 def main() -> int:
     config = load_config()
     config.llm.cache = False
+    # the settings of the replay tests (tests/agents/test_replay_real_model.py), so they send these requests
+    config.library.distill = False
+    config.library.admit_min_uses = 1
+    config.library.admission = "off"
     with tempfile.TemporaryDirectory() as home:
         config.paths.home = Path(home)
         config.paths.model_cache_dir = load_config().paths.model_cache

@@ -36,6 +36,16 @@ class Proposals:
         return self.cost.replies
 
 
+@dataclass(frozen=True)
+class ProposalAims:
+    """What to point the proposals at: what the batch asks for, kinds of question no build program
+    answered right yet, and stubs whose names ground truth can check (`vadar.library.aims`)."""
+
+    asks: list[str] = field(default_factory=list)
+    unsolved: list[str] = field(default_factory=list)
+    checkable: list[tuple[str, str]] = field(default_factory=list)  # (stub, what it claims)
+
+
 _FILLER_WORDS = frozenset({"get", "find", "compute", "return", "the", "a", "an", "all", "of", "is"})
 
 
@@ -80,16 +90,17 @@ class SignatureAgent:
         self.max_functions = max_functions
 
     def propose(self, questions: Sequence[str], api_text: str, existing: Iterable[str],
-                tried: Mapping[str, str] | None = None) -> Proposals:
+                tried: Mapping[str, str] | None = None, aims: ProposalAims | None = None) -> Proposals:
         """Stubs for `questions`; `tried` (helpers tried before and not admitted, with why) is shown
-        to the LLM and screened out of its reply."""
+        to the LLM and screened out of its reply; `aims` say what to aim the proposals at."""
         tried = dict(tried or {})
+        aims = aims or ProposalAims()
         messages = [
             {"role": "system", "content": prompts.render(
                 "signature_system", api=api_text.strip(), max_functions=self.max_functions,
                 example=example_stub(questions).strip())},
             {"role": "user", "content": prompts.render("signature_batch", questions=list(questions),
-                                                       tried=sorted(tried.items()))},
+                                                       tried=sorted(tried.items()), aims=aims)},
         ]
         result = Proposals()
         existing = list(existing)

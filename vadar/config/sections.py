@@ -136,6 +136,7 @@ class LibraryConfig:
     retire_min_uses: int = 4  # judged programs on build questions before a function can be retired
     retire_below: float = 0.25  # retire when fewer than this share of those programs were right
     propose: bool = True  # top-down: the Signature and API agents propose and implement helpers
+    aim: bool = True  # show the Signature agent what the batch asks for, what no program got right, checkable names
     admit_min_uses: int = 3  # a proposed helper needs this many programs using it on its batch
     distill: bool = True  # bottom-up: helpers distilled from the right build programs (labelled mode)
     distill_min_uses: int = 3  # questions whose programs share a pattern before it can become a helper

@@ -92,3 +92,29 @@ def _input_kind(arg: ast.arg) -> str:
     if any(w in name for w in ("prompt", "phrase", "name", "description", "noun", "label")):
         return "phrase"
     return "other"
+
+
+@dataclass(frozen=True)
+class CheckableName:
+    """A helper stub whose name and signature make a claim ground truth decides, and what it claims."""
+
+    stub: str
+    says: str
+
+
+CHECKABLE_NAMES: dict[str, tuple[CheckableName, ...]] = {
+    "spatial": (CheckableName("_objects_left_of(image: Image, bbox: BBox) -> list[BBox]",
+                              "the other objects left of the object in bbox (also right_of, in_front_of, behind)"),
+                CheckableName("_is_left_of(image: Image, bbox1: BBox, bbox2: BBox) -> bool",
+                              "whether the first object is left of the second (also right_of, in_front_of, behind)")),
+    "shared": (CheckableName("_same_color(image: Image, bbox1: BBox, bbox2: BBox) -> bool",
+                             "whether two objects share a color (also shape, material, size)"),),
+    "height": (CheckableName("_height_of_object(image: Image, bbox: BBox) -> float",
+                             "the object's height in metres"),),
+    "distance": (CheckableName("_distance_between(image: Image, bbox1: BBox, bbox2: BBox) -> float",
+                               "metres between the two objects"),
+                 CheckableName("_distance_from_camera(image: Image, bbox: BBox) -> float",
+                               "metres from the camera to the object")),
+}
+"""Stubs the Signature agent is shown as names ground truth can check, by what the questions ask for.
+Each parses to its claim (tests/library/test_claims.py)."""

@@ -41,6 +41,12 @@ _OTHER_UNIT = re.compile(r"\b(?:centimet(?:er|re)s?|millimet(?:er|re)s?|cm|mm|in
 _DIMENSION = {"tall": "height", "high": "height", "height": "height", "wide": "width", "width": "width",
               "long": "length", "length": "length", "deep": "depth", "depth": "depth"}
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+_SPATIAL = (("left", re.compile(r"\bleft\b", re.IGNORECASE)), ("right", re.compile(r"\bright\b", re.IGNORECASE)),
+            ("front", re.compile(r"\bin front\b|\bcloser to the camera\b", re.IGNORECASE)),
+            ("behind", re.compile(r"\bbehind\b|\bfarther from the camera\b", re.IGNORECASE)))
+SPATIAL_RELATIONS = tuple(name for name, _ in _SPATIAL)
+"""Where one object is relative to another, from the camera's view."""
+_SHARED = re.compile(r"\bsame (color|colour|shape|material|size)\b", re.IGNORECASE)
 
 
 def words_of(text: str) -> list[str]:
@@ -58,14 +64,19 @@ class QuestionForm:
     relation: str | None  # one of RELATIONS where the question states one, else None
     asked_dimension: str | None  # "height", "width", "length", "depth" or "size" for one size in metres
     named_objects: tuple[SizePrior, ...]  # the objects it names that have a size prior, first mention first
+    spatial: tuple[str, ...] = ()  # the SPATIAL_RELATIONS it names ("left of the cube", "behind it")
+    shared_attribute: str | None = None  # "color", "shape", "material" or "size" in "the same color as"
 
 
 def parse_question(text: str) -> QuestionForm:
     """The question's form, for every technique to read."""
     relation = next((name for name, pattern in _RELATIONS if pattern.search(text)), None)
+    shared = _SHARED.search(text)
     return QuestionForm(text=text, words=frozenset(words_of(text)), answer_type=_answer_type(text),
                         relation=relation, asked_dimension=_asked_dimension(text, relation),
-                        named_objects=tuple(priors_in_text(text)))
+                        named_objects=tuple(priors_in_text(text)),
+                        spatial=tuple(name for name, pattern in _SPATIAL if pattern.search(text)),
+                        shared_attribute=shared.group(1).lower().replace("colour", "color") if shared else None)
 
 
 def _answer_type(question: str) -> str | None:

@@ -26,6 +26,7 @@ from vadar.agents.signature import SignatureAgent
 from vadar.agents.techniques.vote import VoteRecord
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
+from vadar.library.aims import proposal_aims
 from vadar.library.memory import remembered_helpers
 from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
@@ -257,7 +258,7 @@ def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question]
     report = BatchReport(index, [q.question_id for q in chunk])
     batch = store.start_batch(run_id, report.question_ids, index=index)
     if session.config.library.propose:
-        _propose_and_implement(session, data, chunk, index, batch, report, on_event, scenes)
+        _propose_and_implement(session, data, chunk, index, batch, report, on_event, scenes, built_from)
     distilled = distill_batch(session, data, chunk, batch.id, built_from, on_event)
     if distilled is not None:
         report.distilled = distilled.admitted
@@ -267,7 +268,7 @@ def _build_batch(session: Session, data: PreparedData, chunk: Sequence[Question]
 
 def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence[Question], index: int,
                            batch: Any, report: BatchReport, on_event: Callable[[str], None] | None,
-                           scenes: Sequence[Question]) -> None:
+                           scenes: Sequence[Question], built_from: Sequence[Question]) -> None:
     """Top-down: the Signature agent proposes, the API agent implements, admission decides."""
     store = session.store
     provenance = {"run_id": batch.run_id, "batch_id": batch.id, "model": session.model_name}
@@ -282,7 +283,8 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
         signature_agent = SignatureAgent(session.llm, max_attempts=limits.signature_attempts,
                                          max_functions=limits.max_new_functions, max_reply_tokens=cap)
         tried = {m.name: m.reason for m in memory.values() if m.blocked}
-        proposals = signature_agent.propose([q.question for q in chunk], api_text, existing, tried)
+        aims = proposal_aims(chunk, built_from, store.verified_programs()) if session.config.library.aim else None
+        proposals = signature_agent.propose([q.question for q in chunk], api_text, existing, tried, aims)
         batch = store.record_proposals(batch.id, [dataclasses.asdict(stub) for stub in proposals.accepted],
                                        [f"{stub.name}: {reason}" for stub, reason in proposals.rejected])
     assert batch.proposals is not None

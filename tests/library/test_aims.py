@@ -1,0 +1,78 @@
+"""The Signature agent is aimed at what the batch asks for and what no build program got right."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+from api_store.evidence import VerifiedProgram
+from omni3d_bench.types import Question
+from vadar.agents.signature import ProposalAims, SignatureAgent
+from vadar.library.aims import needs_of, proposal_aims, unsolved_kinds
+from vadar.library.claims import CHECKABLE_NAMES, claim_of
+from vadar.llm.doubles import ScriptedLLM
+from vadar.programs.api_text import render_api
+from vadar.programs.question_form import parse_question
+
+BASE = Question(question_id="0", question="", answer="1", answer_type="float", image_id="i", image_path="i.png",
+                split="test", source="bench")
+
+
+def question(qid: str, text: str, family: str) -> Question:
+    return replace(BASE, question_id=qid, question=text, metadata={"family": family})
+
+
+def program(qid: str, correct: bool) -> VerifiedProgram:
+    return VerifiedProgram(int(qid), None, qid, "", "build", "final_result = 1", "1", "1", None, correct, ())
+
+
+def test_needs_read_from_the_parsed_question():
+    assert needs_of(parse_question("How tall is the red stool in meters?")) == ["height"]
+    assert needs_of(parse_question("What is the distance between the chair and the table in meters?")) == ["distance"]
+    assert needs_of(parse_question("How many things are left of the red sphere?")) == ["spatial", "count"]
+    assert needs_of(parse_question("Is the mug the same color as the cube?")) == ["shared"]
+    assert needs_of(parse_question("How many times taller is the lamp than the mug?")) == ["ratio"]
+
+
+def test_the_aims_name_the_asks_the_unsolved_kinds_and_checkable_names():
+    batch = [question("0", "How tall is the red stool in meters?", "metric_height"),
+             question("1", "How tall is the lamp in meters?", "metric_height"),
+             question("2", "How many chairs are there?", "count_class")]
+    aims = proposal_aims(batch, batch, [program("0", False), program("1", False), program("2", True)])
+    assert aims.asks == ["one object's height in metres (2 of 3 questions)",
+                         "counting the objects that match a description (1 of 3 questions)"]
+    assert aims.unsolved == ['"How tall is the red stool in meters?" (metric_height: 0 of 2 right)']
+    assert aims.checkable == [(n.stub, n.says) for n in CHECKABLE_NAMES["height"]]
+
+
+def test_a_kind_with_one_right_program_or_one_question_is_not_unsolved():
+    questions = [question("0", "How tall?", "metric_height"), question("1", "How tall?", "metric_height"),
+                 question("2", "How far?", "metric_distance")]
+    assert unsolved_kinds(questions, [program("0", True), program("1", False), program("2", False)]) == []
+    assert unsolved_kinds(questions, []) == []  # no program judged yet: nothing is known
+
+
+def test_every_checkable_name_makes_the_claim_it_is_shown_for():
+    for need, names in CHECKABLE_NAMES.items():
+        for name in names:
+            stub = name.stub
+            claim = claim_of(SimpleNamespace(name=stub[:stub.index("(")], signature=stub[stub.index("("):]))
+            assert claim is not None, stub
+            assert {"spatial": ("relation", "relation_test"), "shared": ("same",), "height": ("measure",),
+                    "distance": ("distance", "measure")}[need].count(claim.kind) == 1, (stub, claim)
+
+
+def test_the_signature_request_carries_the_aims_and_is_unchanged_without_them():
+    llm = ScriptedLLM(["# no new functions", "# no new functions"])
+    agent = SignatureAgent(llm)
+    agent.propose(["How tall is the stool?"], render_api(), [])
+    agent.propose(["How tall is the stool?"], render_api(), [], aims=ProposalAims())
+    assert llm.calls[0] == llm.calls[1]
+    aims = ProposalAims(["one object's height in metres (1 of 1 questions)"], ['"How tall?" (metric_height: 0 of 2 right)'],
+                        [("_height_of_object(image: Image, bbox: BBox) -> float", "the object's height in metres")])
+    SignatureAgent(llm := ScriptedLLM(["# no new functions"])).propose(["How tall is the stool?"], render_api(), [],
+                                                                       aims=aims)
+    request = llm.calls[0][1]["content"]
+    assert "What these questions ask for:\n- one object's height in metres (1 of 1 questions)" in request
+    assert "no program has answered right so far" in request and "metric_height: 0 of 2 right" in request
+    assert "- `_height_of_object(image: Image, bbox: BBox) -> float`: the object's height in metres" in request
