@@ -41,7 +41,7 @@ def main() -> int:
             recorder = RecordingLLM(client, CASSETTE)
             with open_session(config, llm=recorder) as session:
                 build_api(session, data, Path(home) / "run", batch_size=BATCH_SIZE)
-                summary = evaluate(session, data, Path(home) / "run", show_progress=False)
+                summary = evaluate(session, data, Path(home) / "run", show_progress=False, scope="build")
     print(summary.to_markdown())
     print(f"recorded {sum(1 for _ in CASSETTE.open())} exchanges in {CASSETTE}")
     return 0

@@ -35,6 +35,9 @@ from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_sou
 from vadar.text import one_line
 
 
+SAMPLE_ATTEMPTS = 2  # replies a sampled implementation gets to run (the greedy one gets max_attempts)
+
+
 @dataclass(frozen=True)
 class TestContext:
     """A real question of the batch to test functions on: its text and sandbox namespace."""
@@ -222,7 +225,8 @@ class ApiAgent:
                                                                         failures=list(failures)[:3])}]
             sampling = self.loop.sampling if index == 0 else dataclasses.replace(
                 self.loop.sampling, first_temperature=self.search.temperature)
-            loop = StepLoop(self.loop.llm, sampling, self.loop.max_steps, self.loop.max_reply_tokens,
+            steps = self.loop.max_steps if index == 0 else min(self.loop.max_steps, SAMPLE_ATTEMPTS)
+            loop = StepLoop(self.loop.llm, sampling, steps, self.loop.max_reply_tokens,
                             seed=None if index == 0 else index)
             end, step = self._converse(record, messages, loop, stack, context, report, numbered_from=numbered[0])
             numbered[0] += end.steps
