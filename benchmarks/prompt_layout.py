@@ -21,6 +21,7 @@ from vadar import prompts
 from vadar.agents.program import opening_messages, system_prompt
 from vadar.programs.api_text import render_api
 from vadar.config import load_config
+from vadar.llm.chat import ChatRequest
 from vadar.llm.client import LLMClient
 from vadar.llm.embedded import open_endpoint
 from vadar.runs.prepare import DataSelection
@@ -57,7 +58,7 @@ def main() -> None:
             for question in questions:
                 messages = layouts(question.question, api_text)[name]
                 started = time.perf_counter()
-                reply = client.complete(messages, max_tokens=1)
+                reply = client.complete(ChatRequest(messages, max_tokens=1))
                 seconds.append(time.perf_counter() - started)
                 totals.append(reply.prompt_tokens)
                 processed.append(reply.prompt_tokens - (reply.cached_prompt_tokens or 0))

@@ -35,7 +35,7 @@ from vadar.programs.sampling import PROGRAM
 from vadar.programs.step_loop import StepLoop
 from vadar.programs.code_extract import NoCodeError, extract_code
 from vadar.config import load_config
-from vadar.llm.chat import ChatResponse
+from vadar.llm.chat import ChatRequest, ChatResponse
 from vadar.llm.client import LLMClient
 from vadar.llm.doubles import ScriptedLLM
 from vadar.llm.embedded import open_endpoint
@@ -134,14 +134,14 @@ def measure_retries(cases: list[tuple[list, str]], repeats: int) -> None:
             for messages, text in cases:
                 started = time.perf_counter()
                 retry = retry_messages(messages, text, way, repeats)
-                reply = llm.complete(retry, max_tokens=PROGRAM.max_tokens, temperature=temperature)
+                reply = llm.complete(ChatRequest(retry, max_tokens=PROGRAM.max_tokens, temperature=temperature))
                 seconds.append(time.perf_counter() - started)
                 tokens.append(reply.completion_tokens)
                 looped += reply.finish_reason in ("length", REPETITION)
                 parsed += reply.finish_reason not in ("length", REPETITION) and parses(reply.text)
                 if reply.finish_reason == REPETITION:
                     started = time.perf_counter()
-                    llm.complete(retry, max_tokens=1, temperature=0.0)  # same prefix: only the wait counts
+                    llm.complete(ChatRequest(retry, max_tokens=1, temperature=0.0))  # same prefix: only the wait
                     waits.append(time.perf_counter() - started)
             wait = f"{statistics.fmean(waits):.2f}" if waits else "-"
             print(f"{way:<7}{looped:>10}/{len(cases):<3}{statistics.fmean(tokens):>8.1f}{parsed:>6}/{len(cases):<2}"

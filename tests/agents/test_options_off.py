@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from vadar.config import VadarConfig
-from vadar.llm.chat import request_key
+from vadar.llm.chat import ChatRequest, request_key
 from vadar.llm.client import LLMClient
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.methods import LibrarySnapshot, build_answerer
@@ -39,7 +39,7 @@ def scripted_requests(config: VadarConfig, script: list[str] = SCRIPT) -> list[d
             answer(question)
         for request in llm.requests:
             options = {k: v for k, v in request.items() if k != "messages" and v is not None}
-            key = request_key(**client.request_for(request["messages"], **options))
+            key = request_key(**client.request_for(ChatRequest(request["messages"], **options)))
             requests.append({"method": method, **request, "key": key})
     return json.loads(json.dumps(requests))
 

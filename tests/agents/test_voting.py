@@ -8,7 +8,7 @@ from vadar.programs.api_text import render_api
 from vadar.agents.program import ProgramAgent
 from vadar.agents.techniques.vote import VoteRecord
 from vadar.agents.voting import decided, plurality, same_answer
-from vadar.config import ConfigError, ReasoningConfig
+from vadar.config import ConfigError, ReasoningConfig, VadarConfig, check_config
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import execute
 
@@ -60,8 +60,8 @@ def test_a_failing_first_program_loses_to_the_working_ones_and_errors_are_all_ke
 
 
 def test_samples_must_be_at_least_one():
-    with pytest.raises(ConfigError, match="reasoning.samples must be at least 1"):
-        ReasoningConfig(samples=0).validate()
+    with pytest.raises(ConfigError, match="reasoning.samples must be between 1 and 16"):
+        check_config(VadarConfig(reasoning=ReasoningConfig(samples=0)))
     assert ReasoningConfig(samples=3, formalize=True).label() == "samples=3+formalize"
     assert ReasoningConfig().label() == "none"
 

@@ -15,6 +15,7 @@ from omni3d_bench.types import DatasetError, Question
 from test_datasets_omni3d import make_dir, rewrite
 from vadar.programs.outcome import ProgramOutcome
 from vadar.cli import app
+from vadar.llm.chat import ChatRequest
 from vadar.llm.errors import LLMRequestError
 from vadar.runs.evaluation import run_questions
 from vadar.runs.results import ResultsFile
@@ -37,7 +38,7 @@ def test_invalid_unicode_is_named(text: str) -> None:
 @pytest.mark.parametrize("text", [UNDECODABLE, "x" + chr(0xD800)])
 def test_the_llm_client_refuses_it_without_sending(server: FakeServer, text: str) -> None:
     with pytest.raises(LLMRequestError, match="not valid Unicode.*cannot be sent"):
-        make_client(server.base_url).complete([{"role": "user", "content": text}])
+        make_client(server.base_url).complete(ChatRequest([{"role": "user", "content": text}]))
     assert server.hits == 0
 
 

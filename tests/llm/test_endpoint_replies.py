@@ -13,6 +13,7 @@ import pytest
 from llm_fake_server import FakeServer, MESSAGES, make_client, make_config
 from vadar.llm.cache import ResponseCache
 from vadar.llm.errors import LLMIncompleteError, LLMTimeoutError
+from vadar.llm.chat import ChatRequest
 
 
 # -- 4: a stream that stops early --------------------------------------------------------------
@@ -23,10 +24,10 @@ def test_a_stream_closed_early_is_retried_and_not_cached(server: FakeServer, tmp
                      {"content": "final_result = 6"}]
     path = tmp_path / "c.sqlite"
     with make_client(server.base_url, cache=ResponseCache(path)) as client:
-        reply = client.complete(MESSAGES)
+        reply = client.complete(ChatRequest(MESSAGES))
     assert reply.text == "final_result = 6" and server.hits == 2
     with make_client(server.base_url, cache=ResponseCache(path)) as client:
-        assert client.complete(MESSAGES).text == "final_result = 6"
+        assert client.complete(ChatRequest(MESSAGES)).text == "final_result = 6"
     assert server.hits == 2  # the whole reply was cached, the truncated one never
 
 
@@ -35,10 +36,11 @@ def test_a_stream_that_always_stops_early_is_an_error_never_cached(server: FakeS
     path = tmp_path / "c.sqlite"
     client = make_client(server.base_url, cache=ResponseCache(path), config=make_config(max_retries=1))
     with pytest.raises(LLMIncompleteError, match="no finish reason"):
-        client.complete(MESSAGES)
+        client.complete(ChatRequest(MESSAGES))
     assert server.hits == 2
     server.script = []
-    assert make_client(server.base_url, cache=ResponseCache(path)).complete(MESSAGES).text.startswith("echo:")
+    again = make_client(server.base_url, cache=ResponseCache(path)).complete(ChatRequest(MESSAGES))
+    assert again.text.startswith("echo:")
     assert server.hits == 3  # asked again, not replayed
 
 
@@ -53,7 +55,7 @@ def test_the_total_deadline_holds_whatever_the_endpoint_sends(server: FakeServer
                                                              stream=stream, cache=False))
     started = time.monotonic()
     with pytest.raises(LLMTimeoutError, match=r"took longer than 1 s in all"):
-        client.complete(MESSAGES)
+        client.complete(ChatRequest(MESSAGES))
     assert time.monotonic() - started < 2.5
 
 
@@ -64,14 +66,14 @@ def test_a_huge_plain_reply_is_cut_before_it_is_kept(server: FakeServer, tmp_pat
     server.script = [{"content": "x" * size}]
     path = tmp_path / "c.sqlite"
     client = make_client(server.base_url, cache=ResponseCache(path), config=make_config(stream=False))
-    reply = client.complete(MESSAGES, max_tokens=1024)
+    reply = client.complete(ChatRequest(MESSAGES, max_tokens=1024))
     assert reply.finish_reason == "length" and len(reply.text) <= 32 * 1024
     assert path.stat().st_size < 200_000
 
 
 def test_a_plain_reply_within_bounds_is_whole(server: FakeServer) -> None:
     server.script = [{"content": "final_result = 3"}]
-    reply = make_client(server.base_url, config=make_config(stream=False)).complete(MESSAGES)
+    reply = make_client(server.base_url, config=make_config(stream=False)).complete(ChatRequest(MESSAGES))
     assert reply.text == "final_result = 3" and reply.finish_reason == "stop"
 
 
@@ -79,9 +81,9 @@ def test_a_plain_reply_within_bounds_is_whole(server: FakeServer) -> None:
 def test_a_huge_plain_reply_never_goes_back_whole_into_the_retry_conversation(server: FakeServer, size: int) -> None:
     server.script = [{"content": "x = 1\n" * (size // 6)}, {"content": "final_result = 1"}]
     client = make_client(server.base_url, config=make_config(stream=False, cache=False, stop_repeats=0))
-    first = client.complete(MESSAGES, max_tokens=1024)
+    first = client.complete(ChatRequest(MESSAGES, max_tokens=1024))
     retry = [*MESSAGES, {"role": "assistant", "content": first.text}, {"role": "user", "content": "shorter"}]
-    client.complete(retry, max_tokens=1024)
+    client.complete(ChatRequest(retry, max_tokens=1024))
     sent = len(json.dumps(server.requests[1]["body"]))
     assert first.finish_reason == "length" and sent < 40_000
 

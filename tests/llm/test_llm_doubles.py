@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vadar.llm.chat import ChatModel, ChatResponse
+from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse
 from vadar.llm.doubles import RecordingLLM, ReplayLLM, ScriptedLLM
 from vadar.llm.errors import CassetteMissError, LLMError, ScriptExhaustedError
 from vadar.llm.usage import UsageTracker
@@ -20,9 +20,9 @@ def user(text: str) -> list[dict[str, str]]:
 def test_scripted_returns_in_order_and_records_prompts() -> None:
     llm = ScriptedLLM(["first answer", lambda msgs: f"saw {msgs[-1]['content']}", ChatResponse("canned", 1, 1)])
     assert isinstance(llm, ChatModel)
-    assert llm.complete(user("a")).text == "first answer"
-    assert llm.complete(user("b"), max_tokens=5, stop=["x"]).text == "saw b"
-    assert llm.complete(user("c")).text == "canned"
+    assert llm.complete(ChatRequest(user("a"))).text == "first answer"
+    assert llm.complete(ChatRequest(user("b"), max_tokens=5, stop=["x"])).text == "saw b"
+    assert llm.complete(ChatRequest(user("c"))).text == "canned"
     assert [m[-1]["content"] for m in llm.calls] == ["a", "b", "c"]
     assert llm.requests[1]["max_tokens"] == 5 and llm.requests[1]["stop"] == ["x"]
     assert llm.remaining == 0 and llm.last_messages == user("c")
@@ -31,7 +31,7 @@ def test_scripted_returns_in_order_and_records_prompts() -> None:
 def test_scripted_snapshots_messages_against_later_mutation() -> None:
     llm = ScriptedLLM(["ok"])
     messages = user("before")
-    llm.complete(messages)
+    llm.complete(ChatRequest(messages))
     messages[-1]["content"] = "after"
     assert llm.calls[0][-1]["content"] == "before"
 
@@ -39,25 +39,25 @@ def test_scripted_snapshots_messages_against_later_mutation() -> None:
 def test_scripted_raises_scripted_exceptions_then_continues() -> None:
     llm = ScriptedLLM([LLMError("boom"), TimeoutError, "recovered"])
     with pytest.raises(LLMError, match="boom"):
-        llm.complete(user("a"))
+        llm.complete(ChatRequest(user("a")))
     with pytest.raises(TimeoutError):
-        llm.complete(user("b"))
-    assert llm.complete(user("c")).text == "recovered"
+        llm.complete(ChatRequest(user("b")))
+    assert llm.complete(ChatRequest(user("c"))).text == "recovered"
     assert len(llm.calls) == 3
 
 
 def test_scripted_exhaustion_is_clear() -> None:
     llm = ScriptedLLM(["only one"])
-    llm.complete(user("a"))
+    llm.complete(ChatRequest(user("a")))
     with pytest.raises(ScriptExhaustedError, match=r"call #2.*'second question'"):
-        llm.complete(user("second question"))
+        llm.complete(ChatRequest(user("second question")))
 
 
 def test_scripted_token_counts_feed_usage() -> None:
     usage = UsageTracker()
     llm = ScriptedLLM(["one two three"], usage=usage, tag="coder")
     with usage.scope("q1"):
-        response = llm.complete([{"role": "user", "content": "four words right here"}])
+        response = llm.complete(ChatRequest([{"role": "user", "content": "four words right here"}]))
     assert (response.prompt_tokens, response.completion_tokens) == (4, 3)
     assert usage.totals("q1").total_tokens == 7 and usage.totals(tag="coder").calls == 1
 
@@ -66,31 +66,31 @@ def test_record_then_replay(tmp_path: Path) -> None:
     cassette = tmp_path / "cassettes" / "agent.jsonl"
     inner = ScriptedLLM(["answer A", "answer B", "answer A again"])
     recorder = RecordingLLM(inner, cassette)
-    recorder.complete(user("A"))
-    recorder.complete(user("B"), temperature=0.5)
-    recorder.complete(user("A"))
+    recorder.complete(ChatRequest(user("A")))
+    recorder.complete(ChatRequest(user("B"), temperature=0.5))
+    recorder.complete(ChatRequest(user("A")))
     lines = [json.loads(line) for line in cassette.read_text().splitlines()]
     assert len(lines) == 3 and lines[1]["request"]["temperature"] == 0.5
     assert lines[0]["response"]["text"] == "answer A" and len(lines[0]["key"]) == 64
 
     replay = ReplayLLM(cassette)
     assert len(replay) == 3
-    assert replay.complete(user("B"), temperature=0.5).text == "answer B"
-    assert replay.complete(user("A")).text == "answer A"
-    assert replay.complete(user("A")).text == "answer A again"
-    assert replay.complete(user("A")).text == "answer A again"  # beyond the recording: latest repeats
+    assert replay.complete(ChatRequest(user("B"), temperature=0.5)).text == "answer B"
+    assert replay.complete(ChatRequest(user("A"))).text == "answer A"
+    assert replay.complete(ChatRequest(user("A"))).text == "answer A again"
+    assert replay.complete(ChatRequest(user("A"))).text == "answer A again"  # beyond the recording: latest repeats
 
 
 def test_replay_miss_shows_the_request(tmp_path: Path) -> None:
     cassette = tmp_path / "c.jsonl"
-    RecordingLLM(ScriptedLLM(["x"]), cassette).complete(user("recorded"))
+    RecordingLLM(ScriptedLLM(["x"]), cassette).complete(ChatRequest(user("recorded")))
     replay = ReplayLLM(cassette)
     with pytest.raises(CassetteMissError) as info:
-        replay.complete(user("something new"))
+        replay.complete(ChatRequest(user("something new")))
     message = str(info.value)
     assert str(cassette) in message and "something new" in message and "Re-record" in message
     with pytest.raises(CassetteMissError):
-        replay.complete(user("recorded"), temperature=0.9)  # sampling settings are part of the key
+        replay.complete(ChatRequest(user("recorded"), temperature=0.9))  # sampling settings are part of the key
 
 
 def test_replay_missing_or_malformed_cassette(tmp_path: Path) -> None:

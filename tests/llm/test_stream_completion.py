@@ -12,6 +12,7 @@ import pytest
 from llm_fake_server import MESSAGES, FakeServer, make_client, make_config
 from vadar.llm.cache import ResponseCache
 from vadar.llm.errors import LLMIncompleteError
+from vadar.llm.chat import ChatRequest
 
 
 @pytest.mark.parametrize("reason", ["error", "content_filter", "tool_calls", "cancelled"])
@@ -22,10 +23,10 @@ def test_a_reply_ending_otherwise_is_retried_and_not_cached(server: FakeServer, 
                      {"content": "final_result = 6"}]
     path = tmp_path / "c.sqlite"
     with make_client(server.base_url, cache=ResponseCache(path), config=make_config(stream=stream)) as client:
-        assert client.complete(MESSAGES).text == "final_result = 6"
+        assert client.complete(ChatRequest(MESSAGES)).text == "final_result = 6"
     assert server.hits == 2
     with make_client(server.base_url, cache=ResponseCache(path), config=make_config(stream=stream)) as client:
-        assert client.complete(MESSAGES).text == "final_result = 6"
+        assert client.complete(ChatRequest(MESSAGES)).text == "final_result = 6"
     assert server.hits == 2  # the complete reply was cached, the other never
 
 
@@ -35,14 +36,14 @@ def test_a_reply_that_always_ends_with_an_error_is_an_error(server: FakeServer, 
     client = make_client(server.base_url, cache=ResponseCache(tmp_path / "c.sqlite"),
                          config=make_config(max_retries=1, stream=stream))
     with pytest.raises(LLMIncompleteError, match="finish reason 'error'"):
-        client.complete(MESSAGES)
+        client.complete(ChatRequest(MESSAGES))
     assert server.hits == 2
 
 
 @pytest.mark.parametrize("finish", ["length", "stop"])
 def test_both_completions_are_kept(server: FakeServer, finish: str) -> None:
     server.script = [{"content": "final_result = 2", "finish_reason": finish}]
-    reply = make_client(server.base_url, config=make_config(cache=False)).complete(MESSAGES)
+    reply = make_client(server.base_url, config=make_config(cache=False)).complete(ChatRequest(MESSAGES))
     assert reply.text == "final_result = 2" and reply.finish_reason == finish
 
 
@@ -51,10 +52,10 @@ def test_one_huge_chunk_is_cut_to_the_bound(server: FakeServer, tmp_path: Path, 
     server.script = [{"content": "x" * size}, {"content": "final_result = 1"}]  # no space: one chunk
     path = tmp_path / "c.sqlite"
     client = make_client(server.base_url, cache=ResponseCache(path), config=make_config(stop_repeats=0))
-    first = client.complete(MESSAGES, max_tokens=100)
+    first = client.complete(ChatRequest(MESSAGES, max_tokens=100))
     assert first.finish_reason == "length" and len(first.text) == 16_384
     retry = [*MESSAGES, {"role": "assistant", "content": first.text}, {"role": "user", "content": "shorter"}]
-    client.complete(retry, max_tokens=100)
+    client.complete(ChatRequest(retry, max_tokens=100))
     client.accept_pending()
     assert len(json.dumps(server.requests[1]["body"])) < 20_000
     assert path.stat().st_size < 200_000
@@ -64,5 +65,5 @@ def test_chunks_past_the_bound_are_dropped_as_they_come(server: FakeServer) -> N
     server.script = [{"content": " ".join(["y" * 5000] * 10)}]
     pieces: list[str] = []
     client = make_client(server.base_url, config=make_config(cache=False, stop_repeats=0), on_token=pieces.append)
-    reply = client.complete(MESSAGES, max_tokens=100)
+    reply = client.complete(ChatRequest(MESSAGES, max_tokens=100))
     assert reply.finish_reason == "length" and len(reply.text) == 16_384 == sum(map(len, pieces))

@@ -46,9 +46,9 @@ def test_turns_without_retry_temperature_keep_the_configured_one():
     assert [r["temperature"] for r in llm.requests] == [None, None]
 
 
-def test_the_configured_ceiling_caps_the_role_limit():
-    llm = ScriptedLLM([reply("a")])
-    loop = StepLoop(llm, Sampling(max_tokens=400), max_steps=1, max_reply_tokens=128)
+def test_the_models_reply_cap_caps_the_role_limit():
+    llm = ScriptedLLM([reply("a")], reply_cap=128)
+    loop = StepLoop(llm, Sampling(max_tokens=400), max_steps=1)
     loop.run([], lambda r: Verdict.accept())
     assert llm.requests[0]["max_tokens"] == 128 and "cut off at 128 tokens" in loop.cut_off_error()
 

@@ -15,6 +15,7 @@ from rich.console import Console
 from llm_fake_server import FakeServer, MESSAGES, make_client, make_config
 from vadar.cli.errors import user_errors
 from vadar.config import LLMConfig, VadarConfig
+from vadar.llm.chat import ChatRequest
 from vadar.llm.client import SILENT_ATTEMPTS, LLMClient, build_chat_model
 from vadar.llm.doubles import ScriptedLLM
 from vadar.llm.errors import LLMBadResponseError, LLMSilentError, LLMUnavailableError
@@ -34,7 +35,7 @@ def test_a_hung_endpoint_gives_its_error_after_two_silent_attempts(server: FakeS
     client = make_client(server.base_url, config=make_config(inactivity_timeout_s=0.3, max_retries=4, timeout_s=60))
     started = time.monotonic()
     with pytest.raises(LLMSilentError, match="sent nothing for 0.3 s"):
-        client.complete(MESSAGES)
+        client.complete(ChatRequest(MESSAGES))
     assert server.hits == SILENT_ATTEMPTS == 2 and time.monotonic() - started < 3
 
 
@@ -57,7 +58,7 @@ def test_the_silence_error_names_the_variable_that_sets_the_limit(server: FakeSe
     client = LLMClient(config, base_url=server.base_url, retry_wait_s=0.01,
                        silence_setting="VADAR_EMBEDDED_INACTIVITY_TIMEOUT_S")
     with pytest.raises(LLMSilentError, match="VADAR_EMBEDDED_INACTIVITY_TIMEOUT_S"):
-        client.complete(MESSAGES)
+        client.complete(ChatRequest(MESSAGES))
 
 
 @pytest.mark.parametrize("outage", OUTAGES, ids=["http-500", "not-json", "hung"])

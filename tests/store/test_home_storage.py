@@ -22,6 +22,7 @@ from vadar.cli import app
 from vadar.cli.errors import user_errors
 from vadar.config import VadarConfig
 from vadar.llm.cache import ResponseCache
+from vadar.llm.chat import ChatRequest
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.pipeline import build_api
 from vadar.runs.prepare import DataSelection
@@ -206,8 +207,8 @@ def test_a_reply_that_cannot_be_cached_is_used_and_said_once(server: FakeServer,
     cache.error = FAILURES[kind][0]
     client = make_client(server.base_url, cache=cache)
     with caplog.at_level(logging.WARNING, logger="vadar.llm.cache"):
-        first = client.complete(MESSAGES)
-        second = client.tagged("other").complete([*MESSAGES, {"role": "user", "content": "again"}])
+        first = client.complete(ChatRequest(MESSAGES))
+        second = client.tagged("other").complete(ChatRequest([*MESSAGES, {"role": "user", "content": "again"}]))
         client.accept_pending()
     assert first.text and second.text and server.hits == 2 and len(ResponseCache(path)) == 0
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]

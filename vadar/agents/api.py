@@ -79,11 +79,10 @@ class ApiAgent:
         batch_id: int | None = None,
         model: str | None = None,
         on_event: Callable[[str], None] | None = None,
-        max_reply_tokens: int | None = None,
         search: SearchSettings | None = None,
         verifier: HelperVerifier | None = None,
     ) -> None:
-        self.loop = StepLoop(llm, IMPLEMENTATION, max_attempts, max_reply_tokens)
+        self.loop = StepLoop(llm, IMPLEMENTATION, max_attempts)
         self.search = search or SearchSettings(samples=1)
         self.verifier = verifier
         self.on_event = on_event or (lambda message: None)
@@ -226,8 +225,7 @@ class ApiAgent:
             sampling = self.loop.sampling if index == 0 else dataclasses.replace(
                 self.loop.sampling, first_temperature=self.search.temperature)
             steps = self.loop.max_steps if index == 0 else min(self.loop.max_steps, SAMPLE_ATTEMPTS)
-            loop = StepLoop(self.loop.llm, sampling, steps, self.loop.max_reply_tokens,
-                            seed=None if index == 0 else index)
+            loop = StepLoop(self.loop.llm, sampling, steps, seed=None if index == 0 else index)
             end, step = self._converse(record, messages, loop, stack, context, report, numbered_from=numbered[0])
             numbered[0] += end.steps
             if step.fatal:

@@ -98,8 +98,8 @@ def image_part(path: Path) -> dict[str, Any]:
 class DirectAnswerer:
     """Asks the LLM for the answer in one turn (one retry if the format is off)."""
 
-    def __init__(self, llm: ChatModel, *, max_attempts: int = 2, max_reply_tokens: int | None = None) -> None:
-        self.loop = StepLoop(llm, DIRECT, max_attempts, max_reply_tokens)
+    def __init__(self, llm: ChatModel, *, max_attempts: int = 2) -> None:
+        self.loop = StepLoop(llm, DIRECT, max_attempts)
 
     def solve(self, question: str, *, scene: dict[str, Any] | None = None,
               image_path: Path | None = None, world: dict[str, Any] | None = None,

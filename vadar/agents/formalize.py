@@ -183,9 +183,8 @@ def _constraint(fields: Any, corrected: Any) -> Constraint | None:
 class Formalizer:
     """Asks for the constraint under the JSON schema; a refused one is asked again once."""
 
-    def __init__(self, llm: ChatModel, max_reply_tokens: int | None = None) -> None:
-        self.loop = StepLoop(llm, FORMALIZE, max_steps=2, max_reply_tokens=max_reply_tokens,
-                             response_format=RESPONSE_FORMAT)
+    def __init__(self, llm: ChatModel) -> None:
+        self.loop = StepLoop(llm, FORMALIZE, max_steps=2, response_format=RESPONSE_FORMAT)
 
     def formalize(self, question: QuestionForm, cost: LLMCost | None = None) -> FormalizeRecord:
         messages = [{"role": "system", "content": prompts.render("formalize_system", frames=FRAMES,

@@ -28,11 +28,11 @@ class ProgramAgent:
     """Writes, runs and repairs programs for a question, with the reasoning techniques configured."""
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5,
-                 sampling: Sampling = PROGRAM, max_reply_tokens: int | None = None,
-                 same_error_limit: int | None = None, reasoning: ReasoningConfig | None = None) -> None:
+                 sampling: Sampling = PROGRAM, same_error_limit: int | None = None,
+                 reasoning: ReasoningConfig | None = None) -> None:
         self.reasoning = reasoning or ReasoningConfig()
         self.writer = PlainWriter(llm, executor, max_attempts=max_attempts, sampling=sampling,
-                                  max_reply_tokens=max_reply_tokens, same_error_limit=same_error_limit,
+                                  same_error_limit=same_error_limit,
                                   sample_temperature=self.reasoning.sample_temperature)
 
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any],

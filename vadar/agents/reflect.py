@@ -66,8 +66,8 @@ def deterministic_issue(question: QuestionForm, answer: Any, constraint: Constra
 class Reflector:
     """Deterministic checks, then (with a constraint) one LLM check of program against constraint."""
 
-    def __init__(self, llm: ChatModel, max_reply_tokens: int | None = None) -> None:
-        self.loop = StepLoop(llm, REFLECT, max_steps=1, max_reply_tokens=max_reply_tokens)
+    def __init__(self, llm: ChatModel) -> None:
+        self.loop = StepLoop(llm, REFLECT, max_steps=1)
 
     def review(self, question: QuestionForm, program: str, answer: Any, constraint: Constraint | None = None,
                cost: LLMCost | None = None, priors: Sequence[SizePrior] = (), looked: bool = True) -> str | None:

@@ -84,9 +84,8 @@ def rejection_reason(stub: Stub, taken: set[str], similar: dict[frozenset[str], 
 class SignatureAgent:
     """Proposes new `_`-prefixed helper functions for a batch of questions."""
 
-    def __init__(self, llm: ChatModel, *, max_attempts: int = 3, max_functions: int = 5,
-                 max_reply_tokens: int | None = None) -> None:
-        self.loop = StepLoop(llm, SIGNATURES, max_attempts, max_reply_tokens)
+    def __init__(self, llm: ChatModel, *, max_attempts: int = 3, max_functions: int = 5) -> None:
+        self.loop = StepLoop(llm, SIGNATURES, max_attempts)
         self.max_functions = max_functions
 
     def propose(self, questions: Sequence[str], api_text: str, existing: Iterable[str],

@@ -57,11 +57,10 @@ def parse_action(reply: str) -> Action:
 class ToolAgent:
     """Answers by calling tools turn by turn, within `budget` LLM replies."""
 
-    def __init__(self, llm: ChatModel, executor: Executor, *, budget: int = 8,
-                 max_reply_tokens: int | None = None) -> None:
+    def __init__(self, llm: ChatModel, executor: Executor, *, budget: int = 8) -> None:
         if budget < 1:
             raise ValueError("budget must be at least 1")
-        self.loop = StepLoop(llm, TOOL_STEP, budget, max_reply_tokens)
+        self.loop = StepLoop(llm, TOOL_STEP, budget)
         self.executor = executor
 
     @property

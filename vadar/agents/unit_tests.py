@@ -163,12 +163,12 @@ class TestWriter:
 
     __test__ = False  # not a pytest class
 
-    def __init__(self, llm: ChatModel, max_reply_tokens: int | None = None) -> None:
-        self.llm, self.max_reply_tokens = llm, max_reply_tokens
+    def __init__(self, llm: ChatModel) -> None:
+        self.llm = llm
 
     def write(self, question: str, kind: SceneKind = CLEVR_SCENES, cost: LLMCost | None = None) -> UnitTestRecord:
         sampling = Sampling(max_tokens=kind.max_tokens, retry_temperature_step=0.0)
-        loop = StepLoop(self.llm, sampling, max_steps=2, max_reply_tokens=self.max_reply_tokens,
+        loop = StepLoop(self.llm, sampling, max_steps=2,
                         response_format=response_format("unit_tests", kind.schema))
         messages = [{"role": "system", "content": prompts.render(kind.prompt, **kind.prompt_values)},
                     {"role": "user", "content": prompts.render("question", question=question)}]

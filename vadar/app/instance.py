@@ -28,7 +28,7 @@ from vadar.app.evaluation import Build, Evaluation
 from vadar.app.library import Library
 from vadar.app.run_dirs import default_run_dir
 from vadar.app.solution import Solution
-from vadar.config import ConfigError, VadarConfig, load_config
+from vadar.config import ConfigError, VadarConfig, check_config, load_config
 from vadar.llm.chat import ChatModel
 from vadar.runs.methods import METHODS, make_answerer
 from vadar.runs.pipeline import SCOPES, BatchReport, build_api, evaluate
@@ -76,6 +76,7 @@ def open(config: VadarConfig | PathLike | None = None, *, base_url: str | None =
             overrides = dict(parse_assignment(f"{slot}={backend}") for slot, backend in modules.items())
     except BackendError as exc:
         raise ConfigError(str(exc)) from None
+    check_config(settings)  # a bad setting, given here or by hand, is one line now, not a failure later
     settings.modules.resolved(overrides)  # an unknown module or backend fails here, not later
     if progress is None:
         progress = Progress() if quiet else Announcements()

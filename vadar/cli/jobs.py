@@ -29,15 +29,17 @@ from vadar.cli.options import (
     OutOption,
     ReflectOption,
     SamplesOption,
+    SetOption,
     SizePriorsOption,
     SplitOption,
     TestsOption,
     apply_executor,
     apply_module_choice,
     apply_reasoning,
+    load_settings,
 )
 from vadar.app import open as open_vadar
-from vadar.config import VadarConfig, load_config
+from vadar.config import VadarConfig
 from vadar.runs.evaluation import EvalSummary
 from vadar.runs.executors.cluster import open_cluster
 from vadar.runs.methods import METHODS
@@ -49,10 +51,6 @@ from vadar.runs.session import open_session
 from vadar.text import one_line
 
 console = Console()
-
-
-def _config(path: Path | None) -> VadarConfig:
-    return load_config(path)
 
 
 def _print_batch(report: BatchReport) -> None:
@@ -103,11 +101,11 @@ def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
     console.print(f"results: {out_dir / 'results.jsonl'}   summary: {out_dir / 'summary.md'}")
 
 
-def _settings(config: Path | None, modules: str | None, module: list[str] | None, *,
-              executor: str | None = None, address: str | None = None, jobs: int | None = None,
+def _settings(config: Path | None, assignments: list[str] | None, modules: str | None, module: list[str] | None,
+              *, executor: str | None = None, address: str | None = None, jobs: int | None = None,
               keep_going: bool = False) -> tuple[VadarConfig, dict[str, str]]:
-    """The configuration with the command's options applied, and the `--module` overrides."""
-    settings = _config(config)
+    """The configuration with `--set` and the command's options applied, and the `--module` overrides."""
+    settings = load_settings(config, assignments)
     apply_executor(settings, executor, address)
     overrides = apply_module_choice(settings, modules, module)
     _apply_jobs(settings, jobs, keep_going)
@@ -125,11 +123,11 @@ def build_api_command(
     data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
     batch_size: BatchSizeOption = 10, batches: BatchesOption = None,
     modules: ModulesOption = None, module: ModuleOption = None,
-    out: OutOption = None, config: ConfigOption = None,
+    out: OutOption = None, config: ConfigOption = None, assignments: SetOption = None,
 ) -> None:
     """Grow the library: Signature agent then API agent, batch after batch."""
     with user_errors():
-        settings, overrides = _settings(config, modules, module)
+        settings, overrides = _settings(config, assignments, modules, module)
         with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
             built = v.build(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
                             on_batch=_print_batch, on_validation=_print_validation)
@@ -146,7 +144,7 @@ def eval_command(
         "--questions", help="held-out (default: never a question the library was built from), "
         "build (only those) or all.")] = "held-out",
     samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
-    tests: TestsOption = None, size_priors: SizePriorsOption = None,
+    tests: TestsOption = None, size_priors: SizePriorsOption = None, assignments: SetOption = None,
 ) -> None:
     """Answer questions with one method; write results.jsonl and a summary."""
     with user_errors():
@@ -155,8 +153,8 @@ def eval_command(
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
         if questions not in SCOPES:
             raise typer.BadParameter(f"unknown --questions {questions!r}; choose one of: {', '.join(SCOPES)}")
-        settings, overrides = _settings(config, modules, module, executor=executor, address=address, jobs=jobs,
-                                        keep_going=keep_going)
+        settings, overrides = _settings(config, assignments, modules, module, executor=executor, address=address,
+                                        jobs=jobs, keep_going=keep_going)
         apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
         with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
             evaluation = v.evaluate(data, method=method, split=split, limit=limit, skip=skip,
@@ -173,12 +171,12 @@ def run_command(
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
     executor: ExecutorOption = None, address: AddressOption = None, keep_going: KeepGoingOption = False,
     samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
-    tests: TestsOption = None, size_priors: SizePriorsOption = None,
+    tests: TestsOption = None, size_priors: SizePriorsOption = None, assignments: SetOption = None,
 ) -> None:
     """Build the API from the first batches, then answer the other questions with it (the main job)."""
     with user_errors():
-        settings, overrides = _settings(config, modules, module, executor=executor, address=address, jobs=jobs,
-                                        keep_going=keep_going)
+        settings, overrides = _settings(config, assignments, modules, module, executor=executor, address=address,
+                                        jobs=jobs, keep_going=keep_going)
         apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
         with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
             evaluation = v.run(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
@@ -208,12 +206,13 @@ def compare_command(
 def rescore_command(
     run: Annotated[Path, typer.Argument(help="A run directory of `vadar eval`.", exists=True, file_okay=False)],
     data: DataOption = None, split: SplitOption = None, config: ConfigOption = None,
+    assignments: SetOption = None,
 ) -> None:
     """Score a run again from its stored answers under today's scoring rules; no program runs again."""
     from vadar.runs.evaluation import rescore_run
 
     with user_errors():
-        settings = load_config(config)
+        settings = load_settings(config, assignments)
         prepared = DataSelection(data, split).prepare(settings)
         summary, changed = rescore_run(run, prepared.questions)
     typer.echo(f"{changed} of {summary.questions} scores changed")
@@ -227,7 +226,7 @@ def ablate_command(
         "(e.g. real+depth=oracle). Default: all real, all oracle, each module alone oracle.")] = None,
     method: MethodOption = "vadar",
     out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
-    executor: ExecutorOption = None, address: AddressOption = None,
+    executor: ExecutorOption = None, address: AddressOption = None, assignments: SetOption = None,
 ) -> None:
     """Run the same questions under several module configurations; table, CSV and bar chart.
 
@@ -243,7 +242,7 @@ def ablate_command(
             raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
         selection = DataSelection(data, split, limit)
         out_dir = out or Path("runs") / f"ablation-{selection.data.resolve().name if data else 'sample'}-{method}"
-        settings = _config(config)
+        settings = load_settings(config, assignments)
         apply_executor(settings, executor, address)
         _apply_jobs(settings, jobs)
         with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,

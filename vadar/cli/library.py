@@ -15,7 +15,8 @@ from rich.text import Text
 
 from api_store import ApiStore, FunctionRecord, StoreError
 from vadar.app.library import FunctionDetails, Library, predefined_module
-from vadar.config import ConfigError, VadarConfig, load_config
+from vadar.cli.options import ConfigOption, SetOption, load_settings
+from vadar.config import ConfigError, VadarConfig
 
 if TYPE_CHECKING:
     from vadar.runs.prepare import PreparedData
@@ -38,14 +39,23 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=1)
 
 
-@contextmanager
-def _open_store(db: Path | None, *, create: bool = False) -> Iterator[ApiStore]:
-    """An existing library (or a new one with `create`) for the block; a missing or broken file,
-    and a full or read-only disk met inside the block, are a one-line error, not a traceback."""
+def _settings(config: Path | None, assignments: list[str] | None) -> VadarConfig:
+    """The configuration (`--config`, variables, `--set`); a refused setting is one line."""
     try:
-        path = db if db is not None else load_config().paths.database
+        return load_settings(config, assignments)
     except ConfigError as exc:
         raise _fail(str(exc)) from exc
+
+
+def _database(db: Path | None, assignments: list[str] | None) -> Path:
+    """`--db`, else the configured library (`paths.database`, e.g. `--set paths.home=DIR`)."""
+    return db if db is not None else _settings(None, assignments).paths.database
+
+
+@contextmanager
+def _open_store(path: Path, *, create: bool = False) -> Iterator[ApiStore]:
+    """An existing library (or a new one with `create`) for the block; a missing or broken file,
+    and a full or read-only disk met inside the block, are a one-line error, not a traceback."""
     if not create and not path.exists():
         raise _fail(f"no library database at {path} (run vadar first, or pass --db)")
     try:
@@ -55,13 +65,8 @@ def _open_store(db: Path | None, *, create: bool = False) -> Iterator[ApiStore]:
         raise _fail(str(exc)) from exc
 
 
-def _library(db: Path | None) -> Library:
-    """The library at `db` (default: the configured one), which must exist: a read-only command
-    never creates it."""
-    try:
-        path = db if db is not None else load_config().paths.database
-    except ConfigError as exc:
-        raise _fail(str(exc)) from exc
+def _library(path: Path) -> Library:
+    """The library at `path`, which must exist: a read-only command never creates it."""
     if not path.exists():
         raise _fail(f"no library database at {path} (run vadar first, or pass --db)")
     return Library(path)
@@ -70,10 +75,10 @@ def _library(db: Path | None) -> Library:
 @app.command("list")
 def list_functions(
     show_all: Annotated[bool, typer.Option("--all", help="Include failed functions.")] = False,
-    db: DbOption = None,
+    db: DbOption = None, assignments: SetOption = None,
 ) -> None:
     """List the current version of every library function, in the order they were created."""
-    library = _library(db)
+    library = _library(_database(db, assignments))
     try:
         entries = library.list(include_failed=show_all)
         hidden = 0 if show_all else library.hidden_failed()
@@ -120,7 +125,7 @@ def _evaluation(evidence: dict | None) -> str:
 @app.command()
 def show(
     name: Annotated[str, typer.Argument(help="Function name, e.g. _left_of.")],
-    db: DbOption = None,
+    db: DbOption = None, assignments: SetOption = None,
 ) -> None:
     """Show one function: current code and docstring, status, dependencies and version history.
 
@@ -132,7 +137,7 @@ def show(
         typer.echo(f"{predefined.name}  (predefined module, always available)\n\n{predefined.stub}")
         return
     try:
-        details = _library(db).show(name)
+        details = _library(_database(db, assignments)).show(name)
     except StoreError as exc:
         raise _fail(str(exc)) from exc
     assert isinstance(details, FunctionDetails)
@@ -190,11 +195,11 @@ def export(
     programs: Annotated[
         bool, typer.Option("--programs", help="Also export every run's programs and answers.")
     ] = False,
-    db: DbOption = None,
+    db: DbOption = None, assignments: SetOption = None,
 ) -> None:
     """Export the whole library, with every version and attempt, as JSON."""
     try:
-        data = _library(db).export(programs=programs)
+        data = _library(_database(db, assignments)).export(programs=programs)
     except StoreError as exc:
         raise _fail(str(exc)) from exc
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -213,14 +218,14 @@ def export(
 def add(
     source: Annotated[Path, typer.Argument(help="A Python file of `def _name(...)` helpers with docstrings.",
                                            exists=True, dir_okay=False)],
-    db: DbOption = None,
+    db: DbOption = None, assignments: SetOption = None,
 ) -> None:
     """Add hand-written helpers to the library (admitted by hand, shown in prompts like learned ones)."""
     from api_store import DuplicateFunctionError
     from vadar.library.hand import HandLibraryError, add_functions
 
     try:
-        path = db if db is not None else load_config().paths.database
+        path = _database(db, assignments)
         with ApiStore(path) as store:
             names = add_functions(store, source.read_text(encoding="utf-8"))
     except (ConfigError, StoreError, HandLibraryError, DuplicateFunctionError, SyntaxError) as exc:
@@ -235,12 +240,12 @@ def import_(
     source: Annotated[Path, typer.Argument(help="A JSON file written by `vadar library export`.", dir_okay=False)],
     replace: Annotated[bool, typer.Option("--replace", help="Import functions the library already has as their "
                                           "new current versions (otherwise they are refused).")] = False,
-    db: DbOption = None,
+    db: DbOption = None, assignments: SetOption = None,
 ) -> None:
     """Import a library export: every function with its versions, attempts and decisions."""
     from vadar.library.importing import LibraryImportError, import_library
 
-    with _open_store(db, create=True) as store:
+    with _open_store(_database(db, assignments), create=True) as store:
         try:
             names = import_library(store, source, replace=replace)
         except LibraryImportError as exc:
@@ -249,12 +254,13 @@ def import_(
     typer.echo(f"imported {len(names)} functions into {path}: {', '.join(names) or '-'}")
 
 
-def _prepare(data: Path, split: str | None, config: Path | None) -> tuple[VadarConfig, PreparedData]:
+def _prepare(data: Path, split: str | None, config: Path | None,
+             assignments: list[str] | None) -> tuple[VadarConfig, PreparedData]:
     """The settings and the prepared data set of a command that works on a data set."""
     from vadar.runs.prepare import DataSelection
 
     try:
-        settings = load_config(config)
+        settings = load_settings(config, assignments)
         return settings, DataSelection(data, split).prepare(settings)
     except (ConfigError, ValueError, OSError) as exc:
         raise _fail(str(exc)) from exc
@@ -264,13 +270,13 @@ def _prepare(data: Path, split: str | None, config: Path | None) -> tuple[VadarC
 def distill(
     data: Annotated[Path, typer.Option("--data", help="The data set the library was built on.")],
     split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
-    config: Annotated[Path | None, typer.Option("--config", help="A vadar TOML file.", dir_okay=False)] = None,
+    config: ConfigOption = None, assignments: SetOption = None,
 ) -> None:
     """Distil helpers from the right build programs of the library, now (see docs/library.md)."""
     from vadar.runs.distillation import distill_helpers
     from vadar.runs.session import open_session
 
-    settings, prepared = _prepare(data, split, config)
+    settings, prepared = _prepare(data, split, config, assignments)
     with open_session(settings) as session:
         report = distill_helpers(session, prepared, prepared.questions, on_event=typer.echo)
     typer.echo(f"distilled {len(report.admitted)} helpers from {report.programs} right programs "
@@ -285,7 +291,7 @@ def check(
                                        "benchmark) whose scenes the helpers are checked on.")],
     split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
     retire: Annotated[bool, typer.Option("--retire", help="Retire the helpers that fail (history kept).")] = False,
-    config: Annotated[Path | None, typer.Option("--config", help="A vadar TOML file.", dir_okay=False)] = None,
+    config: ConfigOption = None, assignments: SetOption = None,
 ) -> None:
     """Check every helper against the ground truth its name claims (relations, heights, distances)."""
     import functools
@@ -293,7 +299,7 @@ def check(
     from vadar.library.truth_checks import TruthChecks, recheck_library
     from vadar.sandbox import execute
 
-    settings, prepared = _prepare(data, split, config)
+    settings, prepared = _prepare(data, split, config, assignments)
     limits = settings.sandbox
     checks = TruthChecks(functools.partial(execute, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb,
                                            max_stdout_chars=limits.max_stdout_chars))
@@ -317,7 +323,7 @@ def track(
     run: Annotated[Path, typer.Argument(help="A vadar evaluation's run directory.", exists=True, file_okay=False)],
     baseline: Annotated[Path, typer.Option("--baseline", help="A run without the library on the same questions "
                                            "(e.g. static-api).", exists=True, file_okay=False)],
-    db: DbOption = None,
+    db: DbOption = None, assignments: SetOption = None,
 ) -> None:
     """Compare each helper's programs in RUN with BASELINE on the same questions; retire those that did worse."""
     from vadar.library.tracking import track_evaluation
@@ -330,8 +336,9 @@ def track(
         paired = {r.question_id: r for r in ResultsFile(baseline / "results.jsonl").read()}
     except StorageError as exc:  # a results.jsonl line that is no record
         raise _fail(str(exc)) from exc
-    with _open_store(db) as store:
-        min_uses = load_config().library.retire_min_uses
+    settings = _settings(None, assignments)
+    with _open_store(db if db is not None else settings.paths.database) as store:
+        min_uses = settings.library.retire_min_uses
         retired = track_evaluation(store, results, run=str(run), baseline=paired, min_uses=min_uses)
         evaluated = {d.name: d.evidence for d in store.decisions() if d.decision == "evaluated"
                      and d.evidence.get("run") == str(run)}

@@ -10,22 +10,22 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from vadar.cli.errors import print_error
+from vadar.cli.options import SetOption, load_settings
 
 app = typer.Typer(no_args_is_help=True, help="llm commands")
 
 _CONFIG_OPTION = typer.Option(None, "--config", help="vadar TOML config (default: $VADAR_CONFIG or ./vadar.toml)")
 
 
-def _load(config_path: Optional[Path]):  # -> VadarConfig
-    from vadar.config import ConfigError, load_config
+def _load(config_path: Optional[Path], assignments: list[str] | None):  # -> VadarConfig
+    from vadar.config import ConfigError
 
     try:
-        return load_config(config_path)
+        return load_settings(config_path, assignments)
     except ConfigError as exc:
-        Console(stderr=True).print(f"[red]config error:[/red] {escape(str(exc))}")
+        print_error(exc)
         raise typer.Exit(2) from exc
 
 
@@ -34,12 +34,13 @@ def serve(
     port: Optional[int] = typer.Option(None, "--port", help="port on 127.0.0.1 (default: VADAR_EMBEDDED_PORT or a free one)"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="echo the llama.cpp server log"),
     config_path: Optional[Path] = _CONFIG_OPTION,
+    assignments: SetOption = None,
 ) -> None:
     """Run the embedded OpenAI-compatible server in the foreground until Ctrl-C."""
     from vadar.llm.embedded import EmbeddedServer, EmbeddedServerError
     from vadar.llm.model_files import ModelFilesError, resolve_model_path
 
-    config = _load(config_path)
+    config = _load(config_path, assignments)
     console = Console()
     signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill`, docker stop: stop as cleanly as Ctrl-C
     embedded = dataclasses.replace(config.embedded, port=port) if port is not None else config.embedded
@@ -75,6 +76,7 @@ def bench(
     max_tokens: int = typer.Option(64, "--max-tokens", min=1, help="tokens to generate per request"),
     repeats: int = typer.Option(2, "--repeats", min=1, help="distinct (uncached) requests"),
     config_path: Optional[Path] = _CONFIG_OPTION,
+    assignments: SetOption = None,
 ) -> None:
     """Measure prompt-processing and decode tokens/s, and prompt-cache reuse on a repeated prompt."""
     import openai
@@ -83,7 +85,7 @@ def bench(
     from vadar.llm.embedded import EmbeddedServerError, open_endpoint
     from vadar.llm.model_files import ModelFilesError
 
-    config = _load(config_path)
+    config = _load(config_path, assignments)
     console = Console()
     embedded = config.llm.base_url is None
     started = time.monotonic()

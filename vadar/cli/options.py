@@ -1,4 +1,8 @@
-"""Command-line options shared by several commands, and how module choices reach the config."""
+"""Command-line options shared by several commands, and how they reach the config.
+
+Precedence, lowest first: defaults, the TOML file, `VADAR_*` variables, `--set section.field=value`,
+then the command's named options (`--jobs`, `--samples`, ...); the result is checked as a whole.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import typer
 
 from base_modules.registry import BackendError, backend_name, parse_assignment
 from vadar.app.run_dirs import modules_label  # noqa: F401 (the run directory names, for the commands)
-from vadar.config import ConfigError, VadarConfig
+from vadar.config import MAX_SAMPLES, ConfigError, VadarConfig, check_config, load_config
 
 DataOption = Annotated[Path | None, typer.Option(
     "--data", help="Data set directory (CLEVR or Omni3D-Bench layout). Default: the built-in sample.")]
@@ -23,6 +27,10 @@ FamilyOption = Annotated[list[str] | None, typer.Option(
 OutOption = Annotated[Path | None, typer.Option(
     "--out", help="Run directory for results and summary. Default: runs/<data>-<split>-<method>[-<modules>].")]
 ConfigOption = Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")]
+SetOption = Annotated[list[str] | None, typer.Option(
+    "--set", metavar="KEY=VALUE", help="Set any setting (KEY is section.field), repeatable: --set llm.temperature=0.2 "
+    "--set sandbox.timeout_s=60. Above the config file and VADAR_* variables, below this command's other "
+    "options (docs/configuration.md).")]
 BatchSizeOption = Annotated[int, typer.Option("--batch-size", min=1, help="Questions per Signature-agent batch.")]
 BatchesOption = Annotated[int | None, typer.Option("--batches", min=1, help="Number of batches (default: all).")]
 MethodOption = Annotated[str, typer.Option(
@@ -46,10 +54,6 @@ ModulesOption = Annotated[str | None, typer.Option(
 ModuleOption = Annotated[list[str] | None, typer.Option(
     "--module", help="Per-module backend, repeatable: --module depth=real.")]
 
-MAX_SAMPLES = 16
-"""Most programs per question `--samples` asks for: each is an LLM request (and a sandbox run), and the
-measured gain came from 3 (docs/results/techniques.md); 1,000 would write 1,000 programs a question."""
-
 SamplesOption = Annotated[int | None, typer.Option(
     "--samples", min=1, max=MAX_SAMPLES, help="Programs per question (vadar, static-api): the first greedy, the "
     f"rest sampled; the answer most working programs agree on wins (at most {MAX_SAMPLES}; default: "
@@ -71,6 +75,12 @@ SizePriorsOption = Annotated[bool | None, typer.Option(
     "is sent back once (default: reasoning.size_priors, off).")]
 
 
+def load_settings(config: Path | None, assignments: list[str] | None = None) -> VadarConfig:
+    """A command's configuration before its named options: `--config` (else the default file),
+    `VADAR_*` variables, then `--set` assignments, checked."""
+    return load_config(config, assignments=assignments or ())
+
+
 def apply_reasoning(settings: VadarConfig, samples: int | None, formalize: bool | None,
                     reflect: bool | None, tests: bool | None = None, size_priors: bool | None = None) -> None:
     """Set `--samples`, `--formalize`, `--reflect`, `--tests`, `--size-priors` on the config (checked like the
@@ -86,7 +96,7 @@ def apply_reasoning(settings: VadarConfig, samples: int | None, formalize: bool 
         chosen.formalize = formalize
     if reflect is not None:
         chosen.reflect = reflect
-    chosen.validate()
+    check_config(settings, {("reasoning", "samples"): "--samples"} if samples is not None else None)
 
 
 def parse_module_overrides(values: list[str]) -> dict[str, str]:
@@ -117,4 +127,4 @@ def apply_executor(settings: VadarConfig, executor: str | None, address: str | N
         settings.eval.executor = executor.strip().lower()
     if address is not None:
         settings.ray.address = address
-    settings.eval.validate()
+    check_config(settings, {("eval", "executor"): "--executor"} if executor is not None else None)

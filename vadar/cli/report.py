@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from vadar.cli.errors import print_error, user_errors
-from vadar.config import load_config
+from vadar.cli.options import ConfigOption, SetOption, load_settings
 from vadar.runs.storage import StorageError, describe
 
 console = Console()
@@ -26,7 +26,7 @@ def report_command(
         help="Library database, or a JSON export of it. Default: paths.database from the config.")] = None,
     single_file: Annotated[bool, typer.Option(
         "--single-file", help="Embed the pictures in index.html instead of writing images/ beside it.")] = False,
-    config: Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")] = None,
+    config: ConfigOption = None, assignments: SetOption = None,
 ) -> None:
     """Write a static HTML report: summary, every question with its boxes and program, the library."""
     from vadar.report import ReportError, build_report
@@ -34,7 +34,7 @@ def report_command(
     started = time.perf_counter()
     with user_errors():
         if db is None:
-            db = load_config(config).paths.database
+            db = load_settings(config, assignments).paths.database
         try:
             result = build_report(run_dir, out, data=data, db=db, inline_images=single_file)
         except ReportError as exc:

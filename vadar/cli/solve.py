@@ -13,10 +13,10 @@ from rich.syntax import Syntax
 from omni3d_bench.types import DatasetError
 from vadar.agents.techniques.vote import VoteRecord
 from vadar.cli.errors import print_error, user_errors
-from vadar.cli.options import (FormalizeOption, ModuleOption, ModulesOption, ReflectOption, SamplesOption,
-                               SizePriorsOption, TestsOption, apply_module_choice, apply_reasoning)
+from vadar.cli.options import (ConfigOption, FormalizeOption, ModuleOption, ModulesOption, ReflectOption,
+                               SamplesOption, SetOption, SizePriorsOption, TestsOption, apply_module_choice,
+                               apply_reasoning, load_settings)
 from vadar.app import open as open_vadar
-from vadar.config import load_config
 from vadar.runs.progress import LiveProgress
 from vadar.text import invalid_unicode, rounded
 
@@ -37,11 +37,11 @@ def solve_command(
     modules: ModulesOption = None,
     module: ModuleOption = None,
     library: Annotated[bool, typer.Option("--library/--no-library", help="Use the learned library.")] = True,
-    config: Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")] = None,
+    config: ConfigOption = None,
     html: Annotated[Path | None, typer.Option(
         "--html", dir_okay=False, help="Also write an HTML page: the image with the boxes, the program, the calls.")] = None,
     samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
-    tests: TestsOption = None, size_priors: SizePriorsOption = None,
+    tests: TestsOption = None, size_priors: SizePriorsOption = None, assignments: SetOption = None,
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
@@ -49,7 +49,7 @@ def solve_command(
         if problem is not None:
             raise DatasetError(f"--question {problem}; pass it as UTF-8 text")
         frames = frame_paths(image, video)
-        settings = load_config(config)
+        settings = load_settings(config, assignments)
         overrides = apply_module_choice(settings, modules, module)
         apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
         with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:

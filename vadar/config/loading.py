@@ -1,9 +1,12 @@
-"""Loading the configuration: small dataclasses filled from one TOML file plus environment variables.
+"""Loading the configuration: small dataclasses filled from one TOML file, environment variables and
+`section.field=value` assignments, then checked in one pass.
 
 Nothing is read at import time. Callers build a `VadarConfig` with `load_config()` (or by hand in
-tests) and pass it down. Precedence, lowest to highest: dataclass defaults, the TOML file
-(`--config`, else `$VADAR_CONFIG`, else `vadar.toml` in the working directory if present), then
-environment variables named `VADAR_<SECTION>_<FIELD>` (for example `VADAR_LLM_BASE_URL`).
+tests, then `check_config()`) and pass it down. Precedence, lowest to highest: dataclass defaults,
+the TOML file (`--config`, else `$VADAR_CONFIG`, else `vadar.toml` in the working directory if
+present), environment variables named `VADAR_<SECTION>_<FIELD>` (for example
+`VADAR_LLM_BASE_URL`; the home is `VADAR_HOME`), then assignments (`--set llm.temperature=0.2`).
+A command's named flags (`--jobs`, `--samples`) come last.
 """
 
 from __future__ import annotations
@@ -11,16 +14,17 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
-import types
-import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from base_modules.real.config import RealModulesConfig
-from base_modules.registry import SLOTS, BackendError, backend_name, slot_name
-from vadar.config.sections import (AgentsConfig, ConfigError, EmbeddedLLMConfig, EvalConfig, LibraryConfig, LLMConfig,
+from base_modules.registry import SLOTS
+from vadar.config.checks import ConfigError, check_section, env_name
+from vadar.config.sections import (AgentsConfig, EmbeddedLLMConfig, EvalConfig, LibraryConfig, LLMConfig,
                                    ModulesConfig, PathsConfig, RayConfig, ReasoningConfig, SandboxConfig)
+from vadar.config.values import Origins, set_field, set_module
+from vadar.config.vision import VISION_CHECKS
 
 
 @dataclass
@@ -38,36 +42,64 @@ class VadarConfig:
     vision: RealModulesConfig = field(default_factory=RealModulesConfig)
 
 
-_SECTIONS: dict[str, str] = {
-    "llm": "llm", "embedded": "embedded", "sandbox": "sandbox", "agents": "agents", "reasoning": "reasoning",
-    "library": "library",
-    "eval": "eval", "ray": "ray", "paths": "paths",
-    "modules": "modules", "vision": "vision",
+SECTIONS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(VadarConfig))
+"""The sections, as named in TOML (`[llm]`), variables (`VADAR_LLM_...`) and `--set` (`llm.`)."""
+
+RETIRED_VARIABLES: Mapping[str, str] = {
+    "VADAR_PATHS_HOME": "VADAR_PATHS_HOME is not read: set VADAR_HOME, the one variable of paths.home",
 }
+"""Variables the generic naming would suggest that are refused, each with its one line."""
 
 
-def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> VadarConfig:
-    """Build the configuration from defaults, an optional TOML file and the environment."""
+def check_config(config: VadarConfig, origins: Mapping[tuple[str, str], str] | None = None) -> None:
+    """Every setting of every section against its type and declared checks; the first refusal is raised.
+    (`[vision]` keeps its checks beside the others, its dataclass beside the modules it configures.)"""
+    for section in SECTIONS:
+        values = getattr(config, section)
+        checks = VISION_CHECKS if section == "vision" else type(values).CHECKS
+        check_section(section, values, checks, origins)
+
+
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None,
+                assignments: Sequence[str] = ()) -> VadarConfig:
+    """Build the configuration from defaults, an optional TOML file, the environment and
+    `section.field=value` assignments (`--set`), and check it."""
     env = os.environ if env is None else env
     config = VadarConfig()
+    origins: Origins = {}
     toml_path = path or (Path(env["VADAR_CONFIG"]) if env.get("VADAR_CONFIG") else None)
     if toml_path is None and Path("vadar.toml").is_file():
         toml_path = Path("vadar.toml")
     if toml_path is not None:
-        _apply_toml(config, toml_path)
-    _apply_env(config, env)
-    config.llm.validate()
-    config.embedded.validate()
-    config.sandbox.validate()
-    config.agents.validate()
-    config.reasoning.validate()
-    config.library.__post_init__()
-    config.eval.validate()
-    config.ray.validate()
+        _apply_toml(config, toml_path, origins)
+    _apply_env(config, env, origins)
+    apply_assignments(config, assignments, origins)
+    check_config(config, origins)
     return config
 
 
-def _apply_toml(config: VadarConfig, path: Path) -> None:
+def apply_assignments(config: VadarConfig, assignments: Sequence[str], origins: Origins | None = None) -> None:
+    """`llm.temperature=0.2` settings (the command line's `--set`), coerced like variables; not checked here."""
+    origins = {} if origins is None else origins
+    for text in assignments:
+        key, sep, value = text.partition("=")
+        section, dot, name = key.strip().partition(".")
+        if not sep or not dot or not section or not name.strip():
+            raise ConfigError(f"--set {text!r}: expected SECTION.FIELD=VALUE, e.g. --set llm.temperature=0.2")
+        origin = f"--set {key.strip()}"
+        if section not in SECTIONS:
+            raise ConfigError(f"{origin}: unknown section '{section}'; known: {', '.join(SECTIONS)}")
+        _assign(config, section, name.strip(), value, origin, origins)
+
+
+def _assign(config: VadarConfig, section: str, key: str, raw: object, origin: str, origins: Origins) -> None:
+    if section == "modules":
+        set_module(config.modules, key, raw, origin=origin, origins=origins)
+    else:
+        set_field(section, getattr(config, section), key, raw, origin=origin, origins=origins)
+
+
+def _apply_toml(config: VadarConfig, path: Path, origins: Origins) -> None:
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist (set by --config or VADAR_CONFIG)")
     try:
@@ -75,71 +107,24 @@ def _apply_toml(config: VadarConfig, path: Path) -> None:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
     for section, values in data.items():
-        if section not in _SECTIONS or not isinstance(values, dict):
-            raise ConfigError(f"{path}: unknown section [{section}]; known: {', '.join(_SECTIONS)}")
-        target = getattr(config, section)
+        if section not in SECTIONS or not isinstance(values, dict):
+            raise ConfigError(f"{path}: unknown section [{section}]; known: {', '.join(SECTIONS)}")
         for key, raw in values.items():
-            origin = f"{path} [{section}] {key}"
-            if section == "modules" and key != "backend":
-                _set_module(config.modules, key, raw, origin=origin)
-            else:
-                _set_field(target, key, raw, origin=origin)
+            _assign(config, section, key, raw, f"{path} [{section}] {key}", origins)
 
 
-def _apply_env(config: VadarConfig, env: Mapping[str, str]) -> None:
-    for section in _SECTIONS:
-        target = getattr(config, section)
-        for f in dataclasses.fields(target):
-            name = f"VADAR_{section.upper()}_{f.name.upper()}"
+def _apply_env(config: VadarConfig, env: Mapping[str, str], origins: Origins) -> None:
+    for name, line in RETIRED_VARIABLES.items():
+        if name in env:
+            raise ConfigError(line)
+    for section in SECTIONS:
+        for f in dataclasses.fields(getattr(config, section)):
+            name = env_name(section, f.name)
             if name in env:
-                _set_field(target, f.name, env[name], origin=name)
-    for slot in SLOTS:
+                _assign(config, section, f.name, env[name], name, origins)
+    for slot in SLOTS:  # one slot's variable wins over VADAR_MODULES_PER_MODULE for that slot
         name = f"VADAR_MODULES_{slot.upper()}"
         if name in env:
-            _set_module(config.modules, slot, env[name], origin=name)
-    if "VADAR_HOME" in env:
-        config.paths.home = Path(env["VADAR_HOME"])
+            set_module(config.modules, slot, env[name], origin=name, origins=origins)
     if config.llm.base_url and config.llm.api_key == LLMConfig.api_key and env.get("OPENAI_API_KEY"):
         config.llm.api_key = env["OPENAI_API_KEY"]
-
-
-def _set_module(modules: ModulesConfig, slot: str, raw: object, *, origin: str) -> None:
-    """`[modules] depth = "real"`: a per-slot backend, checked and normalised by the registry."""
-    try:
-        canonical = slot_name(slot)
-        modules.per_module[canonical] = backend_name(str(raw), slot=canonical)
-    except BackendError as exc:
-        raise ConfigError(f"{origin}: {exc}") from None
-
-
-def _set_field(target: object, key: str, raw: object, *, origin: str) -> None:
-    fields = {f.name: f for f in dataclasses.fields(target)}  # type: ignore[arg-type]
-    if key not in fields:
-        raise ConfigError(f"{origin}: unknown setting '{key}'; known: {', '.join(fields)}")
-    hints = typing.get_type_hints(type(target))
-    setattr(target, key, _coerce(raw, hints[key], origin))
-
-
-def _coerce(raw: object, hint: object, origin: str) -> object:
-    args = typing.get_args(hint)
-    optional = (typing.get_origin(hint) in (typing.Union, types.UnionType)) and type(None) in args
-    base = next((a for a in args if a is not type(None)), hint) if optional else hint
-    if optional and (raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "none", "null"))):
-        return None
-    try:
-        if base is bool:
-            if isinstance(raw, bool):
-                return raw
-            text = str(raw).strip().lower()
-            if text in ("1", "true", "yes", "on"):
-                return True
-            if text in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(f"expected a boolean, got {raw!r}")
-        if base is Path:
-            return Path(str(raw)).expanduser()
-        if base in (int, float, str):
-            return base(raw)  # type: ignore[operator]
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{origin}: {exc}") from exc
-    raise ConfigError(f"{origin}: unsupported setting type {hint}")

@@ -1,23 +1,27 @@
-"""The configuration's sections: one small dataclass each, with its defaults and its own checks.
+"""The configuration's sections: one small dataclass each, with its defaults and the checks its
+values must pass (`CHECKS`, applied by `vadar.config.checks.check_section`).
 
-`vadar.config.loading` fills them from a TOML file and `VADAR_*` variables.
+`vadar.config.loading` fills them from a TOML file, `VADAR_*` variables and `--set`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import platformdirs
 
 from base_modules.registry import BackendError, resolve
+from vadar.config.checks import DAY_S, Check, ConfigError, HttpUrl, ModuleSlots, NotEmpty, OneOf, Range
 
-
-class ConfigError(ValueError):
-    """A configuration value is missing or malformed; the message names the setting."""
+POSITIVE = Range(0, above=True)
+AT_LEAST_1 = Range(1)
+AT_LEAST_0 = Range(0)
+TIMEOUT = Range(0, DAY_S, above=True, unit="a day")
+TEMPERATURE = Range(0.0, 2.0)
+SHARE = Range(0.0, 1.0)
 
 
 def default_home() -> Path:
@@ -51,11 +55,15 @@ class LLMConfig:
     # vadar/llm/repetition.py. Such a reply is handed back with finish_reason "repetition".
     stop_repeats: int = 3
 
-    def validate(self) -> None:
-        _check_limits("llm", self, "timeout_s", "inactivity_timeout_s", "max_tokens")
-        _check_limits("llm", self, "max_retries", zero_ok=True)
-        if self.stop_repeats == 1 or self.stop_repeats < 0:
-            raise ConfigError(f"llm.stop_repeats must be 0 (off) or at least 2, got {self.stop_repeats}")
+    CHECKS: ClassVar[Mapping[str, Check]] = {
+        "base_url": HttpUrl(), "model": NotEmpty(), "temperature": TEMPERATURE, "max_tokens": POSITIVE,
+        "timeout_s": TIMEOUT, "inactivity_timeout_s": TIMEOUT, "max_retries": AT_LEAST_0,
+        "stop_repeats": Range(2, off=True),
+    }
+
+
+SPECULATIVE_TYPES = ("none", "ngram-simple", "ngram-map-k", "ngram-mod")
+"""The n-gram speculative decoding modes of the embedded llama.cpp server (`embedded.speculative`)."""
 
 
 @dataclass
@@ -76,10 +84,10 @@ class EmbeddedLLMConfig:
     # "ngram-map-k", "ngram-mod". Lossless; worth it only where programs copy long spans of the prompt.
     speculative: str = "none"
 
-    def validate(self) -> None:
-        _check_limits("embedded", self, "n_ctx", "n_parallel", "startup_timeout_s", "inactivity_timeout_s")
-        if self.n_threads is not None:
-            _check_limits("embedded", self, "n_threads")
+    CHECKS: ClassVar[Mapping[str, Check]] = {
+        "host": NotEmpty(), "port": Range(1, 65535), "n_ctx": POSITIVE, "n_threads": POSITIVE, "n_parallel": POSITIVE,
+        "startup_timeout_s": TIMEOUT, "inactivity_timeout_s": TIMEOUT, "speculative": OneOf(SPECULATIVE_TYPES),
+    }
 
 
 @dataclass
@@ -90,18 +98,9 @@ class SandboxConfig:
     memory_mb: int = 2048
     max_stdout_chars: int = 10_000
 
-    def validate(self) -> None:
-        """A zero or negative limit would remove it (memory) or fail every program (time)."""
-        _check_limits("sandbox", self, "timeout_s", "memory_mb")
-        _check_limits("sandbox", self, "max_stdout_chars", zero_ok=True)
-
-
-def _check_limits(section: str, values: object, *names: str, zero_ok: bool = False) -> None:
-    for name in names:
-        value = getattr(values, name)
-        if value < 0 if zero_ok else not (value > 0 and math.isfinite(value)):
-            raise ConfigError(f"{section}.{name} must be {'0 or more' if zero_ok else 'a positive number'}, "
-                              f"got {value!r} (VADAR_{section.upper()}_{name.upper()})")
+    # A zero or negative limit would remove it (memory) or fail every program (time).
+    CHECKS: ClassVar[Mapping[str, Check]] = {
+        "timeout_s": TIMEOUT, "memory_mb": POSITIVE, "max_stdout_chars": AT_LEAST_0}
 
 
 @dataclass
@@ -115,14 +114,10 @@ class AgentsConfig:
     program_same_error_limit: int = 3  # give a question up after the same error this many times in a row
     tool_budget: int = 8
 
-    def __post_init__(self) -> None:
-        self.validate()
-
-    def validate(self) -> None:
-        """Every limit must be at least 1; a zero would silently disable an agent."""
-        for f in dataclasses.fields(self):
-            if getattr(self, f.name) < 1:
-                raise ConfigError(f"agents.{f.name} must be at least 1, got {getattr(self, f.name)}")
+    # Every limit must be at least 1; a zero would silently disable an agent.
+    CHECKS: ClassVar[Mapping[str, Check]] = {name: AT_LEAST_1 for name in (
+        "signature_attempts", "max_new_functions", "implementation_attempts", "program_attempts",
+        "program_same_error_limit", "tool_budget")}
 
 
 @dataclass
@@ -151,16 +146,19 @@ class LibraryConfig:
     validation_share: float = 0.2  # share of a build's questions held back (0: no validation)
     validation_min: int = 10  # fewer held-back questions than this judge nothing: no validation
 
-    def __post_init__(self) -> None:
-        if self.admission not in ("labelled", "unlabelled", "off"):
-            raise ConfigError(f"library.admission must be labelled, unlabelled or off, got {self.admission!r}")
-        _check_limits("library", self, "admit_min_uses", "distill_min_uses", "distill_max_helpers", "build_tries",
-                      "search_samples", "search_rounds")
-        if not 0.0 <= self.validation_share < 1.0:
-            raise ConfigError(f"library.validation_share must be at least 0 and below 1, got {self.validation_share}")
-        _check_limits("library", self, "validation_min")
-        if not 0.0 <= self.search_temperature <= 2.0:
-            raise ConfigError(f"library.search_temperature must be between 0 and 2, got {self.search_temperature}")
+    CHECKS: ClassVar[Mapping[str, Check]] = {
+        "admission": OneOf(("labelled", "unlabelled", "off")), "retrieve_k": AT_LEAST_0, "examples_k": AT_LEAST_0,
+        "retire_min_uses": AT_LEAST_1, "retire_below": SHARE, "search_temperature": TEMPERATURE,
+        "validation_share": Range(0.0, 1.0, below=True),
+        **{name: AT_LEAST_1 for name in ("admit_min_uses", "distill_min_uses", "distill_max_helpers", "build_tries",
+                                         "search_samples", "search_rounds", "validation_min")},
+    }
+
+
+MAX_SAMPLES = 16
+"""Most programs per question (`reasoning.samples`, `--samples`): each is an LLM request (and a sandbox
+run), and the measured gain came from 3 (docs/results/techniques.md); 1,000 would write 1,000 programs
+a question."""
 
 
 @dataclass
@@ -178,13 +176,8 @@ class ReasoningConfig:
     size_priors: bool = False  # typical sizes of the question's nouns in the prompt (docs/size-priors.md)
     size_priors_shown: bool = True  # false: the priors serve only the reflect step's range check
 
-    def validate(self) -> None:
-        if self.samples < 1:
-            raise ConfigError(f"reasoning.samples must be at least 1, got {self.samples}")
-        if not 0.0 <= self.sample_temperature <= 2.0:
-            raise ConfigError(f"reasoning.sample_temperature must be between 0 and 2, got {self.sample_temperature}")
-        if self.vote_tolerance < 0:
-            raise ConfigError(f"reasoning.vote_tolerance must be at least 0, got {self.vote_tolerance}")
+    CHECKS: ClassVar[Mapping[str, Check]] = {
+        "samples": Range(1, MAX_SAMPLES), "sample_temperature": TEMPERATURE, "vote_tolerance": AT_LEAST_0}
 
     def label(self) -> str:
         """A short name of the techniques in use, e.g. `samples=3+formalize`; `none` when all are off."""
@@ -208,11 +201,7 @@ class EvalConfig:
     # records the question as an infrastructure error, goes on, and a rerun asks it again.
     keep_going: bool = False
 
-    def validate(self) -> None:
-        if self.jobs < 1:
-            raise ConfigError(f"eval.jobs must be at least 1, got {self.jobs}")
-        if self.executor not in EXECUTORS:
-            raise ConfigError(f"eval.executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}")
+    CHECKS: ClassVar[Mapping[str, Check]] = {"jobs": AT_LEAST_1, "executor": OneOf(EXECUTORS)}
 
 
 @dataclass
@@ -230,14 +219,9 @@ class RayConfig:
     module_gpus: float | None = None  # None: 1 when the cluster has GPUs, else 0
     module_cpus: float = 1.0
 
-    def validate(self) -> None:
-        if self.task_cpus <= 0:
-            raise ConfigError(f"ray.task_cpus must be above 0, got {self.task_cpus}")
-        for name in ("max_retries", "module_actors"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"ray.{name} must be at least 0, got {getattr(self, name)}")
-        if self.module_gpus is not None and self.module_gpus < 0:
-            raise ConfigError(f"ray.module_gpus must be at least 0, got {self.module_gpus}")
+    CHECKS: ClassVar[Mapping[str, Check]] = {
+        "task_cpus": POSITIVE, "max_retries": AT_LEAST_0, "module_actors": AT_LEAST_0, "module_gpus": AT_LEAST_0,
+        "module_cpus": AT_LEAST_0}
 
 
 @dataclass
@@ -248,6 +232,8 @@ class PathsConfig:
     db_path: Path | None = None
     llm_cache_path: Path | None = None
     model_cache_dir: Path | None = None
+
+    CHECKS: ClassVar[Mapping[str, Check]] = {}  # each a path (its type); `home` is set by VADAR_HOME
 
     @property
     def database(self) -> Path:
@@ -268,12 +254,15 @@ class ModulesConfig:
     """Backend per perception module: `oracle`, `real`, or the name of an entry-point plugin.
 
     `backend` is the default of every slot; `per_module` maps a slot (as written in TOML
-    `[modules] depth = "real"` or `VADAR_MODULES_DEPTH`) to its own backend. Slot names and their
+    `[modules] depth = "real"`, `VADAR_MODULES_DEPTH`, `--set modules.depth=real`, or several at
+    once: `VADAR_MODULES_PER_MODULE=depth=real,vqa=real`) to its own backend. Slot names and their
     checks live in `base_modules.registry`, the one owner of the five slots.
     """
 
     backend: str = "oracle"
     per_module: dict[str, str] = field(default_factory=dict)
+
+    CHECKS: ClassVar[Mapping[str, Check]] = {"backend": NotEmpty(), "per_module": ModuleSlots()}
 
     def resolved(self, overrides: Mapping[str, str] | None = None) -> dict[str, str]:
         """The backend of every slot, lower-cased, after per-slot settings and `overrides`."""

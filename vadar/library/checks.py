@@ -38,9 +38,8 @@ class CheckResult:
 class BehaviourChecks:
     """Writes a check per helper and runs it against the current implementation."""
 
-    def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 2,
-                 max_reply_tokens: int | None = None) -> None:
-        self.loop = StepLoop(llm, CHECK, max_attempts, max_reply_tokens)
+    def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 2) -> None:
+        self.loop = StepLoop(llm, CHECK, max_attempts)
         self.executor = executor
 
     def run(self, record: FunctionRecord, library: list[FunctionRecord],

@@ -66,10 +66,10 @@ class GroupWriter:
     """Groups the right build programs by question frame and has the LLM write one helper per group."""
 
     def __init__(self, store: ApiStore, llm: ChatModel, executor: Executor, *, min_uses: int = 3,
-                 max_helpers: int = 3, truth: TruthChecks | None = None, max_reply_tokens: int | None = None,
+                 max_helpers: int = 3, truth: TruthChecks | None = None,
                  attempts: int = 2, on_event: Callable[[str], None] | None = None) -> None:
         self.store, self.executor = store, executor
-        self.loop = StepLoop(llm, WRITING, attempts, max_reply_tokens)
+        self.loop = StepLoop(llm, WRITING, attempts)
         self.min_uses, self.max_helpers, self.truth = min_uses, max_helpers, truth
         self.on_event = on_event or (lambda message: None)
 
@@ -182,7 +182,7 @@ class GroupWriter:
         """Right code with a docstring silent on a parameter: ask for the docstring alone."""
         parameters = [a.arg for a in ast.parse(written.code).body[0].args.args]  # type: ignore[attr-defined]
         docstring = redocument(self.loop.llm, system, written.code, written.name, parameters,
-                               written.silent or "", max_reply_tokens=self.loop.max_reply_tokens)
+                               written.silent or "")
         if docstring is None:
             return DocstringProblem(written.silent or ""), candidate
         candidate.evidence.docstring_rewritten_from = written.docstring
@@ -242,7 +242,7 @@ class FrameCheck:
         request = prompts.render("group_frame", helper=candidate.code, name=candidate.name,
                                  questions=[q.question for q in self.others])
         loop = self.writer.loop
-        StepLoop(loop.llm, WRITING, 2, loop.max_reply_tokens).run(
+        StepLoop(loop.llm, WRITING, 2).run(
             [self.system, {"role": "user", "content": request}], judge)
         fitting = [(q, call) for q, call in zip(self.others, calls, strict=True) if call] if calls else []
         if not fitting:

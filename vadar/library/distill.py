@@ -59,10 +59,10 @@ class Distiller:
     """Finds, names, checks and admits helpers distilled from the store's right programs."""
 
     def __init__(self, store: ApiStore, llm: ChatModel, executor: Executor, *, min_uses: int = 3,
-                 max_helpers: int = 3, truth: TruthChecks | None = None, max_reply_tokens: int | None = None,
+                 max_helpers: int = 3, truth: TruthChecks | None = None,
                  on_event: Callable[[str], None] | None = None) -> None:
         self.store, self.executor = store, executor
-        self.loop = StepLoop(llm, NAMING, 2, max_reply_tokens)
+        self.loop = StepLoop(llm, NAMING, 2)
         self.min_uses, self.max_helpers = min_uses, max_helpers
         self.truth = truth
         self.on_event = on_event or (lambda message: None)

@@ -51,7 +51,7 @@ def reply_docstring(text: str) -> str:
 
 
 def redocument(llm: ChatModel, system: Message, helper_code: str, name: str, parameters: Sequence[str],
-               problem: str, attempts: int = 2, max_reply_tokens: int | None = None) -> str | None:
+               problem: str, attempts: int = 2) -> str | None:
     """A docstring for `helper_code` that names every parameter, or None if the LLM gives none."""
     written: list[str] = []
 
@@ -68,5 +68,5 @@ def redocument(llm: ChatModel, system: Message, helper_code: str, name: str, par
 
     request = prompts.render("group_docstring", helper=helper_code, name=name, problem=problem,
                              parameters=[p for p in parameters if p != "image"])
-    StepLoop(llm, DOCSTRING, attempts, max_reply_tokens).run([system, {"role": "user", "content": request}], judge)
+    StepLoop(llm, DOCSTRING, attempts).run([system, {"role": "user", "content": request}], judge)
     return written[0] if written else None

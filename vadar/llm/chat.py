@@ -1,4 +1,4 @@
-"""The chat interface agents depend on, its response type, and the canonical request key.
+"""The chat interface agents depend on, its request and response types, and the canonical request key.
 
 Agents only see `ChatModel`, so the real client, scripted doubles and cassettes are interchangeable.
 """
@@ -8,11 +8,54 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One request to a `ChatModel`: the conversation so far and the sampling settings the caller sets.
+
+    An unset setting (None) takes the model's configured one. `seed` draws another sample of the
+    same request; `response_format` asks for structured output (a JSON schema). Both are left out
+    of the request and its keys when unset, so requests that predate them keep their keys.
+    `max_tokens` is the caller's limit (a role's); the model sends at most its own `reply_cap`.
+    """
+
+    messages: Sequence[Message]
+    max_tokens: int | None = None
+    temperature: float | None = None
+    stop: Sequence[str] | None = None
+    seed: int | None = None
+    response_format: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        # A snapshot: the caller goes on appending to its conversation after asking.
+        object.__setattr__(self, "messages", tuple(self.messages))
+        object.__setattr__(self, "stop", tuple(self.stop) if self.stop else None)
+
+    def options(self) -> dict[str, Any]:
+        """The optional fields that are set: absent ones must not change a request or its key."""
+        options: dict[str, Any] = {}
+        if self.seed is not None:
+            options["seed"] = self.seed
+        if self.response_format is not None:
+            options["response_format"] = self.response_format
+        return options
+
+    def capped(self, cap: int | None) -> ChatRequest:
+        """This request as a model with reply cap `cap` sends it: `min(cap, max_tokens)`."""
+        if cap is None or (self.max_tokens is not None and self.max_tokens <= cap):
+            return self
+        return dataclasses.replace(self, max_tokens=cap)
+
+    def caller_key(self) -> str:
+        """The key of what a caller controls (no model, no configured defaults): cassettes use it."""
+        return request_key(messages=list(self.messages), max_tokens=self.max_tokens, temperature=self.temperature,
+                           stop=list(self.stop) if self.stop else None, **self.options())
 
 
 @dataclass(frozen=True)
@@ -44,31 +87,22 @@ class ChatResponse:
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """Anything that turns a list of chat messages into a `ChatResponse`."""
+    """Anything that turns a `ChatRequest` into a `ChatResponse`.
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] | None = None,
-        seed: int | None = None,
-        response_format: dict[str, Any] | None = None,
-    ) -> ChatResponse: ...
-    # `seed` (None: the configured one) draws another sample of the same request; `response_format`
-    # asks for structured output (a JSON schema). Callers pass them only when set, so a model that
-    # predates them keeps working and requests without them stay byte for byte as they were.
+    `reply_cap` is the model's ceiling on any one reply (the configured `llm.max_tokens`; None:
+    none): a request is sent with `min(reply_cap, request.max_tokens)`, see `reply_limit`.
+    """
+
+    @property
+    def reply_cap(self) -> int | None: ...
+
+    def complete(self, request: ChatRequest) -> ChatResponse: ...
 
 
-def request_options(seed: int | None = None, response_format: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The optional request fields that are set: absent ones must not change a request or its key."""
-    options: dict[str, Any] = {}
-    if seed is not None:
-        options["seed"] = seed
-    if response_format is not None:
-        options["response_format"] = response_format
-    return options
+def reply_limit(model: ChatModel, max_tokens: int) -> int:
+    """The tokens a reply asked for with `max_tokens` may have on `model` (what a cut-off message names)."""
+    cap = model.reply_cap
+    return max_tokens if cap is None else min(cap, max_tokens)
 
 
 def canonical_json(value: Any) -> str:

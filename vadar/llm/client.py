@@ -17,7 +17,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import openai
@@ -32,7 +32,7 @@ from tenacity import (
 
 from vadar.config import LLMConfig, VadarConfig
 from vadar.llm.cache import ResponseCache
-from vadar.llm.chat import ChatResponse, Message, canonical_json, request_key
+from vadar.llm.chat import ChatRequest, ChatResponse, canonical_json, request_key
 from vadar.llm.errors import (
     LLMBadResponseError,
     LLMEmptyResponseError,
@@ -119,52 +119,39 @@ class LLMClient:
         view.tag = tag
         return view
 
-    def request_for(
-        self,
-        messages: list[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] | None = None,
-        seed: int | None = None,
-        response_format: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """The effective request (defaults from config filled in); its canonical JSON is the cache key."""
-        request = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": self.config.temperature if temperature is None else temperature,
-            "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
-            "seed": self.config.seed if seed is None else seed,
-            "stop": list(stop) if stop else None,
-        }
-        if response_format is not None:  # absent otherwise: older requests keep their cache keys
-            request["response_format"] = response_format
-        return request
+    @property
+    def reply_cap(self) -> int:
+        """The configured ceiling on any one reply (`llm.max_tokens`): a role asks for at most its own limit."""
+        return self.config.max_tokens
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] | None = None,
-        seed: int | None = None,
-        response_format: dict[str, Any] | None = None,
-    ) -> ChatResponse:
-        request = self.request_for(messages, max_tokens=max_tokens, temperature=temperature, stop=stop,
-                                   seed=seed, response_format=response_format)
-        problem = invalid_unicode(canonical_json(request))
+    def request_for(self, request: ChatRequest) -> dict[str, Any]:
+        """The effective request (defaults from config filled in, `max_tokens` within the reply cap);
+        its canonical JSON is the cache key."""
+        sent = {
+            "model": self.model,
+            "messages": list(request.messages),
+            "temperature": self.config.temperature if request.temperature is None else request.temperature,
+            "max_tokens": request.capped(self.reply_cap).max_tokens,
+            "seed": self.config.seed if request.seed is None else request.seed,
+            "stop": list(request.stop) if request.stop else None,
+        }
+        if request.response_format is not None:  # absent otherwise: older requests keep their cache keys
+            sent["response_format"] = request.response_format
+        return sent
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        sent = self.request_for(request)
+        problem = invalid_unicode(canonical_json(sent))
         if problem is not None:
             raise LLMRequestError(f"the request to {self._where()} {problem}; it cannot be sent")
-        key = request_key(**request)
+        key = request_key(**sent)
         self.accept_pending()  # the caller came back for more: the previous replies served it
         response = self.cache.get(key) if self.cache is not None else None
         if response is not None:
             response = dataclasses.replace(response, from_cache=True, latency_s=0.0)
         else:
-            response = self._call(request)
-            if self.cache is not None and self.cache.written(self.cache.put, key, request, response, pending=True):
+            response = self._call(sent)
+            if self.cache is not None and self.cache.written(self.cache.put, key, sent, response, pending=True):
                 with self._pending_lock:
                     self._pending.append(key)
         if response.from_cache or not self.config.stream:  # the guard watched only fresh streams

@@ -9,11 +9,11 @@ import copy
 import json
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Union
 
-from vadar.llm.chat import ChatModel, ChatResponse, Message, request_key, request_options
+from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse, Message
 from vadar.llm.errors import CassetteMissError, ScriptExhaustedError
 from vadar.llm.usage import UsageTracker
 
@@ -29,25 +29,12 @@ def _messages_tokens(messages: list[Message]) -> int:
     return sum(approx_tokens(str(m.get("content") or "")) for m in messages)
 
 
-def call_key(
-    messages: list[Message],
-    *,
-    max_tokens: int | None = None,
-    temperature: float | None = None,
-    stop: Sequence[str] | None = None,
-    seed: int | None = None,
-    response_format: dict[str, Any] | None = None,
-) -> str:
-    """Cassette key: what a caller of `ChatModel.complete` controls (the model is fixed per cassette)."""
-    return request_key(messages=messages, max_tokens=max_tokens, temperature=temperature, stop=list(stop or []) or None,
-                       **request_options(seed, response_format))
-
-
 class ScriptedLLM:
     """Returns scripted responses in order and records every request it received.
 
     Script items: a string (the reply), a `ChatResponse`, a callable `messages -> str`, or an
-    exception (instance or class) to raise for that call.
+    exception (instance or class) to raise for that call. `reply_cap` plays the configured
+    `llm.max_tokens`: requests are recorded with at most that many tokens, as the client sends them.
     """
 
     def __init__(
@@ -57,8 +44,10 @@ class ScriptedLLM:
         model: str = "scripted",
         usage: UsageTracker | None = None,
         tag: str | None = None,
+        reply_cap: int | None = None,
     ) -> None:
         self._script: deque[ScriptItem] = deque(responses)
+        self.reply_cap = reply_cap
         self._lock = threading.Lock()
         self.model = model
         self.usage = usage
@@ -76,22 +65,14 @@ class ScriptedLLM:
             raise AssertionError("ScriptedLLM has not been called")
         return self.calls[-1]
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] | None = None,
-        seed: int | None = None,
-        response_format: dict[str, Any] | None = None,
-    ) -> ChatResponse:
-        snapshot = copy.deepcopy(messages)
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        request = request.capped(self.reply_cap)
+        snapshot = copy.deepcopy(list(request.messages))
         with self._lock:
             self.calls.append(snapshot)
             self.requests.append(
-                {"messages": snapshot, "max_tokens": max_tokens, "temperature": temperature, "stop": stop,
-                 **request_options(seed, response_format)}
+                {"messages": snapshot, "max_tokens": request.max_tokens, "temperature": request.temperature,
+                 "stop": list(request.stop) if request.stop else None, **request.options()}
             )
             if not self._script:
                 last = str(snapshot[-1].get("content", "")) if snapshot else ""
@@ -129,26 +110,21 @@ class RecordingLLM:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] | None = None,
-        seed: int | None = None,
-        response_format: dict[str, Any] | None = None,
-    ) -> ChatResponse:
-        options = request_options(seed, response_format)
-        response = self.inner.complete(messages, max_tokens=max_tokens, temperature=temperature, stop=stop, **options)
+    @property
+    def reply_cap(self) -> int | None:
+        return self.inner.reply_cap
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        request = request.capped(self.reply_cap)  # recorded as the inner model sends it
+        response = self.inner.complete(request)
         entry = {
-            "key": call_key(messages, max_tokens=max_tokens, temperature=temperature, stop=stop, **options),
+            "key": request.caller_key(),
             "request": {
-                "messages": messages,
-                "max_tokens": max_tokens,
-                "temperature": temperature,
-                "stop": list(stop) if stop else None,
-                **options,
+                "messages": list(request.messages),
+                "max_tokens": request.max_tokens,
+                "temperature": request.temperature,
+                "stop": list(request.stop) if request.stop else None,
+                **request.options(),
             },
             "response": response.to_dict(),
         }
@@ -161,8 +137,10 @@ class RecordingLLM:
 class ReplayLLM:
     """Answers from a cassette by request key; identical requests replay their recordings in order."""
 
-    def __init__(self, path: Path | str, *, usage: UsageTracker | None = None, tag: str | None = None) -> None:
+    def __init__(self, path: Path | str, *, usage: UsageTracker | None = None, tag: str | None = None,
+                 reply_cap: int | None = None) -> None:
         self.path = Path(path)
+        self.reply_cap = reply_cap
         self.usage = usage
         self.tag = tag
         self._lock = threading.Lock()
@@ -184,18 +162,9 @@ class ReplayLLM:
     def __len__(self) -> int:
         return len(self.requests)
 
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        stop: Sequence[str] | None = None,
-        seed: int | None = None,
-        response_format: dict[str, Any] | None = None,
-    ) -> ChatResponse:
-        key = call_key(messages, max_tokens=max_tokens, temperature=temperature, stop=stop,
-                       **request_options(seed, response_format))
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        request = request.capped(self.reply_cap)
+        key = request.caller_key()
         with self._lock:
             queue = self._entries.get(key)
             if queue:
@@ -203,17 +172,16 @@ class ReplayLLM:
             elif key in self._last:
                 response = self._last[key]  # asked more often than recorded: repeat the latest answer
             else:
-                raise CassetteMissError(self._miss_message(messages, max_tokens, temperature, stop))
+                raise CassetteMissError(self._miss_message(request))
         if self.usage is not None:
             self.usage.record(response, tag=self.tag)
         return response
 
-    def _miss_message(
-        self, messages: list[Message], max_tokens: int | None, temperature: float | None, stop: Sequence[str] | None
-    ) -> str:
-        shown = "\n".join(f"  [{m.get('role')}] {str(m.get('content', ''))[:400]!r}" for m in messages)
+    def _miss_message(self, request: ChatRequest) -> str:
+        shown = "\n".join(f"  [{m.get('role')}] {str(m.get('content', ''))[:400]!r}" for m in request.messages)
+        stop = list(request.stop) if request.stop else None
         return (
             f"cassette {self.path} ({len(self.requests)} recorded request(s)) has no response for this request "
-            f"(max_tokens={max_tokens}, temperature={temperature}, stop={stop}):\n{shown}\n"
+            f"(max_tokens={request.max_tokens}, temperature={request.temperature}, stop={stop}):\n{shown}\n"
             "Re-record the cassette with RecordingLLM if the prompt changed on purpose."
         )

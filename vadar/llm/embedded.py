@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from vadar.config import EmbeddedLLMConfig, VadarConfig
+from vadar.config import SPECULATIVE_TYPES, EmbeddedLLMConfig, VadarConfig
 
 PORT_SETTING = "VADAR_EMBEDDED_PORT"
 # Host-RAM cache of prompt KV states, so prefixes can be restored after a slot served another prompt.
@@ -38,9 +38,6 @@ _LOG_LINES = 200
 _STOP_GRACE_S = 5.0
 
 CommandFactory = Callable[[int], Sequence[str]]
-
-
-SPECULATIVE_TYPES = ("none", "ngram-simple", "ngram-map-k", "ngram-mod")
 
 
 def speculative_type(name: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vadar.programs.sampling import Sampling
-from vadar.llm.chat import ChatModel, ChatResponse, Message, request_options
+from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse, Message, reply_limit
 from vadar.llm.repetition import REPETITION
 from vadar.text import clip
 
@@ -92,7 +92,6 @@ class StepLoop:
     llm: ChatModel
     sampling: Sampling
     max_steps: int
-    max_reply_tokens: int | None = None  # a ceiling from the configuration (`llm.max_tokens`)
     seed: int | None = None  # None: the configured one; another seed draws another sample
     response_format: dict[str, Any] | None = None  # structured output, e.g. a JSON schema
 
@@ -102,8 +101,8 @@ class StepLoop:
 
     @property
     def token_limit(self) -> int:
-        cap = self.max_reply_tokens
-        return self.sampling.max_tokens if cap is None else min(cap, self.sampling.max_tokens)
+        """The role's limit within the model's reply cap: what a reply is sent with and cut off at."""
+        return reply_limit(self.llm, self.sampling.max_tokens)
 
     def cut_off_error(self, response: ChatResponse | None = None) -> str:
         """What to tell the LLM about a reply that did not end on its own."""
@@ -125,9 +124,9 @@ class StepLoop:
         for attempt in range(first_step, self.max_steps + 1):
             if on_step is not None:
                 on_step(attempt)
-            response = self.llm.complete(messages, max_tokens=self.token_limit,
-                                         temperature=self.sampling.temperature(attempt),
-                                         **request_options(self.seed, self.response_format))
+            response = self.llm.complete(ChatRequest(messages, max_tokens=self.sampling.max_tokens,
+                                                     temperature=self.sampling.temperature(attempt),
+                                                     seed=self.seed, response_format=self.response_format))
             if cost is not None:
                 cost.add(response)
             messages.append({"role": "assistant", "content": response.text})

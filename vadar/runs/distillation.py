@@ -79,8 +79,7 @@ def distill_helpers(session: Session, data: PreparedData, questions: Sequence[Qu
     (`library.distill_groups`), then statement runs shared across programs."""
     settings = session.config.library
     kwargs = dict(min_uses=settings.distill_min_uses, max_helpers=settings.distill_max_helpers,
-                  truth=TruthChecks(session.executor), max_reply_tokens=session.config.llm.max_tokens,
-                  on_event=on_event)
+                  truth=TruthChecks(session.executor), on_event=on_event)
     report = DistillReport()
     if settings.distill_groups:
         grouped = GroupWriter(session.store, session.llm, session.executor, **kwargs)

@@ -80,11 +80,10 @@ def make_answerer(method: str, session: Session, data: PreparedData,
 
 def program_agent_for(config: VadarConfig, llm: ChatModel, executor: Executor,
                       sampling: Sampling = PROGRAM, *, techniques: bool = False) -> ProgramAgent:
-    """A Program agent with the configured attempt limits and reply-token cap; with `techniques`,
+    """A Program agent with the configured attempt limits; with `techniques`,
     also the configured reasoning techniques (`[reasoning]`: samples, formalize, reflect, tests)."""
     limits = config.agents
     return ProgramAgent(llm, executor, max_attempts=limits.program_attempts, sampling=sampling,
-                        max_reply_tokens=config.llm.max_tokens,
                         same_error_limit=limits.program_same_error_limit,
                         reasoning=config.reasoning if techniques else None)
 
@@ -107,7 +106,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
     """The solver of `method` from its parts; no store or session, so a remote worker can build it."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-    limits, cap = config.agents, config.llm.max_tokens
+    limits = config.agents
     library = snapshot.functions
 
     if method in PROGRAM_METHODS:
@@ -133,7 +132,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         return solve_with_program
 
     if method == "tool-agent":
-        tool_agent = ToolAgent(llm, executor, budget=limits.tool_budget, max_reply_tokens=cap)
+        tool_agent = ToolAgent(llm, executor, budget=limits.tool_budget)
         def solve_with_tools(question: Question) -> ProgramOutcome:
             namespace, api = question_context(question, dataset, modules, view_modules)
             return tool_agent.solve(question.question, with_regions(render_api(library, **api), question.regions),
@@ -141,7 +140,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
 
         return solve_with_tools
 
-    direct = DirectAnswerer(llm, max_reply_tokens=cap)
+    direct = DirectAnswerer(llm)
     oracle_perception = all(backend == "oracle" for backend in backends.values())
 
     def solve_directly(question: Question) -> ProgramOutcome:

@@ -276,12 +276,11 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
     existing = [f.name for f in store.functions()]
     memory = remembered_helpers(store)
     limits = session.config.agents
-    cap = session.config.llm.max_tokens
     if batch.proposals is None:  # else: resuming, implement what was proposed before the interruption
         if on_event:
             on_event(f"batch {index + 1}: proposing signatures for {len(chunk)} questions")
         signature_agent = SignatureAgent(session.llm, max_attempts=limits.signature_attempts,
-                                         max_functions=limits.max_new_functions, max_reply_tokens=cap)
+                                         max_functions=limits.max_new_functions)
         tried = {m.name: m.reason for m in memory.values() if m.blocked}
         aims = proposal_aims(chunk, built_from, store.verified_programs()) if session.config.library.aim else None
         proposals = signature_agent.propose([q.question for q in chunk], api_text, existing, tried, aims)
@@ -313,7 +312,7 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
     # ground-truth cases come from the scenes of every build question (never a held-back one)
     verifier = TruthVerifier(TruthChecks(session.executor), store, data.dataset, data.modules, scenes)
     agent = ApiAgent(session.llm, store, session.executor, max_attempts=limits.implementation_attempts,
-                     on_event=on_event, max_reply_tokens=cap, search=search, verifier=verifier, **provenance)
+                     on_event=on_event, search=search, verifier=verifier, **provenance)
     outcome = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed
     report.attempts, report.searches = sum(outcome.attempts.values()), outcome.searches
@@ -327,10 +326,9 @@ def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], cont
     candidates = session.store.unverified()
     if settings.admission == "off" or not candidates:
         return
-    cap = session.config.llm.max_tokens
     program_agent = program_agent_for(session.config, session.llm, session.executor)
     sampler = program_agent_for(session.config, session.llm, session.executor, sampling=PROGRAM_SAMPLE)
-    checks = BehaviourChecks(session.llm, session.executor, max_reply_tokens=cap)
+    checks = BehaviourChecks(session.llm, session.executor)
     admission = Admission(session.store, program_agent, session.executor, mode=settings.admission,
                           sampler=sampler, repair=agent.repair if settings.repair else None,
                           checks=checks, batch_id=batch_id, truth=TruthChecks(session.executor),

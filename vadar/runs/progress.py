@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -26,7 +25,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from vadar.llm.chat import ChatModel, ChatResponse, Message
+from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse
 
 
 class Progress:
@@ -73,14 +72,15 @@ class MeteredChatModel:
         self.inner = inner
         self.progress = progress
 
-    def complete(self, messages: list[Message], *, max_tokens: int | None = None,
-                 temperature: float | None = None, stop: Sequence[str] | None = None,
-                 **options: Any) -> ChatResponse:
+    @property
+    def reply_cap(self) -> int | None:
+        return self.inner.reply_cap
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
         self.progress.reply_started()
         response: ChatResponse | None = None
         try:
-            response = self.inner.complete(messages, max_tokens=max_tokens, temperature=temperature, stop=stop,
-                                           **options)
+            response = self.inner.complete(request)
             return response
         finally:
             self.progress.reply_finished(response)

@@ -38,10 +38,10 @@ from vadar.programs.outcome import ProgramOutcome
 def compose(reasoning: ReasoningConfig, plain: PlainWriter, *,
             accept: Callable[[ProgramOutcome], bool] | None = None, tries: int = 1) -> ProgramWriter:
     """The plain writer inside the techniques `reasoning` turns on, in the order above."""
-    llm, cap = plain.llm, plain.max_reply_tokens
+    llm = plain.llm
     reviews: list[Review] = []
     if reasoning.reflect:
-        reviews.append(Reflection(Reflector(llm, cap)))
+        reviews.append(Reflection(Reflector(llm)))
     elif reasoning.formalize:
         reviews.append(ConstraintFit())
     if reasoning.tests:
@@ -56,9 +56,9 @@ def compose(reasoning: ReasoningConfig, plain: PlainWriter, *,
     if reasoning.size_priors:
         writer = SizePriors(writer, shown=reasoning.size_priors_shown)
     if reasoning.tests:
-        writer = UnitTests(writer, TestWriter(llm, cap), plain.executor, reasoning.vote_tolerance)
+        writer = UnitTests(writer, TestWriter(llm), plain.executor, reasoning.vote_tolerance)
     if reasoning.formalize:
-        writer = Formalize(writer, Formalizer(llm, cap))
+        writer = Formalize(writer, Formalizer(llm))
     return writer
 
 

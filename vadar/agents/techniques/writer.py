@@ -75,11 +75,9 @@ class PlainWriter:
     """Writes, runs and repairs one program per task; no technique of its own."""
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5, sampling: Sampling = PROGRAM,
-                 max_reply_tokens: int | None = None, same_error_limit: int | None = None,
-                 sample_temperature: float = 0.7) -> None:
+                 same_error_limit: int | None = None, sample_temperature: float = 0.7) -> None:
         self.llm, self.executor, self.max_attempts = llm, executor, max_attempts
-        self.max_reply_tokens = max_reply_tokens
-        self.loop = StepLoop(llm, sampling, max_attempts, max_reply_tokens)
+        self.loop = StepLoop(llm, sampling, max_attempts)
         self.same_error_limit = same_error_limit  # None: always use every attempt
         self.sample_temperature = sample_temperature
 
@@ -142,7 +140,7 @@ class PlainWriter:
         if sample == 0:
             return self.loop
         sampling = dataclasses.replace(self.loop.sampling, first_temperature=self.sample_temperature)
-        return StepLoop(self.llm, sampling, self.max_attempts, self.max_reply_tokens, seed=sample)
+        return StepLoop(self.llm, sampling, self.max_attempts, seed=sample)
 
     def _stuck(self, errors: list[str]) -> bool:
         """The last `same_error_limit` attempts failed alike: more retries rarely change that.

@@ -25,7 +25,7 @@ from vadar.programs.outcome import ProgramOutcome
 from vadar.sandbox import SandboxPool
 from vadar.runs.executors.job import QuestionJob
 from vadar.runs.executors.module_server import served_module
-from vadar.llm.chat import ChatModel, ChatResponse, Message
+from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse
 from vadar.llm.usage import CallRecord, UsageTracker
 from vadar.runs.methods import Answerer, build_answerer
 from vadar.runs.prepare import oracle_modules, view_modules
@@ -50,8 +50,12 @@ class _TaskUsage:
         self.inner = inner
         self.tracker = UsageTracker()
 
-    def complete(self, messages: list[Message], **kwargs: Any) -> ChatResponse:
-        response = self.inner.complete(messages, **kwargs)
+    @property
+    def reply_cap(self) -> int | None:
+        return self.inner.reply_cap
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        response = self.inner.complete(request)
         self.tracker.record(response)
         return response
 
