@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def laid_out(driver, timeout: float = 5.0) -> None:
+def laid_out(driver, timeout: float = 30.0) -> None:
     """Wait until the report's script has set the labels of every visible picture."""
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -14,7 +14,7 @@ def laid_out(driver, timeout: float = 5.0) -> None:
         ".every(f => f.dataset.laidOut);"))
 
 
-def wait_for(driver: Any, script: str, timeout: float = 5.0) -> None:
+def wait_for(driver: Any, script: str, timeout: float = 30.0) -> None:
     """Wait until `script` (a JavaScript expression) is true on the page."""
     from selenium.webdriver.support.ui import WebDriverWait
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from api_store import ApiStore, AttemptRecord, FunctionRecord, StoreError
-from api_store.evidence import Decision, FunctionStats
+from api_store.evidence import NOT_FINAL, Decision, FunctionStats
 
 
 class LibraryError(StoreError):
@@ -102,7 +102,7 @@ class Library:
             records = store.functions(include_failed=include_failed)
             stats = store.function_stats()
             decisions = store.decisions()
-        admitted = {d.name: d for d in decisions if d.decision not in ("repair", "evaluated")}
+        admitted = {d.name: d for d in decisions if d.decision not in NOT_FINAL}
         evaluated = {d.name: d.evidence for d in decisions if d.decision == "evaluated"}
         return [LibraryEntry(r, stats.get(r.name), admitted.get(r.name), evaluated.get(r.name)) for r in records]
 

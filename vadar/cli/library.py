@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from rich.text import Text
 
 from api_store import ApiStore, FunctionRecord, StoreError
 from vadar.app.library import FunctionDetails, Library, predefined_module
+from vadar.library.story import helper_story
 from vadar.cli.options import ConfigOption, SetOption, load_settings
 from vadar.config import ConfigError, VadarConfig
 
@@ -143,6 +145,9 @@ def show(
     assert isinstance(details, FunctionDetails)
     typer.echo(_describe(details.current, details.history, details.dependents, len(details.attempts)))
     if details.decisions:
+        story = helper_story(name, [dataclasses.asdict(d) for d in details.decisions])
+        if story.lines:
+            typer.echo("\nhow it got here:\n" + _indent(story.text()))
         typer.echo("\ndecisions:")
         for decision in details.decisions:
             evidence = json.dumps(decision.evidence, default=str, ensure_ascii=False)

@@ -16,6 +16,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from vadar.library.story import helper_story
 from vadar.report.highlight import highlight_python
 
 
@@ -45,6 +46,7 @@ class LibraryFunction:
     dependents: list[str] = field(default_factory=list)
     versions: list[FunctionVersion] = field(default_factory=list)
     used_by: list[tuple[str, str]] = field(default_factory=list)  # (question id, anchor)
+    story: list[str] = field(default_factory=list)  # how it got in: route, search, checks (`library.story`)
 
     @property
     def attempt_count(self) -> int:
@@ -94,10 +96,15 @@ def load_library(path: Path | None) -> Library:
         export = read_export(path)
     except Exception as exc:  # a broken store must not cost the rest of the report
         return Library(str(path), problem=f"cannot read the library at {path}: {exc}")
-    return Library(str(path), functions_from_export(export.get("functions") or []))
+    return Library(str(path), functions_from_export(export.get("functions") or [], export.get("decisions") or []))
 
 
-def functions_from_export(entries: Iterable[dict[str, Any]]) -> list[LibraryFunction]:
+def functions_from_export(entries: Iterable[dict[str, Any]],
+                          decisions: Iterable[dict[str, Any]] = ()) -> list[LibraryFunction]:
+    by_function: dict[str, list[dict[str, Any]]] = {}
+    for decision in decisions:
+        if isinstance(decision, dict):
+            by_function.setdefault(str(decision.get("name")), []).append(decision)
     functions = []
     for entry in entries:
         dependencies = list(dict.fromkeys(entry.get("dependencies") or []))
@@ -117,6 +124,7 @@ def functions_from_export(entries: Iterable[dict[str, Any]]) -> list[LibraryFunc
             code=highlight_python(entry.get("code"), anchors) if entry.get("code") else Markup(""),
             status=str(entry.get("status", "")), version=int(entry.get("version", 0)),
             last_error=entry.get("last_error"), dependencies=dependencies, versions=versions,
+            story=helper_story(str(entry["name"]), by_function.get(str(entry["name"]), [])).lines,
         ))
     by_name = {f.name: f for f in functions}
     for function in functions:
