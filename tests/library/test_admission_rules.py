@@ -154,3 +154,19 @@ def test_a_pattern_shared_only_by_yes_no_programs_is_not_enough_to_distil(tmp_pa
     llm = ScriptedLLM([])  # no request may be made: three yes/no successes weigh 1.5 < 3
     report = Distiller(store, llm, None, min_uses=3).distill(dataset, oracle_modules(dataset), questions)
     assert report.admitted == [] and report.rejected == {} and llm.calls == []
+
+
+def test_a_second_proposal_making_the_same_claim_is_not_implemented(config, tmp_path):
+    twin = '\ndef _things_left_of_box(image: Image, bbox: BBox) -> list[BBox]:\n    """The things left of bbox."""\n'
+    base = scripted([RIGHT])._script[0]  # the scripted reply function
+
+    def reply(messages):
+        text = base(messages)
+        if messages[0]["content"].startswith("You design helper functions") and "def _objects_left_of" in text:
+            return text.replace("\n```", twin + "```")
+        return text
+
+    llm = ScriptedLLM([reply] * 300)
+    report, library, _ = build(config, llm, tmp_path)
+    assert report.proposed == ["_objects_left_of"]
+    assert any(r.startswith("_things_left_of_box: claims relation:left, as `_objects_left_of` does") for r in report.rejected)

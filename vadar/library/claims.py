@@ -77,6 +77,18 @@ def claim_of(record: Any) -> Claim | None:
     return None
 
 
+def claim_label(name: str, signature: str) -> str | None:
+    """The label of the claim a name and signature make (`relation:left`), or None."""
+    claim = claim_of(_Named(name, signature))
+    return claim.label if claim is not None else None
+
+
+@dataclass(frozen=True)
+class _Named:
+    name: str
+    signature: str
+
+
 def _input_kind(arg: ast.arg) -> str:
     """"box" or "phrase" from the annotation, else from the name; "other" when neither says."""
     annotation = ast.unparse(arg.annotation).lower() if arg.annotation else ""

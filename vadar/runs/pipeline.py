@@ -27,6 +27,7 @@ from vadar.agents.techniques.vote import VoteRecord
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
 from vadar.library.aims import proposal_aims
+from vadar.library.claims import claim_label
 from vadar.library.memory import remembered_helpers
 from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
@@ -288,10 +289,19 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
                                        [f"{stub.name}: {reason}" for stub, reason in proposals.rejected])
     assert batch.proposals is not None
     report.rejected = list(batch.proposals["rejected"])
+    # one helper per checkable claim: a second `_objects_left_of` under another name only splits its uses
+    claimed = {label: f.name for f in store.functions(FunctionStatus.IMPLEMENTED)
+               if (label := claim_label(f.name, f.signature)) is not None}
     for stub in (Stub(**fields) for fields in batch.proposals["accepted"]):
         if stub.name in store and any(v.batch_id == batch.id for v in store.history(stub.name)):
             report.proposed.append(stub.name)  # proposed by this batch before an interruption
             continue
+        label = claim_label(stub.name, stub.signature)
+        if label is not None and label in claimed:
+            report.rejected.append(f"{stub.name}: claims {label}, as `{claimed[label]}` does already")
+            continue
+        if label is not None:
+            claimed[label] = stub.name
         try:
             store.propose(stub.name, stub.signature, stub.docstring, **provenance)
             report.proposed.append(stub.name)
