@@ -1,4 +1,4 @@
-"""`vadar library ...` commands: read-only views of the persistent API library."""
+"""`vadar library ...` commands: list, show and export a library, and change it (add, import, distill, check --retire, track)."""
 
 from __future__ import annotations
 
