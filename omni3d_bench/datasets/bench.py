@@ -15,6 +15,7 @@ from omni3d_bench.images import image_handle
 from omni3d_bench.question_checks import check_questions
 from omni3d_bench.regions import region_fields
 from omni3d_bench.types import DatasetError, Question
+from omni3d_bench.relations import GENERATED_CONVENTIONS
 
 FORMAT = "vadar-bench"
 ANSWER_TYPES = ("int", "float", "str")
@@ -39,6 +40,10 @@ class BenchDataset:
 
     example_words = {"color": "red", "material": "metal"}
     """One value per attribute its modules understand, for test calls of new helpers."""
+
+    conventions = GENERATED_CONVENTIONS
+    """How its ground truth defines relations and measures (`omni3d_bench.relations`), in words a
+    helper's implementation can follow."""
 
     def __init__(self, root: Path, name: str = "vadar-bench") -> None:
         self.root = Path(root).resolve()

@@ -72,6 +72,7 @@ class BenchFramesDataset:
     name = "single"
     oracle_kind = "annotations3d"
     example_words = BenchDataset.example_words
+    conventions = BenchDataset.conventions
 
     def __init__(self, frames: Sequence[Path], question: str, root: Path,
                  regions: tuple[Region, ...] = (), text: str | None = None) -> None:

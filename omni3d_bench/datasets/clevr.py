@@ -15,6 +15,7 @@ from omni3d_bench.images import image_handle
 from omni3d_bench.question_checks import check_questions
 from omni3d_bench.regions import region_fields
 from omni3d_bench.types import AnswerType, DatasetError, Question
+from omni3d_bench.relations import CLEVR_CONVENTIONS
 
 REQUIRED_QUESTION_FIELDS = ("question", "image_index", "image_filename")
 
@@ -51,6 +52,10 @@ class ClevrDataset:
 
     example_words = CLEVR_EXAMPLE_WORDS
     """One value per attribute its modules understand, for test calls of new helpers."""
+
+    conventions = CLEVR_CONVENTIONS
+    """How its ground truth defines relations and measures (`omni3d_bench.relations`), in words a
+    helper's implementation can follow."""
 
     def __init__(self, root: Path, name: str = "clevr") -> None:
         self.root = Path(root).resolve()

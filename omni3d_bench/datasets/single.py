@@ -21,6 +21,7 @@ from omni3d_bench.images import image_handle
 from omni3d_bench.region_args import check_in_image, read_region_arg
 from omni3d_bench.regions import TOKEN, name_regions
 from omni3d_bench.types import DatasetError, Question
+from omni3d_bench.relations import CLEVR_CONVENTIONS
 
 SINGLE_SPLIT = "single"
 FRAME_SUFFIXES = (".png", ".jpg", ".jpeg")
@@ -110,6 +111,7 @@ class SingleQuestionDataset:
 
     name = "single"
     example_words = CLEVR_EXAMPLE_WORDS  # scene files are CLEVR scenes
+    conventions = CLEVR_CONVENTIONS
 
     def __init__(self, image_path: Path | list[Path], question: str,
                  scene_path: Path | None = None, regions: Sequence[str | Path | Region] = ()) -> None:

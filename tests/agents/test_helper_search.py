@@ -118,6 +118,8 @@ def test_the_api_agent_keeps_the_first_sampled_implementation_that_ground_truth_
     assert llm.requests[0]["temperature"] in (None, 0.0) and llm.requests[1]["temperature"] == 0.8
     assert [r.get("seed") for r in llm.requests[1:]] == [1, 2]
     assert [a.attempt for a in store.attempts("_objects_left_of")] == [1, 2, 3]  # numbered across samples
+    # each request says how the data set's ground truth defines the claim (CLEVR: left in 3D)
+    assert "It is checked against the true scene, where as CLEVR defines it, in 3D" in llm.calls[0][1]["content"]
 
 
 def test_failing_cases_reach_the_next_round_without_any_question_or_its_answer(sample_data):

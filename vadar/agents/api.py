@@ -131,11 +131,12 @@ class ApiAgent:
         stack = [name]
         return self._attempts(record, stack, context, report, messages=messages, fail=False)
 
-    def _opening(self, record: FunctionRecord) -> list[dict[str, str]]:
+    def _opening(self, record: FunctionRecord, convention: str | None = None) -> list[dict[str, str]]:
         return [
             {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=record.name))},
             {"role": "user", "content": prompts.render(
-                "api_implement", stub=function_stub(record.name, record.signature, record.docstring))},
+                "api_implement", stub=function_stub(record.name, record.signature, record.docstring),
+                convention=convention)},
         ]
 
     def _attempts(self, record: FunctionRecord, stack: list[str], context: TestContext,
@@ -216,8 +217,10 @@ class ApiAgent:
         numbered = [_attempts_made(self.store, record)]  # attempts recorded so far, a resumed search's too
         fatal: list[_Step] = []
 
+        convention = verifier.convention(name, record.signature)
+
         def sample(index: int, failures: Sequence[str], closest: str | None) -> Sample:
-            messages = self._opening(record)
+            messages = self._opening(record, convention)
             if closest is not None:
                 messages += [{"role": "assistant", "content": f"```python\n{closest}```"},
                              {"role": "user", "content": prompts.render("api_search_retry", name=name,

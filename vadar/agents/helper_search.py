@@ -5,7 +5,10 @@ the samples their tests pass). Where a helper's name makes a claim the data set'
 can check (the objects left of a box, an object's height in metres: `vadar.library.claims`), the
 API agent samples up to `samples` working implementations, runs each on ground-truth cases and
 keeps the first that passes them all. When none does, the closest one (fewest failing cases) is
-shown its failing cases and sampled from again, up to `rounds` rounds. What the search did is
+shown its failing cases and sampled from again, up to `rounds` rounds. Each request says how the
+data set's ground truth defines what the name claims (its conventions: left of as a smaller box
+centre x, a height in metres from the box, depth and focal length): a small model's "left of"
+otherwise compares depths, left edges, or whatever the docstring it was given suggests. What the search did is
 kept as a `SearchRecord`: samples tried, which passed, the cases, the rounds.
 """
 
@@ -42,6 +45,9 @@ class HelperVerifier(Protocol):
 
     def claim(self, name: str, signature: str) -> str | None:
         """The checkable claim of a name and signature (e.g. `relation:left`), or None."""
+
+    def convention(self, name: str, signature: str) -> str | None:
+        """How the data set's ground truth defines what the name claims, in words, or None."""
 
     def verify(self, name: str, signature: str, docstring: str, code: str,
                dependencies: Sequence[str]) -> CaseCheck:

@@ -200,6 +200,11 @@ class TruthVerifier:
         claim = claim_of(Candidate(Route.PROPOSAL, name, signature, "", ""))
         return claim.label if claim is not None else None
 
+    def convention(self, name: str, signature: str) -> str | None:
+        """How the data set's ground truth defines what the name claims (`omni3d_bench.relations`)."""
+        claim = claim_of(Candidate(Route.PROPOSAL, name, signature, "", ""))
+        return getattr(self.dataset, "conventions", {}).get(claim.value) if claim is not None else None
+
     def verify(self, name: str, signature: str, docstring: str, code: str,
                dependencies: Sequence[str]) -> TruthResult:
         helper = Candidate(Route.PROPOSAL, name, signature, docstring, code, dependencies=tuple(dependencies))
