@@ -82,14 +82,15 @@ def _size(rle: Mapping[str, Any]) -> tuple[int, int]:
     size = rle.get("size") if isinstance(rle, Mapping) else None
     if (not isinstance(size, Sequence) or isinstance(size, (str, bytes)) or len(size) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
-        raise MaskError(f"an RLE mask needs 'size': [height, width], got {_short(size)}")
+        raise MaskError(f"an RLE mask needs 'size': [height, width], got {short_repr(size)}")
     if size[0] * size[1] > MAX_MASK_PIXELS:
-        raise MaskError(f"an RLE mask of {_short(size[0])} x {_short(size[1])} pixels is larger than the "
+        raise MaskError(f"an RLE mask of {short_repr(size[0])} x {short_repr(size[1])} pixels is larger than the "
                         f"{MAX_MASK_PIXELS:,} pixels of any image read")
     return int(size[0]), int(size[1])
 
 
-def _short(value: Any) -> str:
+def short_repr(value: Any) -> str:
+    """A value as an error message shows it: its repr, cut to 80 characters, or its type for an int too long to write."""
     try:
         text = repr(value)
     except ValueError:  # an int with more digits than Python writes out

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from base_modules.masks import MaskError, counts_to_string, rle_box, rle_counts
+from base_modules.masks import MaskError, counts_to_string, rle_box, rle_counts, short_repr
 from base_modules.types import Region
 from omni3d_bench.metrics import METRICS
 from omni3d_bench.types import DatasetError
@@ -115,7 +115,7 @@ def read_region(raw: Any, where: str) -> Region:
             box = ()
         if len(box) != 4 or not all(math.isfinite(v) for v in box) or box[2] < box[0] or box[3] < box[1]:
             raise DatasetError(f"{where}: a region box must be four finite numbers [x_min, y_min, x_max, y_max], "
-                               f"got {_short(raw['box'])}")
+                               f"got {short_repr(raw['box'])}")
     if box is None:
         raise DatasetError(f"{where}: a region needs a 'box' or a non-empty 'mask'")
     return Region(name="", box=box, mask_size=size, mask_counts=counts,  # type: ignore[arg-type]
@@ -130,15 +130,7 @@ def _object_id(value: Any, where: str) -> int | None:
         return value
     if isinstance(value, str) and re.fullmatch(r"-?\d{1,18}", value.strip()):
         return int(value)
-    raise DatasetError(f"{where}: a region's 'object_id' must be an integer, got {_short(value)}")
-
-
-def _short(value: Any) -> str:
-    try:
-        text = repr(value)
-    except ValueError:  # an int with more digits than Python writes out
-        return f"a {type(value).__name__} too large to show"
-    return text if len(text) <= 80 else text[:77] + "..."
+    raise DatasetError(f"{where}: a region's 'object_id' must be an integer, got {short_repr(value)}")
 
 
 def question_regions(text: str, raw_regions: Sequence[Any] | None, where: str) -> tuple[str, tuple[Region, ...]]:

@@ -15,16 +15,9 @@ from vadar.programs.namespace import program_namespace
 from vadar.runs.prepare import DataSelection
 from vadar.sandbox import execute
 
+from left_of_helpers import RIGHT, WRONG
+
 SIGNATURE = "(image: Image, reference: BBox) -> list[BBox]"
-# Left as CLEVR defines it (camera-frame x, not the box centre): passes the ground-truth cases.
-RIGHT = ("def _objects_left_of(image, reference):\n"
-         "    x = ((reference[0] + reference[2]) / 2 - image.width / 2) * depth(image, reference)\n"
-         "    return [b for b in loc(image, 'objects') if ((b[0] + b[2]) / 2 - image.width / 2) * depth(image, b) < x\n"
-         "            and not same_object(image, b, reference)]\n")
-# Runs on its test call and is wrong: it compares depth, not x.
-WRONG = ("def _objects_left_of(image, reference):\n"
-         "    d = depth(image, reference)\n"
-         "    return [b for b in loc(image, 'objects') if depth(image, b) < d]\n")
 ALSO_WRONG = WRONG.replace("< d]", "> d]")
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from api_store import ApiStore
-from test_library_admission import RIGHT, STUB, WRONG, build, config, scripted  # noqa: F401 (config: a fixture)
+from left_of_helpers import RIGHT, STUB, WRONG
+from test_library_admission import build, config, scripted  # noqa: F401 (config: a fixture)
 from vadar.library import truth_checks
 from vadar.library.admission import MIN_TRUTH_CASES, OutcomeRule
 from vadar.library.candidates import Candidate, Route
