@@ -14,15 +14,15 @@ from typing import Any
 RELATIONS = ("left", "right", "front", "behind")
 ATTRIBUTES = ("color", "shape", "material", "size")
 
-_IN_FRONT = "an object is in front of another when its depth(image, bbox) is smaller"
-_BEHIND = "an object is behind another when its depth(image, bbox) is larger"
-_CAMERA = "an object's distance from the camera is its depth(image, bbox)"
-_SHARED = {a: f"two objects share a {a} when vqa(image, 'What {a} is this object?', bbox) gives the same answer "
-              "for both" for a in ATTRIBUTES}
+_IN_FRONT = "a is in front of b when depth(image, a) < depth(image, b)"
+_BEHIND = "a is behind b when depth(image, a) > depth(image, b)"
+_CAMERA = "an object's distance from the camera is depth(image, bbox)"
+_SHARED = {a: f"a and b share a {a} when vqa(image, 'What {a} is this object?', a) == "
+              f"vqa(image, 'What {a} is this object?', b)" for a in ATTRIBUTES}
 
 GENERATED_CONVENTIONS: dict[str, str] = {
-    "left": "an object is left of another when the centre x of its box, (bbox[0] + bbox[2]) / 2, is smaller",
-    "right": "an object is right of another when the centre x of its box, (bbox[0] + bbox[2]) / 2, is larger",
+    "left": "box a is left of box b when (a[0] + a[2]) / 2 < (b[0] + b[2]) / 2",
+    "right": "box a is right of box b when (a[0] + a[2]) / 2 > (b[0] + b[2]) / 2",
     "front": _IN_FRONT, "behind": _BEHIND, "camera_distance": _CAMERA,
     "height": ("an object's height is the vertical extent of its 3D box, in metres; from the image, "
                "(bbox[3] - bbox[1]) * depth(image, bbox) / image.focal_length comes close"),
@@ -31,14 +31,15 @@ GENERATED_CONVENTIONS: dict[str, str] = {
                 "y = ((bbox[1] + bbox[3]) / 2 - image.height / 2) * d / image.focal_length, z = d, "
                 "with d = depth(image, bbox)"),
 }
-"""How the generated benchmark's ground truth defines what helpers claim (the rules below), in
-words an implementation can follow: shown when a helper is implemented by generate-and-test."""
+"""How the generated benchmark's ground truth defines what helpers claim (the rules below), as
+expressions an implementation can follow: shown when a helper is implemented by generate-and-test."""
 
+_CAMERA_X = "((x[0] + x[2]) / 2 - image.width / 2) * depth(image, x)"
 CLEVR_CONVENTIONS: dict[str, str] = {
-    "left": ("as CLEVR defines it, in 3D: an object is left of another when "
-             "((bbox[0] + bbox[2]) / 2 - image.width / 2) * depth(image, bbox) is smaller"),
-    "right": ("as CLEVR defines it, in 3D: an object is right of another when "
-              "((bbox[0] + bbox[2]) / 2 - image.width / 2) * depth(image, bbox) is larger"),
+    "left": f"as CLEVR defines it, in 3D: box a is left of box b when {_CAMERA_X.replace('x', 'a')} < "
+            f"{_CAMERA_X.replace('x', 'b')}",
+    "right": f"as CLEVR defines it, in 3D: box a is right of box b when {_CAMERA_X.replace('x', 'a')} > "
+             f"{_CAMERA_X.replace('x', 'b')}",
     "front": _IN_FRONT, "behind": _BEHIND, "camera_distance": _CAMERA, **_SHARED,
 }
 """CLEVR's relations are 3D: the image x of a box centre, scaled by its depth, orders objects as

@@ -269,9 +269,17 @@ def _compare_objects(call: str, scene: dict[str, Any], boxes: list[list[float]],
         return f"{call} returned the reference object itself"
     if found != truth:
         missing, extra = sorted(truth - found), sorted(found - truth)
-        return (f"{call}: missing {[_describe(scene, i) for i in missing]}, "
-                f"wrongly included {[_describe(scene, i) for i in extra]}")
+        where = lambda i: f"{_describe(scene, i)} ({_position(scene, boxes, i)})"  # noqa: E731
+        return (f"{call}: missing {[where(i) for i in missing]}, wrongly included {[where(i) for i in extra]}; "
+                f"the reference: {_position(scene, boxes, case[0])}")
     return None
+
+
+def _position(scene: dict[str, Any], boxes: list[list[float]], index: int) -> str:
+    """Where an object is, as a failing case shows it: its box centre x, and its depth where known."""
+    box = boxes[index]
+    depth = object_measure(scene, index, "camera_distance")
+    return f"box centre x {(box[0] + box[2]) / 2:.0f}" + (f", depth {depth:.2f}" if depth is not None else "")
 
 
 def _relation_text(relation: str) -> str:
