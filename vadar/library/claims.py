@@ -116,11 +116,11 @@ class CheckableName:
 
 CHECKABLE_NAMES: dict[str, tuple[CheckableName, ...]] = {
     "spatial": (CheckableName("_objects_left_of(image: Image, bbox: BBox) -> list[BBox]",
-                              "the other objects left of the object in bbox (also right_of, in_front_of, behind)"),
+                              "the other objects left of the object in bbox"),
                 CheckableName("_is_left_of(image: Image, bbox1: BBox, bbox2: BBox) -> bool",
-                              "whether the first object is left of the second (also right_of, in_front_of, behind)")),
+                              "whether the first object is left of the second")),
     "shared": (CheckableName("_same_color(image: Image, bbox1: BBox, bbox2: BBox) -> bool",
-                             "whether two objects share a color (also shape, material, size)"),),
+                             "whether two objects share a color"),),
     "height": (CheckableName("_height_of_object(image: Image, bbox: BBox) -> float",
                              "the object's height in metres"),),
     "distance": (CheckableName("_distance_between(image: Image, bbox1: BBox, bbox2: BBox) -> float",
