@@ -8,8 +8,10 @@ Prints accuracy of each run on the questions all of them answered, how often vad
 call a library function, completion tokens and seconds per question, the paired wins and losses
 against static-api, and accuracy and library use per question family (from the data set). With
 --db (the library the vadar run used) and --data, every admitted helper is run through the
-ground-truth property checks and the failing ones are named. With --json, adds or replaces this
-data set's entry in that file.
+ground-truth property checks and the failing ones are named, and the build's figures are printed:
+seconds per build question and, of the helpers implemented by generate-and-test, the share whose
+first sample passed (pass@1) and whose first --k samples held a passing one (pass@k). With --json,
+adds or replaces this data set's entry in that file.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--db", type=Path, help="the vadar run's library (for helpers admitted and their checks)")
     parser.add_argument("--commit", help="the commit the runs were made at (default: HEAD)")
+    parser.add_argument("--k", type=int, default=8, help="samples per round of the build's search (pass@k)")
     args = parser.parse_args()
     runs = {"static_api": load(args.static), "vadar": load(args.vadar)}
     if args.hand:
@@ -114,6 +117,11 @@ def main() -> None:
         print(f"  helpers admitted: {len(helpers['admitted'])} ({', '.join(helpers['admitted']) or '-'}); "
               f"failing the ground-truth checks: {len(helpers['failing'])} ({', '.join(helpers['failing']) or '-'}); "
               f"built from {helpers['build_questions']} questions")
+    build = build_figures(args.db, args.k) if args.db else None
+    if build is not None:
+        print(f"  build: {build['build_seconds_per_question']} s per build question; generate-and-test on "
+              f"{build['searches']} helpers: pass@1 {build['helper_pass_at_1']}, pass@{args.k} "
+              f"{build['helper_pass_at_k']}, any pass {build['helper_pass_any']}")
     if args.json:
         commit = current_commit(args.commit)
         entries = json.loads(args.json.read_text()) if args.json.exists() else []
@@ -127,6 +135,8 @@ def main() -> None:
                         "helpers_admitted": len(helpers["admitted"]) if helpers else None,
                         "helpers_failing_checks": len(helpers["failing"]) if helpers else None,
                         "build_questions": helpers["build_questions"] if helpers else None,
+                        **({k: build[k] for k in ("build_seconds_per_question", "helper_pass_at_1",
+                                                  "helper_pass_at_k")} if build else {}),
                         "commit": commit})
         args.json.write_text(json.dumps(entries, indent=2) + "\n")
 
@@ -146,6 +156,31 @@ def check_helpers(db: Path, data: Path, split: str | None) -> dict:
     failing = [f.name for f in library
                if checks.check(f, library, prepared.dataset, prepared.modules, prepared.questions[:60]).passed is False]
     return {"admitted": [f.name for f in library], "failing": failing, "build_questions": len(build)}
+
+
+def build_figures(db: Path, k: int) -> dict | None:
+    """Seconds per build question (the build runs' wall time over the questions they were shown) and
+    the generate-and-test figures of the library's searches: the share of searched helpers whose first
+    sample passed (pass@1), whose first `k` samples held a passing one (pass@k), and any sample."""
+    from api_store import ApiStore
+
+    with ApiStore(db, create=False) as store:
+        builds = [r for r in store.runs("build-api") if r.finished_at]
+        questions = sum(len(b.question_ids) for r in builds for b in store.batches(r.id))
+        searches = [d.evidence for d in store.decisions() if d.decision == "searched"]
+    seconds = sum(_elapsed(r.started_at, r.finished_at) for r in builds)
+    passed = [s.get("passed") or [] for s in searches]
+    share = lambda hits: round(hits / len(passed), 4) if passed else None  # noqa: E731
+    return {"build_seconds_per_question": round(seconds / questions, 1) if questions else None,
+            "searches": len(passed), "helper_pass_at_1": share(sum(1 in p for p in passed)),
+            "helper_pass_at_k": share(sum(bool(p) and p[0] <= k for p in passed)),
+            "helper_pass_any": share(sum(bool(p) for p in passed))}
+
+
+def _elapsed(started: str, finished: str) -> float:
+    from datetime import datetime
+
+    return (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds()
 
 
 def sign_test(wins: int, losses: int) -> float:

@@ -1,0 +1,32 @@
+"""benchmarks/library_results.py: the build's figures (seconds per build question, helper pass@1 and pass@k)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from api_store import ApiStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import library_results  # noqa: E402
+
+
+def test_build_figures_read_the_build_runs_and_the_searches(tmp_path):
+    db = tmp_path / "lib.sqlite"
+    with ApiStore(db) as store:
+        run = store.start_run("build-api", config={})
+        store.start_batch(run.id, ["a", "b", "c", "d"])
+        store.start_batch(run.id, ["e", "f", "g", "h"])
+        store.finish_run(run.id)
+        store._db.execute("UPDATE runs SET started_at = ?, finished_at = ? WHERE id = ?",
+                          ["2026-11-26T10:00:00+00:00", "2026-11-26T10:04:00+00:00", run.id])
+        for index, passed in enumerate(([1], [3], [12], [])):
+            store.propose(f"_h{index}", "(image)", "Doc.")
+            store.record_decision(f"_h{index}", "searched", mode="search", evidence={"passed": passed})
+    figures = library_results.build_figures(db, 8)
+    assert figures["build_seconds_per_question"] == pytest.approx(240 / 8)
+    assert figures["searches"] == 4
+    assert figures["helper_pass_at_1"] == 0.25 and figures["helper_pass_at_k"] == 0.5
+    assert figures["helper_pass_any"] == 0.75
