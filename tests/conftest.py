@@ -58,3 +58,22 @@ def run_config(tmp_path):
     config.sandbox.memory_mb = 512
     config.agents.program_attempts = 1
     return config
+
+
+@pytest.fixture(autouse=True)
+def no_real_embedded_server(request, monkeypatch):
+    """Outside `live` tests, starting the real embedded model fails at once: a test that forgot its
+    scripted LLM would otherwise pass slowly where the model is installed and fail in CI."""
+    if request.node.get_closest_marker("live"):
+        return
+    from vadar.llm.embedded import EmbeddedServer, EmbeddedServerError
+
+    start = EmbeddedServer.start
+
+    def refuse_the_model(self: EmbeddedServer) -> EmbeddedServer:
+        if self._command_factory == self._default_command and self.model_path.is_file():
+            raise EmbeddedServerError("a test tried to start the embedded model server; give it a scripted "
+                                      "LLM or mark it live")
+        return start(self)
+
+    monkeypatch.setattr(EmbeddedServer, "start", refuse_the_model)

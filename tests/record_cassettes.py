@@ -20,6 +20,7 @@ from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
 
 CASSETTE = Path(__file__).parent / "cassettes" / "sample_run.jsonl"
+PARTIAL = CASSETTE.with_suffix(".partial")  # renamed over CASSETTE only when the recording finished
 QUESTIONS = 3
 BATCH_SIZE = 3
 
@@ -34,14 +35,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as home:
         config.paths.home = Path(home)
         config.paths.model_cache_dir = load_config().paths.model_cache
-        CASSETTE.unlink(missing_ok=True)
+        PARTIAL.unlink(missing_ok=True)
         data = DataSelection(limit=QUESTIONS).prepare()
         with open_endpoint(config) as base_url:
             client = build_chat_model(config, base_url=base_url)
-            recorder = RecordingLLM(client, CASSETTE)
+            recorder = RecordingLLM(client, PARTIAL)
             with open_session(config, llm=recorder) as session:
                 build_api(session, data, Path(home) / "run", batch_size=BATCH_SIZE)
                 summary = evaluate(session, data, Path(home) / "run", show_progress=False, scope="build")
+    PARTIAL.replace(CASSETTE)
     print(summary.to_markdown())
     print(f"recorded {sum(1 for _ in CASSETTE.open())} exchanges in {CASSETTE}")
     return 0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import vadar.cli.jobs as jobs
+import vadar.app.instance as instance
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.results import ResultsFile, ResultsFileError
@@ -26,7 +26,7 @@ def finished(tmp_path_factory) -> list[str]:
     root = tmp_path_factory.mktemp("run")
     llm = ScriptedLLM(["```python\nfinal_result = 2\n```"] * 3)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jobs, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
+        patch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
         patch.setenv("VADAR_HOME", str(root / "home"))
         result = runner.invoke(app, ["eval", "--limit", "3", "--method", "static-api", "--out", str(root / "run")])
     assert result.exit_code == 0, result.output
@@ -67,7 +67,7 @@ def test_every_command_that_reads_results_says_it_in_one_line(tmp_path: Path, fi
                                                                command: str, kind: str) -> None:
     run = _broken(tmp_path, finished, kind)
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(jobs, "open_session", lambda config, **kw: real_open_session(config, llm=ScriptedLLM([]), **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=ScriptedLLM([]), **kw))
     args = {"eval": ["eval", "--limit", "3", "--method", "static-api", "--out", str(run)],
             "rescore": ["rescore", str(run)], "compare": ["compare", str(run)],
             "library track": ["library", "track", str(run), "--baseline", str(run), "--db", str(tmp_path / "l.db")]}
@@ -91,7 +91,7 @@ def test_the_report_of_a_run_with_a_bad_line_is_still_written(tmp_path: Path, fi
 def test_a_split_the_data_set_does_not_have_is_refused(tmp_path: Path, monkeypatch, split: str) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(jobs, "open_session", lambda config, **kw: real_open_session(config, llm=ScriptedLLM([]), **kw))
+    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=ScriptedLLM([]), **kw))
     from omni3d_bench import sample_path
 
     result = runner.invoke(app, ["eval", "--data", str(sample_path()), "--split", split, "--method", "static-api"])
