@@ -60,20 +60,33 @@ def run_config(tmp_path):
     return config
 
 
-@pytest.fixture(autouse=True)
-def no_real_embedded_server(request, monkeypatch):
-    """Outside `live` tests, starting the real embedded model fails at once: a test that forgot its
-    scripted LLM would otherwise pass slowly where the model is installed and fail in CI."""
-    if request.node.get_closest_marker("live"):
-        return
+@pytest.fixture(autouse=True, scope="session")
+def no_real_embedded_server():
+    """Starting the real embedded model fails at once, from the first fixture on (module-scoped ones
+    too): a test that forgot its scripted LLM would otherwise pass slowly where the model is
+    installed and fail where it is not. `live` tests lift this (`embedded_server_for_live_tests`)."""
     from vadar.llm.embedded import EmbeddedServer, EmbeddedServerError
 
     start = EmbeddedServer.start
 
+    def refuse(port: int) -> list[str]:
+        raise EmbeddedServerError("a test tried to start the embedded model server; give it a scripted "
+                                  "LLM or mark it live")
+
     def refuse_the_model(self: EmbeddedServer) -> EmbeddedServer:
         if self._command_factory == self._default_command and self.model_path.is_file():
-            raise EmbeddedServerError("a test tried to start the embedded model server; give it a scripted "
-                                      "LLM or mark it live")
+            self._command_factory = refuse  # after the port checks, where the model would start
         return start(self)
 
-    monkeypatch.setattr(EmbeddedServer, "start", refuse_the_model)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(EmbeddedServer, "start", refuse_the_model)
+        yield start
+
+
+@pytest.fixture(autouse=True)
+def embedded_server_for_live_tests(request, no_real_embedded_server, monkeypatch):
+    """A `live` test starts the real model."""
+    if request.node.get_closest_marker("live"):
+        from vadar.llm.embedded import EmbeddedServer
+
+        monkeypatch.setattr(EmbeddedServer, "start", no_real_embedded_server)

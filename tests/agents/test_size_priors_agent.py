@@ -22,6 +22,7 @@ from vadar.llm.doubles import ScriptedLLM
 from vadar.programs.question_form import parse_question
 from vadar.report.questions import technique_lines
 from vadar.sandbox import execute
+from scripted_jobs import answer_jobs_with
 
 NAMESPACE = {"image": "img", "loc": lambda image, prompt: [[0.0, 0.0, 5.0, 5.0]]}
 LOOK = "mug = loc(image, 'mug')[0]\n"  # a module call: the reflect step sends a program without one back
@@ -115,12 +116,8 @@ def test_the_option_comes_from_the_environment_and_the_flags_and_names_the_techn
 
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
-    import vadar.app.instance as instance
-    from vadar.runs.session import open_session as real_open_session
-
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"] * 4)
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     return llm
 
 

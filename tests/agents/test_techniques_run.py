@@ -7,10 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import vadar.app.instance as instance
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
-from vadar.runs.session import open_session as real_open_session
+from scripted_jobs import answer_jobs_with
 
 
 
@@ -26,8 +25,7 @@ def programs(messages):
 def scripted(monkeypatch, tmp_path):
     programs.calls = 0
     llm = ScriptedLLM([programs] * 30)
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     return llm
 
 

@@ -16,23 +16,12 @@ from omni3d_bench import sample_path
 from omni3d_bench.types import DatasetError
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.results import ResultsFile
+from scripted_jobs import count_helper_router
 
 ROOT = sample_path()
 SCENES = next((ROOT / "scenes").glob("*.json"))
 IMAGE = ROOT / "images" / json.loads(SCENES.read_text())["scenes"][0]["image_filename"]
 COUNT = "```python\nboxes = loc(image, 'cylinder')\nfinal_result = len(boxes)\n```"
-STUB = '```python\ndef _count(image: Image, object_prompt: str) -> int:\n    """Count matches."""\n```'
-IMPLEMENTATION = "```python\ndef _count(image, object_prompt):\n    return len(loc(image, object_prompt))\n```"
-
-
-def router(messages):
-    """The Signature agent proposes `_count` once, the API agent implements it, programs call it."""
-    system = messages[0]["content"]
-    if system.startswith("You design helper functions"):
-        return STUB if "def _count(" not in system else "# no new functions"
-    if system.startswith("You implement helper functions"):
-        return IMPLEMENTATION
-    return "```python\nfinal_result = _count(image, 'cylinder')\n```"
 
 
 def test_import_vadar_stays_light_and_names_the_api():
@@ -115,7 +104,7 @@ def test_evaluate_writes_and_returns_what_vadar_eval_writes(tmp_path):
 
 def test_build_grows_the_library_and_the_library_object_reads_it(tmp_path, monkeypatch):
     monkeypatch.setenv("VADAR_LIBRARY_ADMISSION", "off")  # admission has its own tests
-    with vadar.open(home=tmp_path / "home", llm=ScriptedLLM([router] * 50)) as v:
+    with vadar.open(home=tmp_path / "home", llm=ScriptedLLM([count_helper_router] * 50)) as v:
         built = v.build(limit=2, batch_size=2, out=tmp_path / "build")
         library = v.library
     assert built.implemented == ["_count"] and built.functions == 1 and "1 functions implemented" in repr(built)

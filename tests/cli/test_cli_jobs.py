@@ -5,29 +5,15 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import vadar.app.instance as instance
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
-from vadar.runs.session import open_session as real_open_session
-
-STUB = '```python\ndef _count(image: Image, object_prompt: str) -> int:\n    """Count matches."""\n```'
-IMPLEMENTATION = "```python\ndef _count(image, object_prompt):\n    return len(loc(image, object_prompt))\n```"
-
-
-def router(messages):
-    system = messages[0]["content"]
-    if system.startswith("You design helper functions"):
-        return STUB if "def _count(" not in system else "# no new functions"
-    if system.startswith("You implement helper functions"):
-        return IMPLEMENTATION
-    return "```python\nfinal_result = _count(image, 'cylinder')\n```"
+from scripted_jobs import answer_jobs_with, count_helper_router
 
 
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
-    llm = ScriptedLLM([router] * 100)
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    llm = ScriptedLLM([count_helper_router] * 100)
+    answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     return llm
 
 
@@ -53,8 +39,7 @@ def test_build_api_reports_the_library_size(scripted, tmp_path, monkeypatch):
 
 def test_eval_takes_module_backends_and_names_the_run_after_them(tmp_path, monkeypatch, fake_real_modules):
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"] * 2)
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     monkeypatch.chdir(tmp_path)
     oracle = CliRunner().invoke(app, ["eval", "--limit", "1", "--method", "static-api"])
     real = CliRunner().invoke(app, ["eval", "--limit", "1", "--method", "static-api", "--module", "loc=real"])

@@ -10,18 +10,15 @@ from vadar.cli import app
 from vadar.cli.options import modules_label, parse_module_overrides
 from vadar.llm.doubles import ScriptedLLM
 from vadar.config import ConfigError
+from scripted_jobs import answer_jobs_with
 
 runner = CliRunner()
 
 
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
-    import vadar.app.instance as instance
-    from vadar.runs.session import open_session as real_open_session
-
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"])
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     return llm
 
 
@@ -84,10 +81,8 @@ def test_solve_over_several_frames_gives_the_program_views(monkeypatch, tmp_path
     and the page shows every frame."""
     import shutil
 
-    import vadar.app.instance as instance
     import vadar.runs.prepare as prepare_module
     from base_modules.oracle.clevr import clevr_oracle_modules
-    from vadar.runs.session import open_session as real_open_session
 
     root = sample_path()
     scenes = json.loads(next((root / "scenes").glob("*.json")).read_text())["scenes"][:2]
@@ -105,8 +100,7 @@ def test_solve_over_several_frames_gives_the_program_views(monkeypatch, tmp_path
     monkeypatch.setattr(prepare_module, "view_modules", lambda *a, **kw: None)
     program = "final_result = [len(loc(v, 'cylinder')) for v in views]"
     llm = ScriptedLLM([f"```python\n{program}\n```"] * 2)
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     page = tmp_path / "page.html"
     result = runner.invoke(app, ["solve", "--video", str(video), "--question", "How many cylinders?",
                                  "--modules", "real", "--html", str(page)])

@@ -22,6 +22,7 @@ from omni3d_bench.region_args import read_region_arg
 from omni3d_bench.types import DatasetError
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
+from scripted_jobs import answer_jobs_with
 
 runner = CliRunner()
 ROOT = sample_path()
@@ -35,12 +36,8 @@ QUESTION = "Is the cylinder <mask> left of the sphere <mask>?"
 
 
 def script(monkeypatch, tmp_path, replies):
-    import vadar.app.instance as instance
-    from vadar.runs.session import open_session as real_open_session
-
     llm = ScriptedLLM([f"```python\n{r}\n```" if "final_result" in r and "```" not in r else r for r in replies])
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     return llm
 
 

@@ -16,18 +16,15 @@ from typer.testing import CliRunner
 from omni3d_bench import sample_path
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
+from scripted_jobs import answer_jobs_with
 
 runner = CliRunner()
 
 
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
-    import vadar.app.instance as instance
-    from vadar.runs.session import open_session as real_open_session
-
     llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"] * 3)
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     return llm
 
 

@@ -19,6 +19,7 @@ from omni3d_bench.generator.view_questions import VIEW_FAMILIES  # noqa: E402
 from omni3d_bench.types import question_views  # noqa: E402
 from vadar.cli import app  # noqa: E402
 from vadar.runs.gold_eval import evaluate_view_gold  # noqa: E402
+from scripted_jobs import answer_jobs_with
 
 SEED, SCENES, VIEWS = 2, 4, 5
 
@@ -195,15 +196,12 @@ def test_solve_finds_the_scene_graph_of_generated_frames(dataset, tmp_path, monk
     the hint without it leads); frames of several scenes are refused in one line."""
     import shutil
 
-    import vadar.app.instance as instance
     from omni3d_bench.datasets.view_programs import view_gold_program
     from vadar.llm.doubles import ScriptedLLM
-    from vadar.runs.session import open_session as real_open_session
 
     question = next(q for q in dataset.questions("test") if q.metadata["family"] == "object_count")
     llm = ScriptedLLM([f"```python\n{view_gold_program(question)}```"] * 3)
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
+    answer_jobs_with(monkeypatch, llm, tmp_path / "home")
 
     def solve(*args):
         return CliRunner().invoke(app, ["solve", *args, "--question", question.question])

@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import vadar.app.instance as instance
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.results import ResultsFile, ResultsFileError
-from vadar.runs.session import open_session as real_open_session
+from scripted_jobs import answer_jobs_with
 
 runner = CliRunner()
 
@@ -26,8 +25,7 @@ def finished(tmp_path_factory) -> list[str]:
     root = tmp_path_factory.mktemp("run")
     llm = ScriptedLLM(["```python\nfinal_result = 2\n```"] * 3)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=llm, **kw))
-        patch.setenv("VADAR_HOME", str(root / "home"))
+        answer_jobs_with(patch, llm, root / "home")
         result = runner.invoke(app, ["eval", "--limit", "3", "--method", "static-api", "--out", str(root / "run")])
     assert result.exit_code == 0, result.output
     return (root / "run" / "results.jsonl").read_text().splitlines()
@@ -66,8 +64,7 @@ def test_reading_a_bad_line_names_it(tmp_path: Path, finished: list[str], kind: 
 def test_every_command_that_reads_results_says_it_in_one_line(tmp_path: Path, finished: list[str], monkeypatch,
                                                                command: str, kind: str) -> None:
     run = _broken(tmp_path, finished, kind)
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=ScriptedLLM([]), **kw))
+    answer_jobs_with(monkeypatch, ScriptedLLM([]), tmp_path / "home")
     args = {"eval": ["eval", "--limit", "3", "--method", "static-api", "--out", str(run)],
             "rescore": ["rescore", str(run)], "compare": ["compare", str(run)],
             "library track": ["library", "track", str(run), "--baseline", str(run), "--db", str(tmp_path / "l.db")]}
@@ -90,8 +87,7 @@ def test_the_report_of_a_run_with_a_bad_line_is_still_written(tmp_path: Path, fi
 @pytest.mark.parametrize("split", ["../../x", "questions/../sample", "missing"])
 def test_a_split_the_data_set_does_not_have_is_refused(tmp_path: Path, monkeypatch, split: str) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("VADAR_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(instance, "open_session", lambda config, **kw: real_open_session(config, llm=ScriptedLLM([]), **kw))
+    answer_jobs_with(monkeypatch, ScriptedLLM([]), tmp_path / "home")
     from omni3d_bench import sample_path
 
     result = runner.invoke(app, ["eval", "--data", str(sample_path()), "--split", split, "--method", "static-api"])
