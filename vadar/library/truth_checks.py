@@ -13,9 +13,10 @@ questions by chance, and a pixel height passes every "which is taller" question.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
+from types import MappingProxyType
 from typing import Any
 
 from api_store import ApiStore, FunctionRecord, FunctionStatus
@@ -36,6 +37,11 @@ __all__ = ["Claim", "TruthChecks", "TruthResult", "TruthVerifier", "claim_of", "
 
 _YES = ("true", "yes", "1")
 METRIC_KINDS = ("measure", "distance")  # claims scored by partial credit, not by every case
+# The mean credit a metric claim must reach, by kind. A distance between two objects follows exactly
+# from their box centres, depths and the focal length: a correct helper earns 1.00 on 184 cases of
+# generated scenes, one that leaves out the depth axis 0.59 (and was admitted under one level for
+# both). One object's height or width follows from its 2D box only roughly (0.51 to 0.67).
+METRIC_PASS: Mapping[str, float] = MappingProxyType({"measure": 0.5, "distance": 0.9})
 
 
 @dataclass
@@ -58,7 +64,8 @@ class TruthChecks:
 
     A relation, an attribute or a yes/no claim must hold in every case. A metric claim (a height, a
     distance) is scored the way the benchmarks score metric answers, by mean relative accuracy
-    (MRA, `omni3d_bench.metrics`), and passes when its mean over the cases reaches `metric_pass`:
+    (MRA, `omni3d_bench.metrics`), and passes when its mean over the cases reaches its kind's
+    `metric_pass` (`METRIC_PASS`). For a measure of one object:
     a height from the 2D box, its depth and the focal length is off on flat objects seen from above
     (the box holds their top face) and within 25% on most others (mean MRA 0.5 on generated
     scenes; the box width instead scores 0.3 to 0.5 on 36 cases); one that returns pixels, a depth or a
@@ -67,7 +74,7 @@ class TruthChecks:
     """
 
     def __init__(self, executor: Executor, *, images: int = 6, references: int = 4, tolerance: float = 0.25,
-                 metric_pass: float = 0.5) -> None:
+                 metric_pass: Mapping[str, float] = METRIC_PASS) -> None:
         self.executor, self.metric_pass = executor, metric_pass
         self.images, self.references, self.tolerance = images, references, tolerance
 
@@ -105,7 +112,7 @@ class TruthChecks:
         if result.cases:
             if claim.kind in METRIC_KINDS:
                 result.credit = sum(credit) / len(credit)
-                result.passed = result.credit >= self.metric_pass
+                result.passed = result.credit >= self.metric_pass[claim.kind]
             else:
                 result.passed = not result.failures
         return result
