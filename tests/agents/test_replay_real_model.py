@@ -35,10 +35,16 @@ def test_recorded_real_model_run_replays_to_the_same_library_and_answers(config,
         reports = build_api(session, data, tmp_path / "run", batch_size=3)
         library = [f.name for f in session.store.functions(FunctionStatus.IMPLEMENTED)]
         summary = evaluate(session, data, tmp_path / "run", show_progress=False, scope="build")
-    assert reports[0].implemented == library and len(library) == 3
+        searches = {d.name: d.evidence for d in session.store.decisions() if d.decision == "searched"}
+    assert reports[0].implemented == library and len(library) == 5
+    # generate-and-test with the real model: the greedy `_objects_left_of` failed the ground truth,
+    # and the ninth sample, in the second round (after the closest one saw its failing cases), passed
+    assert searches["_objects_left_of"]["passed"] == [9] and searches["_objects_left_of"]["rounds"] == 2
+    assert searches["_objects_right_of"]["passed"] == [1]
     results = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     answers = {r["question"]: r["answer"] for r in results}
-    assert answers["How many cylinders are there?"] == 2
+    assert answers == {"How many cylinders are there?": 2, "How many things are left of the red sphere?": 5,
+                       "What shape is the cyan object?": "cube"}
+    assert "_objects_left_of(image, " in next(r["program"] for r in results if "left of" in r["question"])
     assert all(isinstance(r["program"], str) and "final_result" in r["program"] for r in results)
-    assert summary.questions == 3
-    assert 0 < summary.metrics.total < 1  # the small model gets some right, not all
+    assert summary.questions == 3 and summary.metrics.total == 1.0
