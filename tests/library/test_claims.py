@@ -240,3 +240,35 @@ def test_a_distance_between_objects_must_be_near_exact(tmp_path, bench):
     assert right.passed is True and right.credit >= 0.9, right.failures
     assert short.passed is False and 0.5 <= short.credit < 0.9, short.credit
     assert flat.passed is False and "m apart" in flat.failures[0]
+
+
+IN_FRONT_AMONG = '''
+def _objects_in_front_of(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]:
+    """The candidates in front of the reference object (closer to the camera)."""
+    reference_depth = depth(image, reference)
+    return [c for c in candidates if not same_object(image, c, reference) and depth(image, c) < reference_depth]
+'''
+# the real model's reply in the recorded build: lower in the image, and the candidates never read
+IN_FRONT_BY_Y_IGNORING_CANDIDATES = '''
+def _objects_in_front_of(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]:
+    """Every other object whose box centre is lower in the image than the centre of bbox."""
+    reference_y = (reference[1] + reference[3]) / 2
+    return [o for o in loc(image, "objects") if not same_object(image, o, reference)
+            and (o[1] + o[3]) / 2 < reference_y]
+'''
+IN_FRONT_BY_Y = IN_FRONT_BY_Y_IGNORING_CANDIDATES.replace('loc(image, "objects")', "candidates")
+
+
+def test_a_relation_among_candidates_is_checked_with_every_object_as_candidate(tmp_path, bench):
+    """`_objects_in_front_of(image, reference, candidates: list[BBox])` claims the relation too; the
+    check passes every object of the scene as the candidates (before, such a helper claimed nothing
+    and was never searched)."""
+    assert claim("_objects_in_front_of", "(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]") \
+        == ("relation:front", ("box", "candidates"))
+    right = check(tmp_path / "right", bench, IN_FRONT_AMONG, "_objects_in_front_of")
+    assert right.passed is True and right.cases == 4, right.failures
+    by_y = check(tmp_path / "by_y", bench, IN_FRONT_BY_Y, "_objects_in_front_of")
+    assert by_y.passed is False and "_objects_in_front_of(image, box of " in by_y.failures[0]
+    assert ", every object's box)" in by_y.failures[0]
+    ignoring = check(tmp_path / "ignoring", bench, IN_FRONT_BY_Y_IGNORING_CANDIDATES, "_objects_in_front_of")
+    assert ignoring.passed is False and "candidates" in ignoring.failures[0]

@@ -30,7 +30,9 @@ class Claim:
     "relation_test" (yes/no: is the first object in the relation to the second), "measure" (one
     object's height or camera distance, metres) or "distance" (metres between two objects).
     `inputs` says, per required parameter after `image`, whether it takes a "phrase" (an object
-    description for `loc`) or anything else, checked with a box ("box", "other")."""
+    description for `loc`) or anything else, checked with a box ("box", "other"); a relation
+    helper's second, list parameter takes the "candidates" to choose from (every object of the
+    scene when checked), as in `_objects_in_front_of(image, reference: BBox, candidates: list[BBox])`."""
 
     kind: str
     value: str
@@ -56,8 +58,9 @@ def claim_of(record: Any) -> Claim | None:
     returns = ast.unparse(node.returns).lower() if node.returns else ""
     relations = {RELATION_WORDS[w] for w in words if w in RELATION_WORDS}
     attributes = {ATTRIBUTE_WORDS[w] for w in words if w in ATTRIBUTE_WORDS}
-    if len(relations) == 1 and len(inputs) == 1 and returns.startswith("list"):
-        return Claim("relation", relations.pop(), inputs)
+    if len(relations) == 1 and returns.startswith("list") and (
+            len(inputs) == 1 or (len(inputs) == 2 and _is_list(args[2]))):
+        return Claim("relation", relations.pop(), (inputs[0], *(("candidates",) if len(inputs) == 2 else ())))
     if "same" in words and len(attributes) == 1 and len(inputs) == 2:
         return Claim("same", attributes.pop(), inputs)
     known = all(kind in ("box", "phrase") for kind in inputs)
@@ -87,6 +90,11 @@ def claim_label(name: str, signature: str) -> str | None:
 class _Named:
     name: str
     signature: str
+
+
+def _is_list(arg: ast.arg) -> bool:
+    """A parameter annotated as a list: the candidates a relation helper chooses from."""
+    return bool(arg.annotation) and ast.unparse(arg.annotation).lower().startswith("list")
 
 
 def _input_kind(arg: ast.arg) -> str:

@@ -153,8 +153,7 @@ class TruthChecks:
         code = f"final_result = {name}(image, {', '.join(f'arg_{k}' for k in range(len(arguments)))})\n"
         values = {f"arg_{k}": value for k, value in enumerate(arguments)}
         outcome = check_infrastructure(self.executor(code, {**namespace, **values}))
-        shown = ", ".join(repr(a) if isinstance(a, str) else f"box of {_describe(scene, i)}"
-                          for a, i in zip(arguments, case, strict=True))
+        shown = ", ".join(_shown(claim, scene, case, arguments))
         call = f"{name}(image, {shown})"
         if outcome.error is not None:
             return f"{call} failed: {outcome.error.splitlines()[-1]}", 0.0
@@ -255,13 +254,31 @@ def _phrases(modules: ModuleSet, image: Any, scene: dict[str, Any], boxes: list[
 
 def _arguments(claim: Claim, case: tuple[int, ...], boxes: list[list[float]],
                phrases: dict[int, str]) -> list[Any] | None:
-    """The call's arguments after `image`: a phrase where the parameter takes one, else the box."""
-    arguments = []
-    for kind, index in zip(claim.inputs, case, strict=True):
+    """The call's arguments after `image`: a phrase where the parameter takes one, every box where it
+    takes the candidates to choose from, else the case's box."""
+    arguments: list[Any] = []
+    indices = iter(case)
+    for kind in claim.inputs:
+        if kind == "candidates":
+            arguments.append([list(box) for box in boxes])
+            continue
+        index = next(indices)
         if kind == "phrase" and index not in phrases:
             return None
         arguments.append(phrases[index] if kind == "phrase" else boxes[index])
     return arguments
+
+
+def _shown(claim: Claim, scene: dict[str, Any], case: tuple[int, ...], arguments: list[Any]) -> list[str]:
+    """Each argument as a failing case shows it: the phrase, the box of which object, or the candidates."""
+    indices, shown = iter(case), []
+    for kind, argument in zip(claim.inputs, arguments, strict=True):
+        if kind == "candidates":
+            shown.append("every object's box")
+            continue
+        index = next(indices)
+        shown.append(repr(argument) if isinstance(argument, str) else f"box of {_describe(scene, index)}")
+    return shown
 
 
 def _compare_objects(call: str, scene: dict[str, Any], boxes: list[list[float]], case: tuple[int, ...],
