@@ -41,6 +41,10 @@ def test_recorded_real_model_run_replays_to_the_same_library_and_answers(config,
     # and the ninth sample, in the second round (after the closest one saw its failing cases), passed
     assert searches["_objects_left_of"]["passed"] == [9] and searches["_objects_left_of"]["rounds"] == 2
     assert searches["_objects_right_of"]["passed"] == [1]
+    # relations among candidates are searched too: behind passed at the fifteenth sample, after a
+    # round whose closest sample never read its candidates
+    assert searches["_objects_in_front_of"]["passed"] == [1]
+    assert searches["_objects_behind_of"]["passed"] == [15] and searches["_objects_behind_of"]["rounds"] == 2
     results = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     answers = {r["question"]: r["answer"] for r in results}
     assert answers == {"How many cylinders are there?": 2, "How many things are left of the red sphere?": 5,
