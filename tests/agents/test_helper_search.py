@@ -101,8 +101,15 @@ def test_the_api_agent_keeps_the_first_sampled_implementation_that_ground_truth_
     store = ApiStore.memory()
     store.propose("_objects_left_of", SIGNATURE, "Objects left of the reference object.")
     llm = ScriptedLLM([code(WRONG), code(ALSO_WRONG), code(RIGHT)])
-    report = agent_for(llm, store, sample_data, samples=4).implement(["_objects_left_of"], [context(sample_data)])
+    agent = agent_for(llm, store, sample_data, samples=4)
+    events: list[str] = []
+    agent.on_event = events.append
+    report = agent.implement(["_objects_left_of"], [context(sample_data)])
     assert report.implemented == ["_objects_left_of"] and store.current("_objects_left_of").code.strip() == RIGHT.strip()
+    # each sample is announced with its own replies, not an attempt count that outruns its bound
+    assert [e for e in events if e.startswith("implementing")] == [
+        "implementing _objects_left_of (attempt 1/5)", "implementing _objects_left_of (sample 2, reply 1/2)",
+        "implementing _objects_left_of (sample 3, reply 1/2)"]
     searched = store.decisions("_objects_left_of")[-1]
     assert searched.decision == "searched" and searched.evidence["samples"] == 3
     assert searched.evidence["passed"] == [3] and searched.evidence["claim"] == "relation:left"

@@ -166,10 +166,11 @@ class ApiAgent:
 
     def _converse(self, record: FunctionRecord, messages: list[dict[str, str]], loop: StepLoop, stack: list[str],
                   context: TestContext, report: ImplementationReport, *, first_step: int = 1,
-                  numbered_from: int = 0) -> tuple[LoopEnd, _Step]:
+                  numbered_from: int = 0, sample: int = 0) -> tuple[LoopEnd, _Step]:
         """One implementation conversation: each reply tried, recorded, its error fed back.
 
-        `numbered_from` offsets the recorded attempt numbers (samples of a search follow each other).
+        `numbered_from` offsets the recorded attempt numbers (samples of a search follow each other);
+        a later `sample` (1-based after the greedy one) is announced with its own replies.
         """
         name = record.name
         last: list[_Step] = []
@@ -192,7 +193,8 @@ class ApiAgent:
             return Verdict.retry(prompts.render("api_retry", error=step.error, test_call=step.test_call, name=name))
 
         def announce(attempt: int) -> None:
-            self.on_event(f"implementing {name} (attempt {numbered_from + attempt}/{numbered_from + loop.max_steps})")
+            self.on_event(f"implementing {name} (sample {sample + 1}, reply {attempt}/{loop.max_steps})" if sample
+                          else f"implementing {name} (attempt {attempt}/{loop.max_steps})")
 
         end = loop.run(messages, judge, report.cost, on_step=announce, first_step=first_step)
         return end, last[0] if last else _Step(error="no attempt was made")
@@ -229,7 +231,8 @@ class ApiAgent:
                 self.loop.sampling, first_temperature=self.search.temperature)
             steps = self.loop.max_steps if index == 0 else min(self.loop.max_steps, SAMPLE_ATTEMPTS)
             loop = StepLoop(self.loop.llm, sampling, steps, seed=None if index == 0 else index)
-            end, step = self._converse(record, messages, loop, stack, context, report, numbered_from=numbered[0])
+            end, step = self._converse(record, messages, loop, stack, context, report, numbered_from=numbered[0],
+                                       sample=index)
             numbered[0] += end.steps
             if step.fatal:
                 fatal.append(step)
