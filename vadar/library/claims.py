@@ -80,9 +80,14 @@ def claim_of(record: Any) -> Claim | None:
     return None
 
 
+def named_claim(name: str, signature: str) -> Claim | None:
+    """The claim a name and signature make, before any code exists (a proposal)."""
+    return claim_of(_Named(name, signature))
+
+
 def claim_label(name: str, signature: str) -> str | None:
     """The label of the claim a name and signature make (`relation:left`), or None."""
-    claim = claim_of(_Named(name, signature))
+    claim = named_claim(name, signature)
     return claim.label if claim is not None else None
 
 

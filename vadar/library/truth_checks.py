@@ -27,7 +27,7 @@ from omni3d_bench.relations import (ATTRIBUTES, object_attribute, object_distanc
 from omni3d_bench.types import Dataset, Question
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.library.candidates import Candidate, Route
-from vadar.library.claims import Claim, claim_of
+from vadar.library.claims import Claim, claim_label, claim_of, named_claim
 from vadar.library.rules import unread_parameter
 from vadar.programs.namespace import program_namespace
 from vadar.library.tracking import retire_helpers
@@ -36,12 +36,12 @@ from vadar.programs.answers import as_float
 __all__ = ["Claim", "TruthChecks", "TruthResult", "TruthVerifier", "claim_of", "recheck_library"]
 
 _YES = ("true", "yes", "1")
-METRIC_KINDS = ("measure", "distance")  # claims scored by partial credit, not by every case
-# The mean credit a metric claim must reach, by kind. A distance between two objects follows exactly
+# The mean credit a metric claim (scored by partial credit, not by every case) must reach, by kind. A distance between two objects follows exactly
 # from their box centres, depths and the focal length: a correct helper earns 1.00 on 184 cases of
 # generated scenes, one that leaves out the depth axis 0.59 (and was admitted under one level for
 # both). One object's height or width follows from its 2D box only roughly (0.51 to 0.67).
 METRIC_PASS: Mapping[str, float] = MappingProxyType({"measure": 0.5, "distance": 0.9})
+METRIC_KINDS = tuple(METRIC_PASS)
 
 
 @dataclass
@@ -177,7 +177,7 @@ class TruthChecks:
     def _compare_number(self, call: str, claim: Claim, scene: dict[str, Any], case: tuple[int, ...],
                         value: Any) -> tuple[str | None, float]:
         if claim.kind == "distance":
-            truths, what = [object_distance(scene, *case)], f"the two objects are {{:.2f}} m apart"
+            truths, what = [object_distance(scene, *case)], "the two objects are {:.2f} m apart"
         elif claim.value == "height":
             truths, what = [object_measure(scene, case[0], "height")], f"the {_describe(scene, case[0])} is {{:.2f}} m tall"
         else:
@@ -203,12 +203,11 @@ class TruthVerifier:
         self.checks, self.store, self.dataset, self.modules, self.questions = checks, store, dataset, modules, questions
 
     def claim(self, name: str, signature: str) -> str | None:
-        claim = claim_of(Candidate(Route.PROPOSAL, name, signature, "", ""))
-        return claim.label if claim is not None else None
+        return claim_label(name, signature)
 
     def convention(self, name: str, signature: str) -> str | None:
         """How the data set's ground truth defines what the name claims (`omni3d_bench.relations`)."""
-        claim = claim_of(Candidate(Route.PROPOSAL, name, signature, "", ""))
+        claim = named_claim(name, signature)
         return getattr(self.dataset, "conventions", {}).get(claim.value) if claim is not None else None
 
     def verify(self, name: str, signature: str, docstring: str, code: str,
@@ -257,28 +256,27 @@ def _arguments(claim: Claim, case: tuple[int, ...], boxes: list[list[float]],
     """The call's arguments after `image`: a phrase where the parameter takes one, every box where it
     takes the candidates to choose from, else the case's box."""
     arguments: list[Any] = []
-    indices = iter(case)
-    for kind in claim.inputs:
-        if kind == "candidates":
+    for kind, index in _slots(claim, case):
+        if index is None:
             arguments.append([list(box) for box in boxes])
-            continue
-        index = next(indices)
-        if kind == "phrase" and index not in phrases:
+        elif kind == "phrase" and index not in phrases:
             return None
-        arguments.append(phrases[index] if kind == "phrase" else boxes[index])
+        else:
+            arguments.append(phrases[index] if kind == "phrase" else boxes[index])
     return arguments
 
 
 def _shown(claim: Claim, scene: dict[str, Any], case: tuple[int, ...], arguments: list[Any]) -> list[str]:
     """Each argument as a failing case shows it: the phrase, the box of which object, or the candidates."""
-    indices, shown = iter(case), []
-    for kind, argument in zip(claim.inputs, arguments, strict=True):
-        if kind == "candidates":
-            shown.append("every object's box")
-            continue
-        index = next(indices)
-        shown.append(repr(argument) if isinstance(argument, str) else f"box of {_describe(scene, index)}")
-    return shown
+    return ["every object's box" if index is None else repr(argument) if isinstance(argument, str)
+            else f"box of {_describe(scene, index)}"
+            for (_, index), argument in zip(_slots(claim, case), arguments, strict=True)]
+
+
+def _slots(claim: Claim, case: tuple[int, ...]) -> list[tuple[str, int | None]]:
+    """Each input of the claim with the case's object it takes (None: the candidates, every object)."""
+    indices = iter(case)
+    return [(kind, None if kind == "candidates" else next(indices)) for kind in claim.inputs]
 
 
 def _compare_objects(call: str, scene: dict[str, Any], boxes: list[list[float]], case: tuple[int, ...],
