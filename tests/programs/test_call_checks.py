@@ -1,0 +1,172 @@
+"""Each call check alone, on small programs: what it refuses, and what it must leave alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from vadar.programs.api_text import render_api
+from vadar.programs.call_checks import (
+    CALL_CHECKS,
+    argument_counts,
+    boxes_given,
+    check_program,
+    relations_to_loc,
+    unknown_functions,
+    unused_results,
+)
+from vadar.programs.call_signatures import Kind, annotation_kind, callable_api, read_signatures
+from vadar.programs.helper_rules import MODULE_NAMES
+
+
+@dataclass(frozen=True)
+class Helper:
+    name: str
+    signature: str
+    docstring: str
+
+
+HELPERS = [
+    Helper("_is_left_of", "(image: Image, bbox: BBox, reference: BBox) -> bool", "Whether bbox is left of reference."),
+    Helper("_objects_left_of", "(image: Image, reference: BBox) -> list[BBox]", "Every object left of reference."),
+    Helper("_objects_behind", "(image: Image, reference: BBox) -> list[BBox]", "Every object behind reference."),
+    Helper("_count_matching", "(image: Image, description: str, limit: int = 10) -> int", "How many match."),
+]
+API_TEXT = render_api(HELPERS)
+API = callable_api(API_TEXT, {"image", *MODULE_NAMES, *(h.name for h in HELPERS)})
+
+
+def problems(code, check=None):
+    return check_program(code, API, [check] if check else CALL_CHECKS)
+
+
+CORRECT = """\
+cubes = loc(image, "red cube")
+sphere = loc(image, "sphere")[0]
+left = _objects_left_of(image, sphere)
+count = 0
+for cube in cubes:
+    if _is_left_of(image, cube, sphere) and depth(image, cube) < depth(image, sphere):
+        count += 1
+width, height = get_2D_object_size(image, sphere)
+final_result = count + len(left) + _count_matching(image, "cube", limit=3)
+"""
+
+
+def test_a_correct_program_passes_every_check():
+    assert problems(CORRECT) == []
+
+
+def test_signatures_are_read_from_the_api_text_with_their_annotations():
+    signatures = read_signatures(API_TEXT)
+    assert {"loc", "depth", "vqa", "same_object", "get_2D_object_size", "_is_left_of"} <= signatures.keys()
+    left = signatures["_is_left_of"]
+    assert left.helper and not signatures["loc"].helper
+    assert left.annotation("reference") == "BBox" and left.returns == "bool"
+    assert left.text == "_is_left_of(image: Image, bbox: BBox, reference: BBox) -> bool"
+    assert annotation_kind(signatures["loc"].returns) is Kind.BOXES
+
+
+def test_a_bool_from_a_helper_passed_as_a_box_names_the_helper_the_argument_and_the_line():
+    code = ("cube = loc(image, 'cube')[0]\nsphere = loc(image, 'sphere')[0]\n"
+            "x = _is_left_of(image, cube, sphere)\nfinal_result = len(_objects_left_of(image, x))\n")
+    [problem] = problems(code, boxes_given)
+    assert problem.line == 4
+    assert problem.message.startswith(
+        "line 4: `_objects_left_of(reference=...)` gets a bool from `_is_left_of` at line 3; "
+        "`reference` needs one box [x_min, y_min, x_max, y_max]")
+
+
+@pytest.mark.parametrize("argument, said", [
+    ("loc(image, 'cube')", "a list of boxes from `loc`"),
+    ("cubes", "a list of boxes from `loc` at line 1; `bbox` needs one box [x_min, y_min, x_max, y_max]: "
+              "take one box of the list (for example `cubes[0]`)"),
+    ("3", "a number (`3`, line 2)"),
+    ("'cube'", "a string (`'cube'`, line 2)"),
+    ("depth(image, cubes[0]) > 2", "a bool (a comparison, line 2)"),
+    ("[1, 2]", "a list of 2 items (line 2)"),
+])
+def test_values_that_are_no_box_are_refused_where_a_box_goes(argument, said):
+    [problem] = problems(f"cubes = loc(image, 'cube')\nfinal_result = depth(image, {argument})\n", boxes_given)
+    assert said in problem.message and "`depth(bbox=...)`" in problem.message
+
+
+@pytest.mark.parametrize("code", [
+    "box = loc(image, 'cube')\nbox = box[0]\nfinal_result = depth(image, box)\n",  # reassigned: unknown
+    "final_result = depth(image, [1, 2, 30, 40])\n",  # four numbers are a box
+    "for box in loc(image, 'cube'):\n    final_result = depth(image, box)\n",
+    "def _is_left_of(a, b):\n    return a\nx = _is_left_of(1, 2)\nfinal_result = depth(image, x)\n",  # the program's own
+    "final_result = depth(image, region(0))\n",
+    "final_result = _count_matching(image, 'cube', 3)\n",  # an int where an int goes
+])
+def test_values_the_program_does_not_make_certain_are_never_blamed(code):
+    assert problems(code, boxes_given) == []
+
+
+@pytest.mark.parametrize("call, reason", [
+    ("_is_left_of(image, box)", "missing a required argument: 'reference'"),
+    ("depth(image, box, box)", "too many positional arguments"),
+    ("loc(image, 'cube', name='cube')", "got an unexpected keyword argument 'name'"),
+])
+def test_argument_counts_against_the_signature(call, reason):
+    [problem] = problems(f"box = loc(image, 'cube')[0]\nfinal_result = {call}\n", argument_counts)
+    assert reason in problem.message and problem.line == 2
+    assert "does not fit `" in problem.message
+
+
+def test_defaults_keywords_and_starred_calls_fit():
+    code = ("box = loc(image, 'cube')[0]\nargs = [image, box]\na = depth(*args)\n"
+            "b = _count_matching(image, description='cube')\nc = _is_left_of(image, reference=box, bbox=box)\n"
+            "final_result = (a, b, c)\n")
+    assert problems(code, argument_counts) == []
+
+
+def test_an_unknown_helper_gets_the_nearest_existing_names():
+    [problem] = problems("box = loc(image, 'cube')[0]\nfinal_result = _is_behind_of(image, box)\n",
+                         unknown_functions)
+    assert problem.message.startswith("line 2: `_is_behind_of` does not exist")
+    assert "`_objects_behind(image: Image, reference: BBox) -> list[BBox]`" in problem.message
+    assert "nearest existing names are `_is_left_of(" in problem.message
+
+
+def test_builtins_the_namespace_and_the_programs_own_functions_are_known():
+    code = ("import math\ndef near(a, b):\n    return abs(a - b) < 1\n"
+            "f = lambda v: v\nfinal_result = near(f(len([1])), math.sqrt(round(2.0))) and sorted([1]) == [1]\n")
+    assert problems(code, unknown_functions) == []
+    [problem] = problems("final_result = count_cubes(image)\n", unknown_functions)
+    assert "call only the functions listed in the API" in problem.message
+
+
+def test_a_helper_result_never_used_is_refused_but_a_module_result_is_not():
+    code = ("box = loc(image, 'cube')[0]\nleft = _is_left_of(image, box, box)\n_objects_behind(image, box)\n"
+            "d = depth(image, box)\nfinal_result = _count_matching(image, 'cube')\n")
+    found = problems(code, unused_results)
+    assert [p.line for p in found] == [2, 3]
+    assert "`left` gets the result of `_is_left_of` and is never read" in found[0].message
+    assert "the result of `_objects_behind(image, box)` is thrown away" in found[1].message
+
+
+@pytest.mark.parametrize("phrase, word", [
+    ("cube left of the sphere", "left of"),
+    ("object in front of the cylinder", "in front of"),
+    ("thing behind the red ball", "behind"),
+    ("object closest to the camera", "closest"),
+    ("ball that is the same color as the cube", "same color as"),
+])
+def test_a_relational_phrase_given_to_loc_is_refused(phrase, word):
+    [problem] = problems(f"final_result = len(loc(image, {phrase!r}))\n", relations_to_loc)
+    assert f"({word!r})" in problem.message and "loc finds objects by a noun phrase only" in problem.message
+
+
+@pytest.mark.parametrize("phrase", ["red cube", "small metal sphere", "objects", "frontal lamp", "left shoe"])
+def test_plain_noun_phrases_pass_loc(phrase):
+    assert problems(f"final_result = loc(image, object_prompt={phrase!r})\n", relations_to_loc) == []
+
+
+def test_keyword_prompts_to_loc_are_checked_too():
+    assert problems("final_result = loc(image, object_prompt='cube next to the ball')\n", relations_to_loc)
+
+
+def test_code_that_does_not_parse_is_left_to_the_sandbox():
+    assert problems("final_result = (\n") == []

@@ -1,0 +1,112 @@
+"""No false alarms: every recorded program that answered right, every stored helper's body, every
+recorded program reply and every worked example of the prompts passes the call checks.
+
+The recorded results (docs/results, tests/fixtures/report) are checked against the API their run
+showed: the predefined modules and, for vadar, the library exported beside them.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from base_modules.module import PREDEFINED_MODULES
+from base_modules.view_modules import VIEW_MODULES
+from vadar import prompts
+from vadar.programs.api_text import render_api
+from vadar.programs.call_checks import check_program
+from vadar.programs.call_signatures import CallableApi, callable_api
+from vadar.programs.code_extract import NoCodeError, extract_code
+from vadar.programs.helper_rules import MODULE_NAMES, NAMESPACE_NAMES
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = sorted([*ROOT.glob("docs/results/**/*-results.jsonl"), *ROOT.glob("tests/fixtures/report/*/results.jsonl")])
+LIBRARIES = sorted([*ROOT.glob("docs/results/*/library.json"), ROOT / "tests/fixtures/report/library.json"])
+
+RIGHT_BY_CHANCE = {
+    # `same_object(image, gray_metal, yellow)` with `gray_metal = loc(...)`, a list of boxes, on a
+    # branch that did not run: loc found no gray metal object, so the program said "no".
+    ("docs/results/clevr-dev100/static-api-results.jsonl", "23"),
+}
+"""Programs answered right whose calls are nonetheless wrong: refusing them is no false alarm."""
+
+
+def _library(path: Path | None) -> list[SimpleNamespace]:
+    if path is None or not path.exists():
+        return []
+    exported = json.loads(path.read_text())
+    if not isinstance(exported, dict):
+        return []
+    return [SimpleNamespace(**f) for f in exported.get("functions", []) if f.get("code")]
+
+
+def _api(functions, views: bool = False) -> CallableApi:
+    modules = (*PREDEFINED_MODULES, *VIEW_MODULES) if views else PREDEFINED_MODULES
+    return callable_api(render_api(functions, modules, views=views),
+                        {f.name for f in functions} | MODULE_NAMES | NAMESPACE_NAMES)
+
+
+def _results_library(results: Path) -> Path | None:
+    if "vadar" not in str(results.relative_to(ROOT)):
+        return None
+    beside = results.parent / "library.json"
+    return beside if beside.exists() else results.parent.parent / "library.json"
+
+
+def right_programs():
+    for results in RESULTS:
+        api = _api(_library(_results_library(results)))
+        for line in results.read_text().splitlines():
+            record = json.loads(line)
+            if record.get("program") and record.get("correct"):
+                yield str(results.relative_to(ROOT)), record["question_id"], record["program"], api
+
+
+def test_no_program_answered_right_is_refused():
+    checked, flagged = 0, set()
+    for source, question, program, api in right_programs():
+        checked += 1
+        if check_program(program, api):
+            flagged.add((source, question))
+    assert checked > 250
+    assert flagged == RIGHT_BY_CHANCE
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_stored_helpers_bodies_pass(library):
+    functions = _library(library)
+    api = _api(functions)
+    assert functions and all(check_program(f.code, api) == [] for f in functions)
+
+
+def test_the_hand_written_library_passes():
+    source = (ROOT / "benchmarks/hand_library/clevr.py").read_text()
+    functions = [SimpleNamespace(name=node.name, signature=f"({ast.unparse(node.args)}) -> {ast.unparse(node.returns)}",
+                                 docstring=ast.get_docstring(node) or "")
+                 for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+    assert len(functions) > 5 and check_program(source, _api(functions)) == []
+
+
+def test_recorded_program_replies_pass():
+    checked = 0
+    for line in (ROOT / "tests/cassettes/sample_run.jsonl").read_text().splitlines():
+        exchange = json.loads(line)
+        system = exchange["request"]["messages"][0]["content"]
+        if not system.startswith("You write short Python programs"):
+            continue
+        try:
+            program = extract_code(exchange["response"]["text"])
+        except NoCodeError:
+            continue
+        checked += 1
+        assert check_program(program, callable_api(system, MODULE_NAMES | NAMESPACE_NAMES)) == []
+    assert checked >= 1
+
+
+@pytest.mark.parametrize("example, views", [("program_example", False), ("program_example_views", True)])
+def test_the_prompts_worked_examples_pass(example, views):
+    assert check_program(extract_code(prompts.render(example)), _api([], views=views)) == []

@@ -1,0 +1,299 @@
+"""A program's calls checked against the API before it runs: clear mistakes cost no sandbox run.
+
+A small model's programs pass a helper's `bool` where a box goes, call helpers that do not exist,
+compute a relation and never use it, or ask `loc` for a relational phrase. Each is visible in the
+program's syntax tree, so each is a small pure check (a list, smolagents style) over facts read once
+from the tree. A check speaks only when the mistake is certain: a value it cannot infer from the
+program's own assignments is never blamed.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from vadar.programs.call_signatures import NOT_A_BOX, CallableApi, CallSignature, Kind, annotation_kind
+from vadar.programs.stubs import StubFormatError, parse_bounded
+from vadar.text import clip
+
+BOX_ANNOTATION = "BBox"
+RESULT_NAME = "final_result"  # read by the sandbox, never by the program
+
+
+@dataclass(frozen=True)
+class CallProblem:
+    """One call that cannot work, and what to tell the program's writer about it."""
+
+    line: int
+    check: str  # the check's name
+    message: str
+
+
+@dataclass(frozen=True)
+class Value:
+    """What a value is (its kind) and where it came from, in words for a message."""
+
+    kind: Kind
+    origin: str  # "from `_is_left_of` at line 3", "(`3`, line 2)"
+
+
+@dataclass(frozen=True)
+class ProgramFacts:
+    """What the checks read from one program's syntax tree, gathered once."""
+
+    tree: ast.Module
+    api: CallableApi
+    defined: frozenset[str]  # every name the program binds (assignments, defs, parameters, imports)
+    read: frozenset[str]  # every name the program reads
+    values: dict[str, Value] = field(default_factory=dict)  # names whose every binding agrees on a kind
+
+    def calls(self) -> Iterator[ast.Call]:
+        return (node for node in ast.walk(self.tree) if isinstance(node, ast.Call))
+
+    def signature(self, call: ast.Call) -> CallSignature | None:
+        """The API signature a call is checked against; None for a function the program defines."""
+        if not isinstance(call.func, ast.Name) or call.func.id in self.defined:
+            return None
+        return self.api.signatures.get(call.func.id)
+
+    def value(self, node: ast.expr) -> Value | None:
+        """The kind of `node` where the program makes it certain, else None."""
+        where = f"line {node.lineno}"
+        if isinstance(node, ast.Constant):
+            kind = _CONSTANT_KINDS.get(type(node.value))
+            return Value(kind, f"(`{clip(repr(node.value), 40)}`, {where})") if kind else None
+        if isinstance(node, ast.List | ast.Tuple) and len(node.elts) != 4 and not _starred(node.elts):
+            return Value(Kind.LIST, f"of {len(node.elts)} items ({where})")
+        if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            return Value(Kind.BOOL, f"(a comparison, {where})")
+        if isinstance(node, ast.Name):
+            return self.values.get(node.id)
+        if isinstance(node, ast.Call) and (signature := self.signature(node)) is not None:
+            kind = annotation_kind(signature.returns)
+            return Value(kind, f"from `{signature.name}` at {where}") if kind else None
+        return None
+
+
+Check = Callable[[ProgramFacts], list[CallProblem]]
+
+
+def program_facts(tree: ast.Module, api: CallableApi) -> ProgramFacts:
+    """Read the names a program binds and reads, and the kinds of its simply assigned names."""
+    stores: dict[str, int] = {}
+    other: set[str] = set()  # bound otherwise than by `name = value`
+    read: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                read.add(node.id)
+            else:
+                stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            other.add(node.name)
+        elif isinstance(node, ast.alias):
+            other.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            other.add(node.name)
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            other.add(node.name)
+    facts = ProgramFacts(tree, api, frozenset(stores.keys() | other), frozenset(read))
+    simple = _simple_assignments(tree)
+    for name, assigned in simple.items():  # in the order the program first assigns them
+        if name in other or stores.get(name) != len(assigned):
+            continue
+        values = [facts.value(node) for node in assigned]
+        first = values[0]
+        if first is not None and all(v is not None and v.kind == first.kind for v in values):
+            facts.values[name] = first
+    return facts
+
+
+def _simple_assignments(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """`name = value` (and `name: T = value`, `name := value`) per name, in source order."""
+    found: list[tuple[int, int, str, ast.expr]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found.append((node.lineno, node.col_offset, node.targets[0].id, node.value))
+        elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+            found.append((node.lineno, node.col_offset, node.target.id, node.value))
+        elif isinstance(node, ast.NamedExpr):
+            found.append((node.lineno, node.col_offset, node.target.id, node.value))
+    simple: dict[str, list[ast.expr]] = {}
+    for _, _, name, value in sorted(found, key=lambda item: item[:2]):
+        simple.setdefault(name, []).append(value)
+    return simple
+
+
+_CONSTANT_KINDS: dict[type, Kind] = {bool: Kind.BOOL, int: Kind.NUMBER, float: Kind.NUMBER, str: Kind.STRING}
+
+
+def _starred(elements: Sequence[ast.expr]) -> bool:
+    return any(isinstance(e, ast.Starred) for e in elements)
+
+
+def _call_text(call: ast.Call, limit: int = 70) -> str:
+    return clip(ast.unparse(call), limit)
+
+
+def _arguments(call: ast.Call, signature: CallSignature) -> Iterator[tuple[str, ast.expr]]:
+    """(parameter, argument) for each argument whose parameter is certain."""
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            return
+        parameter = signature.positional(index)
+        if parameter is not None:
+            yield parameter, argument
+    for keyword in call.keywords:
+        if keyword.arg is not None and keyword.arg in signature.parameters:
+            yield keyword.arg, keyword.value
+
+
+# --- the checks -------------------------------------------------------------------------------
+
+
+NEAREST_NAMES = 3
+"""Existing names offered for a misspelt one: the closest is not always the one meant
+(`_is_behind_of` is nearer `_is_left_of` than `_objects_behind`)."""
+
+
+def unknown_functions(facts: ProgramFacts) -> list[CallProblem]:
+    """A call of a name that neither the API nor the program defines, with the nearest real name."""
+    problems = []
+    for call in facts.calls():
+        if not isinstance(call.func, ast.Name):
+            continue
+        name = call.func.id
+        if name in facts.defined or facts.api.exists(name):
+            continue
+        message = f"line {call.lineno}: `{name}` does not exist (it is not in the API and the program does not define it)"
+        nearest = difflib.get_close_matches(name, facts.api.callable_names(), n=NEAREST_NAMES, cutoff=0.6)
+        if nearest:
+            shown = [facts.api.signatures[n].text if n in facts.api.signatures else n for n in nearest]
+            names = ", ".join(f"`{text}`" for text in shown)
+            message += f"; the nearest existing name is {names}" if len(shown) == 1 else \
+                f"; the nearest existing names are {names}"
+        else:
+            message += "; call only the functions listed in the API"
+        problems.append(CallProblem(call.lineno, "unknown_functions", message + "."))
+    return problems
+
+
+def argument_counts(facts: ProgramFacts) -> list[CallProblem]:
+    """A call whose positional arguments and keyword names do not fit the signature."""
+    problems = []
+    for call in facts.calls():
+        signature = facts.signature(call)
+        if signature is None or _starred(call.args) or any(k.arg is None for k in call.keywords):
+            continue
+        misfit = signature.misfit(len(call.args), [k.arg for k in call.keywords if k.arg])
+        if misfit is not None:
+            problems.append(CallProblem(call.lineno, "argument_counts",
+                                        f"line {call.lineno}: `{_call_text(call)}` does not fit "
+                                        f"`{signature.text}`: {misfit}."))
+    return problems
+
+
+def _box_hint(kind: Kind, argument: ast.expr) -> str:
+    if kind is Kind.BOXES:
+        shown = argument.id if isinstance(argument, ast.Name) else "boxes"
+        return f"take one box of the list (for example `{shown}[0]`) or loop over its boxes"
+    if kind is Kind.BOOL:
+        return "a bool only says whether something holds; pass the box of an object"
+    return "pass the box of an object, for example one from loc"
+
+
+def boxes_given(facts: ProgramFacts) -> list[CallProblem]:
+    """A bool, number, string or list passed where the signature wants one box."""
+    problems = []
+    for call in facts.calls():
+        signature = facts.signature(call)
+        if signature is None:
+            continue
+        for parameter, argument in _arguments(call, signature):
+            if signature.annotation(parameter) != BOX_ANNOTATION:
+                continue
+            value = facts.value(argument)
+            if value is None or value.kind not in NOT_A_BOX:
+                continue
+            hint = _box_hint(value.kind, argument)
+            problems.append(CallProblem(
+                call.lineno, "boxes_given",
+                f"line {call.lineno}: `{signature.name}({parameter}=...)` gets {value.kind.value} {value.origin}; "
+                f"`{parameter}` needs one box [x_min, y_min, x_max, y_max]: {hint}."))
+    return problems
+
+
+def unused_results(facts: ProgramFacts) -> list[CallProblem]:
+    """A helper's result thrown away: a bare call, or a name assigned and never read."""
+    problems = []
+    for node in ast.walk(facts.tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            signature = facts.signature(node.value)
+            if signature is not None and signature.helper and signature.returns_value:
+                problems.append(CallProblem(
+                    node.lineno, "unused_results",
+                    f"line {node.lineno}: the result of `{_call_text(node.value)}` is thrown away; "
+                    f"assign it and use it (in a test, a count or `{RESULT_NAME}`)."))
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.Call)):
+            name = node.targets[0].id
+            signature = facts.signature(node.value)
+            if (signature is None or not signature.helper or name in facts.read or name == RESULT_NAME
+                    or name == "_"):
+                continue
+            problems.append(CallProblem(
+                node.lineno, "unused_results",
+                f"line {node.lineno}: `{name}` gets the result of `{signature.name}` and is never read; "
+                f"the program computes it and then ignores it: use `{name}` where the answer depends on it."))
+    return problems
+
+
+RELATION_WORDS = re.compile(
+    r"\b(left of|right of|in front of|front of|behind|next to|beside|near|nearest|closest|farthest|furthest"
+    r"|above|below|under|underneath|on top of|to the left|to the right|leftmost|rightmost|between"
+    r"|same (?:color|colour|shape|size|material) as)\b", re.IGNORECASE)
+"""Words that make a noun phrase relational: loc finds objects by what they are, not where."""
+
+LOC = "loc"
+
+
+def relations_to_loc(facts: ProgramFacts) -> list[CallProblem]:
+    """`loc` asked for a relational phrase ("the cube left of the sphere")."""
+    problems = []
+    for call in facts.calls():
+        if not isinstance(call.func, ast.Name) or call.func.id != LOC or LOC in facts.defined:
+            continue
+        prompts = [k.value for k in call.keywords if k.arg == "object_prompt"] + call.args[1:2]
+        for prompt in prompts:
+            if not (isinstance(prompt, ast.Constant) and isinstance(prompt.value, str)):
+                continue
+            found = RELATION_WORDS.search(prompt.value)
+            if found is None:
+                continue
+            problems.append(CallProblem(
+                call.lineno, "relations_to_loc",
+                f"line {call.lineno}: `loc(image, {clip(repr(prompt.value), 60)})` asks loc for a relation "
+                f"({found.group(0)!r}); loc finds objects by a noun phrase only, such as \"cube\" or \"red sphere\". "
+                "Find each object with its own loc call, then relate their boxes (with a library helper, depth "
+                "or the box coordinates)."))
+    return problems
+
+
+CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, unused_results,
+                                  relations_to_loc)
+"""The checks every program passes before it runs, in the order their messages are shown."""
+
+
+def check_program(code: str, api: CallableApi, checks: Sequence[Check] = CALL_CHECKS) -> list[CallProblem]:
+    """Every problem the checks find in `code`; none for code that does not parse (the sandbox says why)."""
+    try:
+        tree = parse_bounded(code)
+    except StubFormatError:
+        return []
+    facts = program_facts(tree, api)
+    return [problem for check in checks for problem in check(facts)]
