@@ -33,6 +33,7 @@ class ProgramOutcome:
     errors: list[str] = field(default_factory=list)  # what the LLM was told along the way
     techniques: TechniqueRecords = field(default_factory=TechniqueRecords)  # what reasoning techniques recorded
     infrastructure: bool = False  # the endpoint or the sandbox failed, not the program: asked again on resume
+    checks_refused: int = 0  # programs the call checks sent back before the sandbox ran them
 
     @property
     def failed(self) -> bool:

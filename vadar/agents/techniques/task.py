@@ -50,7 +50,8 @@ def merged(chosen: ProgramOutcome, outcomes: Sequence[ProgramOutcome]) -> Progra
     """`chosen` as the answer of several programs written for one question: it carries the cost and
     the errors of all of them."""
     result = dataclasses.replace(chosen, cost=LLMCost(), errors=[e for o in outcomes for e in o.errors],
-                                 techniques=chosen.techniques.copy())
+                                 techniques=chosen.techniques.copy(),
+                                 checks_refused=sum(o.checks_refused for o in outcomes))
     for outcome in outcomes:
         result.cost.include(outcome.cost)
     return result

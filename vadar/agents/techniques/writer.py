@@ -2,7 +2,8 @@
 
 The prompt puts the stable part first (rules, API text, worked example in the system message) and
 the question last, so an OpenAI-compatible server with prefix caching reuses the shared prefix
-across questions. A failing program is sent back with its error, up to `max_attempts` times. The
+across questions. A program whose calls do not fit the API (`programs/call_checks`) is sent back
+unrun; a failing program is sent back with its error; both up to `max_attempts` times. The
 conversation can go on after a working program (`revise`): a revision request is one more step of
 the same conversation, under the same limit.
 """
@@ -21,6 +22,8 @@ from vadar.agents.formalize import Constraint
 from vadar.agents.techniques.task import Task
 from vadar.llm.chat import ChatModel, Message
 from vadar.programs.answers import ERROR_ANSWER, normalize_answer
+from vadar.programs.call_checks import CALL_CHECKS, Check, check_program
+from vadar.programs.call_signatures import callable_api
 from vadar.programs.code_extract import NoCodeError, extract_code
 from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure, program_error
 from vadar.programs.sampling import PROGRAM, Sampling
@@ -75,8 +78,10 @@ class PlainWriter:
     """Writes, runs and repairs one program per task; no technique of its own."""
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5, sampling: Sampling = PROGRAM,
-                 same_error_limit: int | None = None, sample_temperature: float = 0.7) -> None:
+                 same_error_limit: int | None = None, sample_temperature: float = 0.7,
+                 call_checks: tuple[Check, ...] = CALL_CHECKS) -> None:
         self.llm, self.executor, self.max_attempts = llm, executor, max_attempts
+        self.call_checks = call_checks  # run before the sandbox; a failed one is repaired like an error
         self.loop = StepLoop(llm, sampling, max_attempts)
         self.same_error_limit = same_error_limit  # None: always use every attempt
         self.sample_temperature = sample_temperature
@@ -109,6 +114,7 @@ class PlainWriter:
 
     def _run(self, draft: Draft, first_step: int) -> None:
         outcome, messages, namespace = draft.outcome, draft.messages, draft.task.namespace
+        api = callable_api(draft.task.api_text, namespace.keys())
 
         def judge(reply: Reply) -> Verdict:
             stdout = ""
@@ -120,6 +126,9 @@ class PlainWriter:
                 error = str(exc)
             else:
                 outcome.program = code
+                problems = check_program(code, api, self.call_checks)
+                if problems:
+                    return self._refuse(outcome, [problem.message for problem in problems])
                 result = check_infrastructure(self.executor(code, namespace))
                 outcome.stdout, outcome.calls = result.stdout, list(result.calls)
                 error, stdout = program_error(result), result.stdout
@@ -134,6 +143,17 @@ class PlainWriter:
             return Verdict.retry(prompts.render("program_retry", error=error, stdout=stdout[-1500:]))
 
         draft.steps = draft.loop.run(messages, judge, outcome.cost, first_step=first_step).steps
+
+    def _refuse(self, outcome: ProgramOutcome, problems: list[str]) -> Verdict:
+        """A program whose calls do not fit the API: repaired as an error would be, never run."""
+        error = "\n".join(problems)
+        outcome.stdout, outcome.calls = "", []  # nothing ran: no earlier attempt's calls shown as this one's
+        outcome.errors.append(error)
+        outcome.error = error
+        outcome.checks_refused += 1
+        if self._stuck(outcome.errors):
+            return Verdict.give_up()
+        return Verdict.retry(prompts.render("program_check", problems=problems))
 
     def _sample_loop(self, sample: int) -> StepLoop:
         """Sample 0 is today's greedy program; sample k is drawn warmer with seed k."""
