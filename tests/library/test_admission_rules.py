@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from api_store import ApiStore
 from left_of_helpers import RIGHT, STUB, WRONG
-from test_library_admission import build, config, scripted  # noqa: F401 (config: a fixture)
+from test_library_admission import admission_config, build, scripted
 from vadar.library import truth_checks
 from vadar.library.admission import MIN_TRUTH_CASES, OutcomeRule
 from vadar.library.candidates import Candidate, Route
@@ -19,6 +21,11 @@ def never_used(implementation: str) -> ScriptedLLM:
 
     replies = {Role.SIGNATURE: signatures, Role.API_IMPLEMENT: "```python\n" + implementation + "```"}
     return ScriptedLLM([ByRole(replies, default="```python\nfinal_result = 0\n```")] * 300)
+
+
+@pytest.fixture
+def config(tmp_path):
+    return admission_config(tmp_path)
 
 
 def test_a_helper_ground_truth_confirms_is_admitted_though_no_program_of_its_batch_used_it(config, tmp_path):

@@ -49,6 +49,11 @@ def scripted(implementations: list[str], *, baseline: str = BY_HAND, sample: str
 
 @pytest.fixture
 def config(tmp_path):
+    return admission_config(tmp_path)
+
+
+def admission_config(tmp_path):
+    """The configuration of these tests and of tests/library/test_admission_rules.py."""
     config = VadarConfig()
     config.library.distill = False  # these tests follow the top-down proposals alone
     config.library.admit_min_uses = 1  # their batches have one question that uses the helper
