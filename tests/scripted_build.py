@@ -1,6 +1,8 @@
 """A scripted build: the Signature agent proposes two helpers, the API agent's first implementation
 fails and the second works; the router can interrupt the build at a chosen request."""
 
+from vadar.llm.chat import Role
+
 STUBS = '''```python
 def _count(image: Image, object_prompt: str) -> int:
     """Count the objects matching object_prompt."""
@@ -12,24 +14,20 @@ BROKEN = "```python\ndef _count(image, object_prompt):\n    return undefined_hel
 EXISTS = "```python\ndef _exists(image, object_prompt):\n    return len(loc(image, object_prompt)) > 0\n```"
 
 
-def is_signature(messages):
-    return messages[0]["content"].startswith("You design helper functions")
-
-
 def implementing(messages):
     return "def _count(" if "def _count(" in messages[1]["content"] else "def _exists("
 
 
 class Router:
-    """Scripted replies; raises `interrupt_with` on the `interrupt_at`-th request (1-based)."""
+    """Scripted replies by role; raises `interrupt_with` on the `interrupt_at`-th request (1-based)."""
 
     def __init__(self, interrupt_at=None, interrupt_with=KeyboardInterrupt):
         self.calls, self.interrupt_at, self.interrupt_with = 0, interrupt_at, interrupt_with
 
-    def __call__(self, messages):
+    def answer(self, role, messages):
         self.calls += 1
         if self.calls == self.interrupt_at:
             raise self.interrupt_with()
-        if is_signature(messages):
+        if role == Role.SIGNATURE:
             return STUBS
         return BROKEN if implementing(messages) == "def _count(" else EXISTS

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import vadar.app.instance as instance
-from vadar.llm.doubles import ScriptedLLM
+from vadar.llm.chat import Role
+from vadar.llm.doubles import ByRole, ScriptedLLM
 from vadar.runs.session import open_session
 
 
@@ -23,11 +24,10 @@ COUNT_STUB = '```python\ndef _count(image: Image, object_prompt: str) -> int:\n 
 COUNT_IMPLEMENTATION = "```python\ndef _count(image, object_prompt):\n    return len(loc(image, object_prompt))\n```"
 
 
-def count_helper_router(messages: list[dict[str, str]]) -> str:
-    """The Signature agent proposes `_count` once, the API agent implements it, programs call it."""
-    system = messages[0]["content"]
-    if system.startswith("You design helper functions"):
-        return COUNT_STUB if "def _count(" not in system else "# no new functions"
-    if system.startswith("You implement helper functions"):
-        return COUNT_IMPLEMENTATION
-    return "```python\nfinal_result = _count(image, 'cylinder')\n```"
+def _count_signatures(messages: list[dict[str, str]]) -> str:
+    return COUNT_STUB if "def _count(" not in messages[0]["content"] else "# no new functions"
+
+
+# The Signature agent proposes `_count` once, the API agent implements it, programs call it.
+count_helper_router = ByRole({Role.SIGNATURE: _count_signatures, Role.API_IMPLEMENT: COUNT_IMPLEMENTATION},
+                             default="```python\nfinal_result = _count(image, 'cylinder')\n```")

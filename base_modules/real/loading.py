@@ -146,9 +146,9 @@ def load_pretrained(load: Callable[..., T], model: str, *, setting: str, config:
     try:
         return load(model, **kwargs)
     except (OSError, ValueError, KeyError, ImportError) as exc:
-        if unreachable:
-            exc = OSError(f"the Hugging Face hub ({hub_host()}) cannot be reached and the model is not cached")
-        raise ModelWeightsError(weights_hint(model, setting, exc)) from None
+        cause = OSError(f"the Hugging Face hub ({hub_host()}) cannot be reached and the model is not cached") \
+            if unreachable else exc
+        raise ModelWeightsError(weights_hint(model, setting, cause)) from None
 
 
 def hub_host() -> str:

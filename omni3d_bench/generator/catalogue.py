@@ -37,46 +37,46 @@ class ObjectClass:
     def plural_name(self) -> str:
         return self.plural or f"{self.name}s"
 
-    def parts(self, w: float, l: float, h: float) -> list[Part]:
-        return PART_BUILDERS[self.name](w, l, h)
+    def parts(self, w: float, length: float, h: float) -> list[Part]:
+        return PART_BUILDERS[self.name](w, length, h)
 
 
-def _legs(w: float, l: float, z1: float, r: float) -> list[Part]:
+def _legs(w: float, length: float, z1: float, r: float) -> list[Part]:
     """Four round legs in the footprint's corners, from the ground to z1."""
-    return [("cylinder", (sx * (w / 2 - r), sy * (l / 2 - r)), 0.0, z1, r)
+    return [("cylinder", (sx * (w / 2 - r), sy * (length / 2 - r)), 0.0, z1, r)
             for sx in (-1, 1) for sy in (-1, 1)]
 
 
-def _chair(w: float, l: float, h: float) -> list[Part]:
+def _chair(w: float, length: float, h: float) -> list[Part]:
     seat = 0.48 * h
-    return [*_legs(w, l, seat - 0.04, 0.02),
-            ("box", (0.0, 0.0, seat - 0.02), (w / 2, l / 2, 0.02)),
-            ("box", (0.0, l / 2 - 0.025, (seat + h) / 2), (w / 2, 0.025, (h - seat) / 2))]
+    return [*_legs(w, length, seat - 0.04, 0.02),
+            ("box", (0.0, 0.0, seat - 0.02), (w / 2, length / 2, 0.02)),
+            ("box", (0.0, length / 2 - 0.025, (seat + h) / 2), (w / 2, 0.025, (h - seat) / 2))]
 
 
-def _table(w: float, l: float, h: float) -> list[Part]:
-    return [*_legs(w, l, h - 0.04, 0.03), ("box", (0.0, 0.0, h - 0.02), (w / 2, l / 2, 0.02))]
+def _table(w: float, length: float, h: float) -> list[Part]:
+    return [*_legs(w, length, h - 0.04, 0.03), ("box", (0.0, 0.0, h - 0.02), (w / 2, length / 2, 0.02))]
 
 
-def _stool(w: float, l: float, h: float) -> list[Part]:
-    r = min(w, l) / 2
+def _stool(w: float, length: float, h: float) -> list[Part]:
+    r = min(w, length) / 2
     return [*_legs(1.4 * r, 1.4 * r, h - 0.04, 0.018), ("cylinder", (0.0, 0.0), h - 0.04, h, r)]
 
 
-def _block(w: float, l: float, h: float) -> list[Part]:
-    return [("box", (0.0, 0.0, h / 2), (w / 2, l / 2, h / 2))]
+def _block(w: float, length: float, h: float) -> list[Part]:
+    return [("box", (0.0, 0.0, h / 2), (w / 2, length / 2, h / 2))]
 
 
-def _ball(w: float, l: float, h: float) -> list[Part]:
+def _ball(w: float, length: float, h: float) -> list[Part]:
     return [("sphere", (0.0, 0.0, h / 2), h / 2)]
 
 
-def _round(w: float, l: float, h: float) -> list[Part]:
-    return [("cylinder", (0.0, 0.0), 0.0, h, min(w, l) / 2)]
+def _round(w: float, length: float, h: float) -> list[Part]:
+    return [("cylinder", (0.0, 0.0), 0.0, h, min(w, length) / 2)]
 
 
-def _lamp(w: float, l: float, h: float) -> list[Part]:
-    r = min(w, l) / 2
+def _lamp(w: float, length: float, h: float) -> list[Part]:
+    r = min(w, length) / 2
     shade = 0.22 * h
     return [("cylinder", (0.0, 0.0), 0.0, 0.03, 0.7 * r),
             ("cylinder", (0.0, 0.0), 0.03, h - shade, 0.015),

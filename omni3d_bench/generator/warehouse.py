@@ -41,31 +41,31 @@ def _box(cx: float, cy: float, z0: float, z1: float, hx: float, hy: float) -> Pa
     return ("box", (cx, cy, (z0 + z1) / 2), (hx, hy, (z1 - z0) / 2))
 
 
-def _pallet(w: float, l: float, h: float) -> list[Part]:
+def _pallet(w: float, length: float, h: float) -> list[Part]:
     deck = 0.03
-    return [_box(0.0, 0.0, h - deck, h, w / 2, l / 2),
-            *(_box(0.0, y, 0.0, h - deck, w / 2, 0.05) for y in (-l / 2 + 0.05, 0.0, l / 2 - 0.05))]
+    return [_box(0.0, 0.0, h - deck, h, w / 2, length / 2),
+            *(_box(0.0, y, 0.0, h - deck, w / 2, 0.05) for y in (-length / 2 + 0.05, 0.0, length / 2 - 0.05))]
 
 
-def _shelf(w: float, l: float, h: float) -> list[Part]:
+def _shelf(w: float, length: float, h: float) -> list[Part]:
     post = 0.03
-    posts = [_box(sx * (w / 2 - post), sy * (l / 2 - post), 0.0, h, post, post)
+    posts = [_box(sx * (w / 2 - post), sy * (length / 2 - post), 0.0, h, post, post)
              for sx in (-1, 1) for sy in (-1, 1)]
-    boards = [_box(0.0, 0.0, z0, z0 + 0.04, w / 2, l / 2) for z0 in (0.15, h / 2 - 0.02, h - 0.04)]
+    boards = [_box(0.0, 0.0, z0, z0 + 0.04, w / 2, length / 2) for z0 in (0.15, h / 2 - 0.02, h - 0.04)]
     return posts + boards
 
 
-def _carton(w: float, l: float, h: float) -> list[Part]:
-    return [_box(0.0, 0.0, 0.0, h, w / 2, l / 2)]
+def _carton(w: float, length: float, h: float) -> list[Part]:
+    return [_box(0.0, 0.0, 0.0, h, w / 2, length / 2)]
 
 
-def _transporter(w: float, l: float, h: float) -> list[Part]:
+def _transporter(w: float, length: float, h: float) -> list[Part]:
     base = 0.35
-    return [_box(0.0, 0.0, 0.0, base, w / 2, l / 2), _box(0.0, l / 2 - 0.1, base, h, w / 2, 0.1)]
+    return [_box(0.0, 0.0, 0.0, base, w / 2, length / 2), _box(0.0, length / 2 - 0.1, base, h, w / 2, 0.1)]
 
 
-def _zone(w: float, l: float, h: float) -> list[Part]:
-    return [_box(0.0, 0.0, 0.0, h, w / 2, l / 2)]
+def _zone(w: float, length: float, h: float) -> list[Part]:
+    return [_box(0.0, 0.0, 0.0, h, w / 2, length / 2)]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ After a deliberate change of the Program agent's prompts, record the fixture aga
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from vadar.config import VadarConfig
 from vadar.llm.chat import ChatRequest, request_key

@@ -27,8 +27,8 @@ SCENES = TestScenes(BENCH_SCENES, sketch_scene_namespace())
 
 
 def item(category: str, color: str, material: str, x: float, z: float, size: tuple[float, float, float]) -> dict:
-    w, l, h = size
-    return {"category": category, "color": color, "material": material, "x": x, "z": z, "w": w, "l": l, "h": h}
+    w, length, h = size
+    return {"category": category, "color": color, "material": material, "x": x, "z": z, "w": w, "l": length, "h": h}
 
 
 CHAIR = (0.5, 0.5, 0.9)

@@ -132,6 +132,9 @@ def test_allocentric_direction_matches_an_independent_computation():
 
 def test_view_question_answers_follow_from_the_world_annotation(bench):
     questions = load(bench / "questions" / "test.json")["questions"]
+    checked = {"room_size", "object_size", "relative_direction"}
+    # each family is re-derived below: one missing from the benchmark would pass unchecked
+    assert checked <= {q["family"] for q in questions}
     for q in questions:
         scene = load(bench / "scenes" / f"{q['scene_id']}.json")
         objs = {o["id"]: o for o in scene["objects"]}

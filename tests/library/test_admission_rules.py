@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
+import pytest
+
 from api_store import ApiStore
 from left_of_helpers import RIGHT, STUB, WRONG
-from test_library_admission import build, config, scripted  # noqa: F401 (config: a fixture)
+from test_library_admission import admission_config, build, scripted
 from vadar.library import truth_checks
 from vadar.library.admission import MIN_TRUTH_CASES, OutcomeRule
 from vadar.library.candidates import Candidate, Route
-from vadar.llm.doubles import ScriptedLLM
+from vadar.llm.chat import Role
+from vadar.llm.doubles import ByRole, ScriptedLLM
 
 
 def never_used(implementation: str) -> ScriptedLLM:
     """Signature, then API replies; the programs never call the helper and answer 0."""
-    def reply(messages):
-        system = messages[0]["content"]
-        if system.startswith("You design helper functions"):
-            return STUB if "_objects_left_of(" not in system else "# no new functions"
-        if system.startswith("You implement helper functions"):
-            return "```python\n" + implementation + "```"
-        return "```python\nfinal_result = 0\n```"
+    def signatures(messages):
+        return STUB if "_objects_left_of(" not in messages[0]["content"] else "# no new functions"
 
-    return ScriptedLLM([reply] * 300)
+    replies = {Role.SIGNATURE: signatures, Role.API_IMPLEMENT: "```python\n" + implementation + "```"}
+    return ScriptedLLM([ByRole(replies, default="```python\nfinal_result = 0\n```")] * 300)
+
+
+@pytest.fixture
+def config(tmp_path):
+    return admission_config(tmp_path)
 
 
 def test_a_helper_ground_truth_confirms_is_admitted_though_no_program_of_its_batch_used_it(config, tmp_path):
@@ -48,7 +52,7 @@ def test_too_few_uses_is_not_sent_to_a_repair(config, tmp_path, monkeypatch):
     assert "fewer than the 3 needed" in report.not_admitted["_objects_left_of"] and report.not_admitted
     store = ApiStore(config.paths.database)
     assert [d.decision for d in store.decisions("_objects_left_of")] == ["rejected"]  # no "repair"
-    implementing = [c for c in llm.calls if c[0]["content"].startswith("You implement helper functions")]
+    implementing = llm.calls_of(Role.API_IMPLEMENT)
     assert len(implementing) == 1
 
 
@@ -99,11 +103,11 @@ def test_a_helper_rejected_as_wrong_is_not_proposed_or_implemented_again(config,
     llm = scripted([WRONG])
     first, second = build_two_batches(config, llm, tmp_path)
     assert "ground-truth check failed" in first.not_admitted["_objects_left_of"]
-    proposing = [c for c in llm.calls if c[0]["content"].startswith("You design helper functions")]
+    proposing = llm.calls_of(Role.SIGNATURE)
     assert "tried before and not admitted" not in proposing[0][1]["content"]
     assert "- `_objects_left_of`: not admitted: its ground-truth check failed" in proposing[1][1]["content"]
     assert second.proposed == [] and any("tried before and not admitted" in r for r in second.rejected)
-    implementing = [c for c in llm.calls if c[0]["content"].startswith("You implement helper functions")]
+    implementing = llm.calls_of(Role.API_IMPLEMENT)
     assert len(implementing) == 2  # batch 1: the implementation and its one repair; batch 2: none
 
 
@@ -114,7 +118,7 @@ def test_a_helper_rejected_for_lack_of_use_comes_back_with_its_implementation(co
     first, second = build_two_batches(config, llm, tmp_path)
     assert "fewer than the 3 needed" in first.not_admitted["_objects_left_of"]
     assert second.proposed == ["_objects_left_of"] and second.reused == ["_objects_left_of"]
-    implementing = [c for c in llm.calls if c[0]["content"].startswith("You implement helper functions")]
+    implementing = llm.calls_of(Role.API_IMPLEMENT)
     assert len(implementing) == 1  # batch 2 judged the stored implementation on its own questions
     store = ApiStore(config.paths.database)
     implemented = [v for v in store.history("_objects_left_of") if v.code]
@@ -159,15 +163,13 @@ def test_a_pattern_shared_only_by_yes_no_programs_is_not_enough_to_distil(tmp_pa
 
 def test_a_second_proposal_making_the_same_claim_is_not_implemented(config, tmp_path):
     twin = '\ndef _things_left_of_box(image: Image, bbox: BBox) -> list[BBox]:\n    """The things left of bbox."""\n'
-    base = scripted([RIGHT])._script[0]  # the scripted reply function
+    base = scripted([RIGHT])._script[0]  # the scripted replies by role
 
-    def reply(messages):
-        text = base(messages)
-        if messages[0]["content"].startswith("You design helper functions") and "def _objects_left_of" in text:
-            return text.replace("\n```", twin + "```")
-        return text
+    def signatures(messages):
+        text = base.answer(Role.SIGNATURE, messages)
+        return text.replace("\n```", twin + "```") if "def _objects_left_of" in text else text
 
-    llm = ScriptedLLM([reply] * 300)
+    llm = ScriptedLLM([ByRole({**base.replies, Role.SIGNATURE: signatures}, default=base.default)] * 300)
     report, library, _ = build(config, llm, tmp_path)
     assert report.proposed == ["_objects_left_of"]
     assert any(r.startswith("_things_left_of_box: claims relation:left, as `_objects_left_of` does") for r in report.rejected)

@@ -7,7 +7,8 @@ import pytest
 from api_store import ApiStore, FunctionStatus
 from vadar.config import VadarConfig
 from vadar.library.retrieval import LibraryRetriever
-from vadar.llm.doubles import ScriptedLLM
+from vadar.llm.chat import Role
+from vadar.llm.doubles import ByRole, ScriptedLLM
 from vadar.runs.pipeline import build_api, evaluate
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
@@ -29,24 +30,30 @@ def scripted(implementations: list[str], *, baseline: str = BY_HAND, sample: str
     """Signature, then API replies in order; programs use the helper when the prompt offers it."""
     queue = list(implementations)
 
-    def reply(messages):
-        system = messages[0]["content"]
-        if system.startswith("You design helper functions"):
-            return STUB if "_objects_left_of(" not in system else "# no new functions"
-        if system.startswith("You implement helper functions"):
-            return "```python\n" + (queue.pop(0) if len(queue) > 1 else queue[0]) + "```"
-        if system.startswith("You write behaviour checks"):
-            return "```python\n" + CHECK + "\n```"
+    def signatures(messages):
+        return STUB if "_objects_left_of(" not in messages[0]["content"] else "# no new functions"
+
+    def implementation(messages):
+        return "```python\n" + (queue.pop(0) if len(queue) > 1 else queue[0]) + "```"
+
+    def program(messages):
         if "left of the red sphere" not in messages[1]["content"]:
             return "```python\nfinal_result = 0\n```"
-        offered = "def _objects_left_of(" in system
+        offered = "def _objects_left_of(" in messages[0]["content"]
         return "```python\n" + (WITH_HELPER if offered else baseline) + "\n```"
 
-    return ScriptedLLM([reply] * 300)
+    replies = {Role.SIGNATURE: signatures, Role.API_IMPLEMENT: implementation,
+               Role.HELPER_CHECK: "```python\n" + CHECK + "\n```"}
+    return ScriptedLLM([ByRole(replies, default=program)] * 300)
 
 
 @pytest.fixture
 def config(tmp_path):
+    return admission_config(tmp_path)
+
+
+def admission_config(tmp_path):
+    """The configuration of these tests and of tests/library/test_admission_rules.py."""
     config = VadarConfig()
     config.library.distill = False  # these tests follow the top-down proposals alone
     config.library.admit_min_uses = 1  # their batches have one question that uses the helper

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse
-from vadar.llm.doubles import RecordingLLM, ReplayLLM, ScriptedLLM
+from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse, Role
+from vadar.llm.doubles import ByRole, RecordingLLM, ReplayLLM, ScriptedLLM
 from vadar.llm.errors import CassetteMissError, LLMError, ScriptExhaustedError
 from vadar.llm.usage import UsageTracker
 
@@ -26,6 +26,33 @@ def test_scripted_returns_in_order_and_records_prompts() -> None:
     assert [m[-1]["content"] for m in llm.calls] == ["a", "b", "c"]
     assert llm.requests[1]["max_tokens"] == 5 and llm.requests[1]["stop"] == ["x"]
     assert llm.remaining == 0 and llm.last_messages == user("c")
+
+
+def test_by_role_answers_by_who_asks_whatever_the_prompt_says() -> None:
+    script = ByRole({Role.SIGNATURE: "stubs", Role.API_IMPLEMENT: lambda msgs: f"code for {msgs[-1]['content']}"},
+                    default="a program")
+    llm = ScriptedLLM([script] * 4)
+    assert llm.complete(ChatRequest(user("batch"), role=Role.SIGNATURE)).text == "stubs"
+    assert llm.complete(ChatRequest(user("_f"), role=Role.API_IMPLEMENT)).text == "code for _f"
+    assert llm.complete(ChatRequest(user("q"), role=Role.PROGRAM)).text == "a program"
+    assert llm.complete(ChatRequest(user("q"))).text == "a program"  # a request that names no role
+    assert llm.roles == [Role.SIGNATURE, Role.API_IMPLEMENT, Role.PROGRAM, None]
+    assert llm.calls_of(Role.API_IMPLEMENT) == [user("_f")]
+
+
+def test_by_role_without_a_default_refuses_a_role_it_does_not_expect() -> None:
+    llm = ScriptedLLM([ByRole({Role.SIGNATURE: "stubs"})])
+    with pytest.raises(AssertionError, match="no reply for role reflect"):
+        llm.complete(ChatRequest(user("q"), role=Role.REFLECT))
+
+
+def test_the_role_is_neither_keyed_nor_recorded(tmp_path: Path) -> None:
+    plain, tagged = ChatRequest(user("q"), max_tokens=9), ChatRequest(user("q"), max_tokens=9, role=Role.PROGRAM)
+    assert plain.caller_key() == tagged.caller_key() and plain == tagged
+    cassette = tmp_path / "c.jsonl"
+    RecordingLLM(ScriptedLLM(["answer"]), cassette).complete(tagged)
+    assert '"program"' not in cassette.read_text()
+    assert ReplayLLM(cassette).complete(ChatRequest(user("q"), max_tokens=9, role=Role.REFLECT)).text == "answer"
 
 
 def test_scripted_snapshots_messages_against_later_mutation() -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
-from vadar.llm.chat import ChatResponse
+from vadar.llm.chat import ChatResponse, Role
 from vadar.llm.doubles import ScriptedLLM
 
 
@@ -25,7 +27,7 @@ def test_feedback_goes_back_until_the_judge_accepts_and_cost_adds_up():
 
     messages = [{"role": "user", "content": "task"}]
     cost = LLMCost()
-    end = StepLoop(llm, Sampling(max_tokens=50), max_steps=5).run(messages, judge, cost)
+    end = StepLoop(llm, Sampling(max_tokens=50), max_steps=5, role=Role.PROGRAM).run(messages, judge, cost)
     assert end.done and end.steps == 3
     assert [r.attempt for r in seen] == [1, 2, 3]
     assert [m["content"] for m in messages] == ["task", "bad", "fix 1", "still bad", "fix 2", "good"]
@@ -34,21 +36,21 @@ def test_feedback_goes_back_until_the_judge_accepts_and_cost_adds_up():
 
 def test_retries_sample_warmer_and_every_request_carries_the_role_limit():
     llm = ScriptedLLM([reply("a"), reply("b"), reply("c")])
-    StepLoop(llm, Sampling(max_tokens=77), max_steps=3).run([], lambda r: Verdict.retry("again"))
+    StepLoop(llm, Sampling(max_tokens=77), max_steps=3, role=Role.PROGRAM).run([], lambda r: Verdict.retry("again"))
     assert [r["temperature"] for r in llm.requests] == [None, 0.3, 0.6]
     assert {r["max_tokens"] for r in llm.requests} == {77}
 
 
 def test_turns_without_retry_temperature_keep_the_configured_one():
     llm = ScriptedLLM([reply("a"), reply("b")])
-    StepLoop(llm, Sampling(max_tokens=9, retry_temperature_step=0.0), max_steps=2).run(
+    StepLoop(llm, Sampling(max_tokens=9, retry_temperature_step=0.0), max_steps=2, role=Role.PROGRAM).run(
         [], lambda r: Verdict.retry("go on"))
     assert [r["temperature"] for r in llm.requests] == [None, None]
 
 
 def test_the_models_reply_cap_caps_the_role_limit():
     llm = ScriptedLLM([reply("a")], reply_cap=128)
-    loop = StepLoop(llm, Sampling(max_tokens=400), max_steps=1)
+    loop = StepLoop(llm, Sampling(max_tokens=400), max_steps=1, role=Role.PROGRAM)
     loop.run([], lambda r: Verdict.accept())
     assert llm.requests[0]["max_tokens"] == 128 and "cut off at 128 tokens" in loop.cut_off_error()
 
@@ -56,35 +58,45 @@ def test_the_models_reply_cap_caps_the_role_limit():
 def test_a_cut_off_reply_is_flagged_with_the_message_for_the_llm():
     llm = ScriptedLLM([reply("x = [1, 1, 1, 1", finish="length")])
     seen: list[Reply] = []
-    StepLoop(llm, Sampling(max_tokens=20), max_steps=1).run([], lambda r: seen.append(r) or Verdict.accept())
+    loop = StepLoop(llm, Sampling(max_tokens=20), max_steps=1, role=Role.PROGRAM)
+    loop.run([], lambda r: seen.append(r) or Verdict.accept())
     assert seen[0].cut_off and "cut off at 20 tokens" in seen[0].cut_off_error
 
 
 def test_give_up_stops_at_once_and_running_out_is_not_done():
     llm = ScriptedLLM([reply("a"), reply("b")])
-    end = StepLoop(llm, Sampling(max_tokens=5), max_steps=5).run([], lambda r: Verdict.give_up())
+    end = StepLoop(llm, Sampling(max_tokens=5), max_steps=5, role=Role.PROGRAM).run([], lambda r: Verdict.give_up())
     assert not end.done and end.steps == 1 and llm.remaining == 1
-    end = StepLoop(llm, Sampling(max_tokens=5), max_steps=1).run([], lambda r: Verdict.retry("no"))
+    end = StepLoop(llm, Sampling(max_tokens=5), max_steps=1, role=Role.PROGRAM).run([], lambda r: Verdict.retry("no"))
     assert not end.done and end.steps == 1
 
 
 def test_on_step_announces_each_attempt_before_the_request():
     llm = ScriptedLLM([reply("a"), reply("b")])
     announced: list[tuple[int, int]] = []
-    StepLoop(llm, Sampling(max_tokens=5), max_steps=2).run(
+    StepLoop(llm, Sampling(max_tokens=5), max_steps=2, role=Role.PROGRAM).run(
         [], lambda r: Verdict.retry("again"), on_step=lambda a: announced.append((a, len(llm.calls))))
     assert announced == [(1, 0), (2, 1)]
 
 
 def test_at_least_one_step():
     with pytest.raises(ValueError, match="at least 1"):
-        StepLoop(ScriptedLLM([]), Sampling(max_tokens=5), max_steps=0)
+        StepLoop(ScriptedLLM([]), Sampling(max_tokens=5), max_steps=0, role=Role.PROGRAM)
 
 
 def test_a_reply_stopped_for_repeating_itself_is_cut_off_and_the_llm_told_which_line():
     text = "x = objects[0]\nx = objects[1]\nx = objects[2]\n"
     llm = ScriptedLLM([reply(text, finish="repetition")])
     seen: list[Reply] = []
-    StepLoop(llm, Sampling(max_tokens=20), max_steps=1).run([], lambda r: seen.append(r) or Verdict.accept())
+    loop = StepLoop(llm, Sampling(max_tokens=20), max_steps=1, role=Role.PROGRAM)
+    loop.run([], lambda r: seen.append(r) or Verdict.accept())
     assert seen[0].cut_off
     assert "kept repeating the same lines (such as `x = objects[2]`)" in seen[0].cut_off_error
+
+
+def test_every_request_says_which_role_asks_and_a_sampled_loop_keeps_it():
+    llm = ScriptedLLM([reply("a"), reply("b"), reply("c")])
+    loop = StepLoop(llm, Sampling(max_tokens=5), max_steps=2, role=Role.API_IMPLEMENT)
+    loop.run([], lambda r: Verdict.retry("again"))
+    dataclasses.replace(loop, seed=1, max_steps=1).run([], lambda r: Verdict.accept())
+    assert llm.roles == [Role.API_IMPLEMENT] * 3 and len(llm.calls_of(Role.API_IMPLEMENT)) == 3

@@ -14,7 +14,8 @@ from vadar.programs.question_form import parse_question
 from vadar.agents.formalize import Formalizer
 from vadar.agents.unit_tests import TestWriter
 from vadar.config import VadarConfig
-from vadar.llm.doubles import ScriptedLLM
+from vadar.llm.chat import Role
+from vadar.llm.doubles import ByRole, ScriptedLLM
 from vadar.programs.structured import MAX_JSON_CHARS, MAX_JSON_DEPTH, json_depth, json_object
 from vadar.runs.pipeline import evaluate
 from vadar.runs.prepare import DataSelection
@@ -70,10 +71,7 @@ def test_the_test_writer_asks_again_after_a_deep_reply(reply):
 def test_a_run_with_deep_structured_replies_goes_on(tmp_path: Path, run_config: VadarConfig, technique: str):
     setattr(run_config.reasoning, technique, True)
 
-    def reply(messages: list[dict]) -> str:
-        if messages[0]["content"].startswith("You write short Python programs"):
-            return "```python\nfinal_result = 2\n```"
-        return "[" * 3000
+    reply = ByRole({Role.PROGRAM: "```python\nfinal_result = 2\n```"}, default="[" * 3000)
 
     data = DataSelection(limit=2).prepare()
     out = tmp_path / "run"

@@ -11,7 +11,8 @@ import pytest
 from base_modules.types import Region
 from omni3d_bench.types import Question
 from vadar.config import VadarConfig
-from vadar.llm.doubles import ScriptedLLM
+from vadar.llm.chat import Role
+from vadar.llm.doubles import ByRole, ScriptedLLM
 from vadar.programs.outcome import ProgramOutcome
 from vadar.runs.evaluation import to_result
 from vadar.runs.pipeline import evaluate
@@ -55,8 +56,7 @@ def _scenes(answer: str) -> str:
 def test_a_unit_test_expecting_a_huge_number_is_judged(tmp_path: Path, run_config: VadarConfig, expected, code):
     run_config.reasoning.tests = True
 
-    def reply(messages: list[dict]) -> str:
-        return _scenes(expected) if "unit tests" in messages[0]["content"] else program(code)
+    reply = ByRole({Role.UNIT_TESTS: _scenes(expected)}, default=program(code))
 
     rows = run_rows(run_config, [reply] * 8, tmp_path / "run", questions=2)
     assert all(row["error"] is None for row in rows)

@@ -4,12 +4,13 @@ import pytest
 
 from api_store import FunctionStatus, RunStatus
 from vadar.config import VadarConfig
+from vadar.llm.chat import Role
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.pipeline import build_api
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
 
-from scripted_build import BROKEN, EXISTS, STUBS, Router, implementing, is_signature  # noqa: F401
+from scripted_build import BROKEN, EXISTS, STUBS, Router, implementing  # noqa: F401
 
 @pytest.fixture
 def config(tmp_path):
@@ -41,7 +42,7 @@ def test_an_interrupted_build_resumes_without_reproposing_and_keeps_the_limits(c
     with open_session(config, llm=second) as session:
         [report] = build_api(session, data, out, batch_size=2)
         store = session.store
-        assert not any(is_signature(call) for call in second.calls)  # the stored proposals
+        assert Role.SIGNATURE not in second.roles  # the stored proposals
         assert report.proposed == ["_count", "_exists"]
         assert [f.name for f in store.functions(include_failed=True)] == ["_count", "_exists"]
         # attempts 2 and 3 only: the limit of 3 counts the attempt made before the interruption

@@ -7,7 +7,8 @@ import pytest
 
 from api_store import FunctionStatus
 from vadar.config import VadarConfig
-from vadar.llm.doubles import ScriptedLLM
+from vadar.llm.chat import Role
+from vadar.llm.doubles import ByRole, ScriptedLLM
 from vadar.runs.pipeline import build_api, evaluate
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
@@ -24,14 +25,18 @@ PROGRAMS = {
 }
 
 
-def router(messages):
-    system, last = messages[0]["content"], messages[-1]["content"]
-    if system.startswith("You design helper functions"):
-        return STUB if "def _count(" not in system else "# no new functions"
-    if system.startswith("You implement helper functions"):
-        return IMPLEMENTATION
-    question = last.removeprefix("Question: ").split("\n")[0]
+def question_program(messages):
+    question = messages[-1]["content"].removeprefix("Question: ").split("\n")[0]
     return "```python\n" + PROGRAMS.get(question, "final_result = undefined_name") + "\n```"
+
+
+def signatures(messages):
+    return STUB if "def _count(" not in messages[0]["content"] else "# no new functions"
+
+
+router = ByRole({Role.SIGNATURE: signatures, Role.API_IMPLEMENT: IMPLEMENTATION}, default=question_program)
+# the distillation and group routes' requests: a reply they cannot use
+NO_HELPER = dict.fromkeys([Role.GROUP_WRITE, Role.GROUP_FRAME, Role.GROUP_DOCSTRING, Role.DISTILL_NAME], "no code")
 
 
 @pytest.fixture
@@ -197,14 +202,28 @@ def test_build_resumes_after_a_crash_and_finishes_leftover_proposals(config, tmp
     assert all(r.skipped for r in again)
 
 
+def test_a_reworded_system_prompt_does_not_change_which_scripted_reply_is_chosen(config, tmp_path, monkeypatch):
+    from vadar import prompts
+    render = prompts.render
+
+    def reworded(template, **variables):
+        text = render(template, **variables)
+        return "Reworded: " + text if template.endswith("_system") else text
+
+    monkeypatch.setattr(prompts, "render", reworded)
+    llm = ScriptedLLM([router] * 50)
+    with open_session(config, llm=llm) as session:
+        [report] = build_api(session, DataSelection(limit=2).prepare(), tmp_path / "run", batch_size=2)
+    assert all(call[0]["content"].startswith("Reworded: You ") for call in llm.calls)  # every prompt reworded
+    assert llm.roles[:2] == [Role.SIGNATURE, Role.API_IMPLEMENT]
+    assert report.proposed == ["_count"] and report.implemented == ["_count"]  # the stub and its code were chosen
+
+
 def test_a_build_program_that_does_not_parse_is_recorded_wrong_and_the_build_goes_on(config, tmp_path):
     config.library.distill, config.library.propose = True, False
 
-    def unparsable(messages):
-        if messages[0]["content"].startswith("You write helper functions") or \
-                messages[0]["content"].startswith("You name helper functions"):
-            return "no code"
-        return "```python\nfinal_result = len(loc(image, 'cylinder')\n```"  # a parenthesis short, every attempt
+    # a parenthesis short, every attempt
+    unparsable = ByRole(NO_HELPER, default="```python\nfinal_result = len(loc(image, 'cylinder')\n```")
 
     selection = DataSelection(limit=4).prepare()
     with open_session(config, llm=ScriptedLLM([unparsable] * 200)) as session:
@@ -224,15 +243,12 @@ def test_build_tries_resample_a_wrong_build_program_until_right_but_never_a_yes_
     }
     asked: dict[str, list[dict]] = {}
 
-    def route(messages):
-        system = messages[0]["content"]
-        if system.startswith("You write helper functions") or system.startswith("You name helper functions"):
-            return "no code"
+    def program(messages):
         question = messages[1]["content"].removeprefix("Question: ").split("\n")[0]
         asked.setdefault(question, []).append(messages)
         return "```python\n" + programs[question][len(asked[question]) - 1] + "\n```"
 
-    llm = ScriptedLLM([route] * 50)
+    llm = ScriptedLLM([ByRole(NO_HELPER, default=program)] * 50)
     selection = DataSelection(limit=4).prepare()
     with open_session(config, llm=llm) as session:
         build_api(session, selection, tmp_path / "run", batch_size=4)

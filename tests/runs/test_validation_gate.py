@@ -11,7 +11,7 @@ from vadar.config import VadarConfig
 from vadar.library.hand import add_functions
 from vadar.library.validation import Answered, judge, withdraw
 from vadar.llm.doubles import ScriptedLLM
-from vadar.runs.pipeline import build_api, evaluate, select_questions
+from vadar.runs.pipeline import build_api, select_questions
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
 

@@ -153,10 +153,10 @@ def test_a_build_stopped_by_a_full_library_is_one_line_and_resumes(build_config:
     conns: list[FailingConnection] = []
 
     class FillsTheDisk(Router):
-        def __call__(self, messages):
+        def answer(self, role, messages):
             if self.calls == 2:  # after the first implementation attempt, the disk is full
                 conns.append(failing(session.store, error))
-            return super().__call__(messages)
+            return super().answer(role, messages)
 
     console = Console(record=True, width=400)
     with open_session(build_config, llm=ScriptedLLM([FillsTheDisk()] * 10)) as session:

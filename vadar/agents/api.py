@@ -29,7 +29,7 @@ from vadar.programs.stubs import StubFormatError, called_names, parse_implementa
 from vadar.programs.helper_rules import MAX_CODE_CHARS, name_problem
 from vadar.programs.helper_calls import build_test_call
 from vadar.programs.api_text import function_stub, render_api
-from vadar.llm.chat import ChatModel
+from vadar.llm.chat import ChatModel, Role
 from vadar.programs.namespace import library_functions
 from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
 from vadar.text import one_line
@@ -82,7 +82,7 @@ class ApiAgent:
         search: SearchSettings | None = None,
         verifier: HelperVerifier | None = None,
     ) -> None:
-        self.loop = StepLoop(llm, IMPLEMENTATION, max_attempts)
+        self.loop = StepLoop(llm, IMPLEMENTATION, max_attempts, role=Role.API_IMPLEMENT)
         self.search = search or SearchSettings(samples=1)
         self.verifier = verifier
         self.on_event = on_event or (lambda message: None)
@@ -230,7 +230,7 @@ class ApiAgent:
             sampling = self.loop.sampling if index == 0 else dataclasses.replace(
                 self.loop.sampling, first_temperature=self.search.temperature)
             steps = self.loop.max_steps if index == 0 else min(self.loop.max_steps, SAMPLE_ATTEMPTS)
-            loop = StepLoop(self.loop.llm, sampling, steps, seed=None if index == 0 else index)
+            loop = dataclasses.replace(self.loop, sampling=sampling, max_steps=steps, seed=None if index == 0 else index)
             end, step = self._converse(record, messages, loop, stack, context, report, numbered_from=numbered[0],
                                        sample=index)
             numbered[0] += end.steps

@@ -21,7 +21,7 @@ from vadar.programs.outcome import ProgramOutcome
 from vadar.programs.sampling import DIRECT
 from vadar.programs.step_loop import Reply, StepLoop, Verdict
 from vadar.programs.answers import ERROR_ANSWER
-from vadar.llm.chat import ChatModel
+from vadar.llm.chat import ChatModel, Role
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _BULKY = 12  # lists longer than this (masks, polygons) are left out of the text
@@ -99,7 +99,7 @@ class DirectAnswerer:
     """Asks the LLM for the answer in one turn (one retry if the format is off)."""
 
     def __init__(self, llm: ChatModel, *, max_attempts: int = 2) -> None:
-        self.loop = StepLoop(llm, DIRECT, max_attempts)
+        self.loop = StepLoop(llm, DIRECT, max_attempts, role=Role.DIRECT)
 
     def solve(self, question: str, *, scene: dict[str, Any] | None = None,
               image_path: Path | None = None, world: dict[str, Any] | None = None,

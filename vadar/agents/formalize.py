@@ -32,7 +32,7 @@ from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import LLMCost, StepLoop
 from vadar.programs.structured import ask_structured, json_object, response_format
 from vadar.agents.voting import is_number
-from vadar.llm.chat import ChatModel
+from vadar.llm.chat import ChatModel, Role
 
 FRAMES = ("camera", "object", "world")
 ANSWER_TYPES = ("yes/no", "count", "number", "text")
@@ -184,7 +184,7 @@ class Formalizer:
     """Asks for the constraint under the JSON schema; a refused one is asked again once."""
 
     def __init__(self, llm: ChatModel) -> None:
-        self.loop = StepLoop(llm, FORMALIZE, max_steps=2, response_format=RESPONSE_FORMAT)
+        self.loop = StepLoop(llm, FORMALIZE, max_steps=2, response_format=RESPONSE_FORMAT, role=Role.FORMALIZE)
 
     def formalize(self, question: QuestionForm, cost: LLMCost | None = None) -> FormalizeRecord:
         messages = [{"role": "system", "content": prompts.render("formalize_system", frames=FRAMES,

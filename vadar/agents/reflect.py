@@ -25,7 +25,7 @@ from vadar.agents.size_check import size_issue
 from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.agents.voting import is_number
 from vadar.programs.answers import as_float
-from vadar.llm.chat import ChatModel
+from vadar.llm.chat import ChatModel, Role
 
 REFLECT = Sampling(max_tokens=80, retry_temperature_step=0.0)
 
@@ -67,7 +67,7 @@ class Reflector:
     """Deterministic checks, then (with a constraint) one LLM check of program against constraint."""
 
     def __init__(self, llm: ChatModel) -> None:
-        self.loop = StepLoop(llm, REFLECT, max_steps=1)
+        self.loop = StepLoop(llm, REFLECT, max_steps=1, role=Role.REFLECT)
 
     def review(self, question: QuestionForm, program: str, answer: Any, constraint: Constraint | None = None,
                cost: LLMCost | None = None, priors: Sequence[SizePrior] = (), looked: bool = True) -> str | None:

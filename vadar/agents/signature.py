@@ -17,7 +17,7 @@ from vadar.programs.helper_rules import name_problem, text_problem
 from vadar.programs.sampling import SIGNATURES
 from vadar.programs.step_loop import LLMCost, Reply, StepLoop, Verdict
 from vadar.programs.stubs import Stub, StubFormatError, normalized_name, parse_stubs
-from vadar.llm.chat import ChatModel
+from vadar.llm.chat import ChatModel, Role
 
 NO_NEW_FUNCTIONS = "no new functions"
 
@@ -85,7 +85,7 @@ class SignatureAgent:
     """Proposes new `_`-prefixed helper functions for a batch of questions."""
 
     def __init__(self, llm: ChatModel, *, max_attempts: int = 3, max_functions: int = 5) -> None:
-        self.loop = StepLoop(llm, SIGNATURES, max_attempts)
+        self.loop = StepLoop(llm, SIGNATURES, max_attempts, role=Role.SIGNATURE)
         self.max_functions = max_functions
 
     def propose(self, questions: Sequence[str], api_text: str, existing: Iterable[str],

@@ -22,7 +22,7 @@ from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructur
 from vadar.programs.sampling import TOOL_STEP
 from vadar.programs.step_loop import Reply, StepLoop, Verdict
 from vadar.programs.answers import ERROR_ANSWER
-from vadar.llm.chat import ChatModel
+from vadar.llm.chat import ChatModel, Role
 
 _EXECUTE = re.compile(r"<execute>(.*?)(?:</execute>|\Z)", re.DOTALL)
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
@@ -60,7 +60,7 @@ class ToolAgent:
     def __init__(self, llm: ChatModel, executor: Executor, *, budget: int = 8) -> None:
         if budget < 1:
             raise ValueError("budget must be at least 1")
-        self.loop = StepLoop(llm, TOOL_STEP, budget)
+        self.loop = StepLoop(llm, TOOL_STEP, budget, role=Role.TOOL_STEP)
         self.executor = executor
 
     @property

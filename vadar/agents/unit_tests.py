@@ -26,7 +26,7 @@ from vadar.programs.outcome import Executor, check_infrastructure, program_error
 from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import LLMCost, StepLoop
 from vadar.programs.structured import ask_structured, json_object, response_format
-from vadar.llm.chat import ChatModel
+from vadar.llm.chat import ChatModel, Role
 
 SceneNamespace = Callable[[Sequence[Mapping[str, Any]]], Mapping[str, Any]]
 """Objects of a test scene -> a program namespace whose modules are oracles over that scene."""
@@ -169,7 +169,7 @@ class TestWriter:
     def write(self, question: str, kind: SceneKind = CLEVR_SCENES, cost: LLMCost | None = None) -> UnitTestRecord:
         sampling = Sampling(max_tokens=kind.max_tokens, retry_temperature_step=0.0)
         loop = StepLoop(self.llm, sampling, max_steps=2,
-                        response_format=response_format("unit_tests", kind.schema))
+                        response_format=response_format("unit_tests", kind.schema), role=Role.UNIT_TESTS)
         messages = [{"role": "system", "content": prompts.render(kind.prompt, **kind.prompt_values)},
                     {"role": "user", "content": prompts.render("question", question=question)}]
         tests, refused = ask_structured(loop, messages, lambda text: parse_tests(text, kind), cost)

@@ -78,7 +78,7 @@ def _print_batch(report: BatchReport) -> None:
     for name, reason in report.failed.items():
         console.print(f"  x {name}: {one_line(reason, 200)}", highlight=False, markup=False)
     if report.failed:
-        console.print(f"  [dim]full errors: vadar library show NAME[/dim]", highlight=False)
+        console.print("  [dim]full errors: vadar library show NAME[/dim]", highlight=False)
     for line in dict.fromkeys(report.rejected):  # small models repeat themselves
         console.print(f"  - rejected {one_line(line, 200)}", highlight=False, markup=False)
 

@@ -20,7 +20,7 @@ from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import Reply, StepLoop, Verdict
 from vadar.programs.api_text import function_stub, render_api
 from vadar.programs.code_extract import NoCodeError, extract_code
-from vadar.llm.chat import ChatModel
+from vadar.llm.chat import ChatModel, Role
 from vadar.programs.namespace import library_functions
 
 CHECK = Sampling(max_tokens=300)
@@ -39,7 +39,7 @@ class BehaviourChecks:
     """Writes a check per helper and runs it against the current implementation."""
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 2) -> None:
-        self.loop = StepLoop(llm, CHECK, max_attempts)
+        self.loop = StepLoop(llm, CHECK, max_attempts, role=Role.HELPER_CHECK)
         self.executor = executor
 
     def run(self, record: FunctionRecord, library: list[FunctionRecord],

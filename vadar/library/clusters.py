@@ -38,7 +38,7 @@ from vadar.library.group_replies import Written, calls_of, misuse, parse_reply
 from vadar.library.problems import CoverageProblem, DocstringProblem, NotShorter, Problem, ReplyProblem, WrongOnFrame
 from vadar.library.sources import DistillReport, api_signatures, right_programs, support
 from vadar.library.truth_checks import TruthChecks
-from vadar.llm.chat import ChatModel, Message
+from vadar.llm.chat import ChatModel, Message, Role
 from vadar.programs.api_text import render_api
 from vadar.programs.namespace import program_namespace
 from vadar.programs.outcome import Executor, run_program
@@ -69,7 +69,7 @@ class GroupWriter:
                  max_helpers: int = 3, truth: TruthChecks | None = None,
                  attempts: int = 2, on_event: Callable[[str], None] | None = None) -> None:
         self.store, self.executor = store, executor
-        self.loop = StepLoop(llm, WRITING, attempts)
+        self.loop = StepLoop(llm, WRITING, attempts, role=Role.GROUP_WRITE)
         self.min_uses, self.max_helpers, self.truth = min_uses, max_helpers, truth
         self.on_event = on_event or (lambda message: None)
 
@@ -242,7 +242,7 @@ class FrameCheck:
         request = prompts.render("group_frame", helper=candidate.code, name=candidate.name,
                                  questions=[q.question for q in self.others])
         loop = self.writer.loop
-        StepLoop(loop.llm, WRITING, 2).run(
+        StepLoop(loop.llm, WRITING, 2, role=Role.GROUP_FRAME).run(
             [self.system, {"role": "user", "content": request}], judge)
         fitting = [(q, call) for q, call in zip(self.others, calls, strict=True) if call] if calls else []
         if not fitting:

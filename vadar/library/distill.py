@@ -35,7 +35,7 @@ from vadar.library.rules import (documents_an_example, example_words, name_probl
                                  parameter_words, silent_parameter, with_formula)
 from vadar.library.sources import DistillReport, api_signatures, right_programs, support
 from vadar.library.truth_checks import TruthChecks
-from vadar.llm.chat import ChatModel
+from vadar.llm.chat import ChatModel, Role
 from vadar.programs.code_extract import NoCodeError, extract_code
 from vadar.programs.outcome import Executor
 from vadar.programs.sampling import Sampling
@@ -62,7 +62,7 @@ class Distiller:
                  max_helpers: int = 3, truth: TruthChecks | None = None,
                  on_event: Callable[[str], None] | None = None) -> None:
         self.store, self.executor = store, executor
-        self.loop = StepLoop(llm, NAMING, 2)
+        self.loop = StepLoop(llm, NAMING, 2, role=Role.DISTILL_NAME)
         self.min_uses, self.max_helpers = min_uses, max_helpers
         self.truth = truth
         self.on_event = on_event or (lambda message: None)

@@ -16,7 +16,7 @@ from vadar.programs.code_extract import NoCodeError, extract_code
 from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import Reply, StepLoop, Verdict
 from vadar.library.rules import silent_parameter
-from vadar.llm.chat import ChatModel, Message
+from vadar.llm.chat import ChatModel, Message, Role
 
 DOCSTRING = Sampling(max_tokens=120)
 MAX_CHARS = 400  # a docstring is one or two sentences
@@ -68,5 +68,5 @@ def redocument(llm: ChatModel, system: Message, helper_code: str, name: str, par
 
     request = prompts.render("group_docstring", helper=helper_code, name=name, problem=problem,
                              parameters=[p for p in parameters if p != "image"])
-    StepLoop(llm, DOCSTRING, attempts).run([system, {"role": "user", "content": request}], judge)
+    StepLoop(llm, DOCSTRING, attempts, role=Role.GROUP_DOCSTRING).run([system, {"role": "user", "content": request}], judge)
     return written[0] if written else None

@@ -9,10 +9,33 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 Message = dict[str, Any]
+
+
+class Role(StrEnum):
+    """Which agent and step a request serves.
+
+    Scripted doubles answer by it, so rewording a prompt cannot change which scripted reply a test
+    gets. It is never sent to the endpoint nor part of a request's key: recordings stay valid.
+    """
+
+    SIGNATURE = "signature"  # the Signature agent proposes helper stubs
+    API_IMPLEMENT = "api.implement"  # the API agent implements a helper (every sample of a search)
+    HELPER_CHECK = "helper.check"  # behaviour checks of a proposed helper
+    PROGRAM = "program"  # the Program agent writes, repairs and revises a program
+    FORMALIZE = "formalize"  # the task constraint stated before a program
+    UNIT_TESTS = "unit_tests"  # made-up scenes a program is tested on
+    REFLECT = "reflect"  # the check of a program against its question
+    TOOL_STEP = "tool_step"  # one turn of the tool-calling agent
+    DIRECT = "direct"  # an answer without a program
+    DISTILL_NAME = "distill.name"  # the name and docstring of a distilled helper
+    GROUP_WRITE = "group.write"  # one helper written for a group of questions
+    GROUP_FRAME = "group.frame"  # a group helper's calls for the group's other questions
+    GROUP_DOCSTRING = "group.docstring"  # a group helper's docstring, rewritten
 
 
 @dataclass(frozen=True)
@@ -23,6 +46,7 @@ class ChatRequest:
     same request; `response_format` asks for structured output (a JSON schema). Both are left out
     of the request and its keys when unset, so requests that predate them keep their keys.
     `max_tokens` is the caller's limit (a role's); the model sends at most its own `reply_cap`.
+    `role` says which agent and step asks; it is neither sent nor keyed (see `Role`).
     """
 
     messages: Sequence[Message]
@@ -31,6 +55,7 @@ class ChatRequest:
     stop: Sequence[str] | None = None
     seed: int | None = None
     response_format: Mapping[str, Any] | None = None
+    role: Role | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         # A snapshot: the caller goes on appending to its conversation after asking.

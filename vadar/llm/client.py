@@ -35,7 +35,6 @@ from vadar.llm.cache import ResponseCache
 from vadar.llm.chat import ChatRequest, ChatResponse, canonical_json, request_key
 from vadar.llm.errors import (
     LLMBadResponseError,
-    LLMEmptyResponseError,
     LLMError,
     LLMRequestError,
     LLMSilentError,

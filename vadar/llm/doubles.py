@@ -1,6 +1,8 @@
 """Test doubles for `ChatModel`: a scripted model and JSONL cassettes that record and replay.
 
 They let agent tests assert on prompts and replay real model output deterministically, offline.
+A scripted reply that depends on who asks answers by the request's `Role` (`ByRole`), never by
+the wording of a prompt, so rewording a prompt leaves every other test's script as it was.
 """
 
 from __future__ import annotations
@@ -9,15 +11,43 @@ import copy
 import json
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Protocol, Union, runtime_checkable
 
-from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse, Message
+from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse, Message, Role
 from vadar.llm.errors import CassetteMissError, ScriptExhaustedError
 from vadar.llm.usage import UsageTracker
 
-ScriptItem = Union[str, ChatResponse, Callable[[list[Message]], str], BaseException, type[BaseException]]
+ScriptReply = Union[str, Callable[[list[Message]], str]]  # a reply, or one made from the messages
+
+
+@runtime_checkable
+class Answerer(Protocol):
+    """A script item that answers knowing which agent and step asks."""
+
+    def answer(self, role: Role | None, messages: list[Message]) -> str: ...
+
+
+@dataclass(frozen=True)
+class ByRole:
+    """Answers each role with its own reply, and any other role with `default`.
+
+    A role with no reply and no default is an error: the test did not expect that step to ask.
+    """
+
+    replies: Mapping[Role, ScriptReply]
+    default: ScriptReply | None = None
+
+    def answer(self, role: Role | None, messages: list[Message]) -> str:
+        reply = self.replies.get(role, self.default) if role is not None else self.default
+        if reply is None:
+            raise AssertionError(f"the script has no reply for role {role} (it answers {', '.join(sorted(self.replies))})")
+        return reply(messages) if callable(reply) else reply
+
+
+ScriptItem = Union[str, ChatResponse, Answerer, Callable[[list[Message]], str], BaseException, type[BaseException]]
 
 
 def approx_tokens(text: str) -> int:
@@ -32,9 +62,10 @@ def _messages_tokens(messages: list[Message]) -> int:
 class ScriptedLLM:
     """Returns scripted responses in order and records every request it received.
 
-    Script items: a string (the reply), a `ChatResponse`, a callable `messages -> str`, or an
-    exception (instance or class) to raise for that call. `reply_cap` plays the configured
-    `llm.max_tokens`: requests are recorded with at most that many tokens, as the client sends them.
+    Script items: a string (the reply), a `ChatResponse`, an `Answerer` such as `ByRole` (a reply
+    chosen by the request's role), a callable `messages -> str`, or an exception (instance or class)
+    to raise for that call. `reply_cap` plays the configured `llm.max_tokens`: requests are recorded
+    with at most that many tokens, as the client sends them.
     """
 
     def __init__(
@@ -54,6 +85,7 @@ class ScriptedLLM:
         self.tag = tag
         self.calls: list[list[Message]] = []  # messages of every call, deep-copied
         self.requests: list[dict[str, Any]] = []  # messages plus sampling settings of every call
+        self.roles: list[Role | None] = []  # which agent and step made every call
 
     @property
     def remaining(self) -> int:
@@ -65,11 +97,16 @@ class ScriptedLLM:
             raise AssertionError("ScriptedLLM has not been called")
         return self.calls[-1]
 
+    def calls_of(self, role: Role) -> list[list[Message]]:
+        """The messages of every call made in `role`, in order."""
+        return [call for call, made_in in zip(self.calls, self.roles, strict=True) if made_in == role]
+
     def complete(self, request: ChatRequest) -> ChatResponse:
         request = request.capped(self.reply_cap)
         snapshot = copy.deepcopy(list(request.messages))
         with self._lock:
             self.calls.append(snapshot)
+            self.roles.append(request.role)
             self.requests.append(
                 {"messages": snapshot, "max_tokens": request.max_tokens, "temperature": request.temperature,
                  "stop": list(request.stop) if request.stop else None, **request.options()}
@@ -86,7 +123,10 @@ class ScriptedLLM:
         if isinstance(item, ChatResponse):
             response = item
         else:
-            text = item(snapshot) if callable(item) else item
+            if isinstance(item, Answerer):
+                text = item.answer(request.role, snapshot)
+            else:
+                text = item(snapshot) if callable(item) else item
             if not isinstance(text, str):
                 raise TypeError(f"ScriptedLLM script item produced {type(text).__name__}, expected str")
             response = ChatResponse(

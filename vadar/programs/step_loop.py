@@ -9,11 +9,11 @@ the conversation turns, recognising a reply cut off at the token limit, and when
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vadar.programs.sampling import Sampling
-from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse, Message, reply_limit
+from vadar.llm.chat import ChatModel, ChatRequest, ChatResponse, Message, Role, reply_limit
 from vadar.llm.repetition import REPETITION
 from vadar.text import clip
 
@@ -87,13 +87,17 @@ class LoopEnd:
 
 @dataclass
 class StepLoop:
-    """Ask → judge → feed back, at most `max_steps` times, with the role's `sampling`."""
+    """Ask → judge → feed back, at most `max_steps` times, with the role's `sampling`.
+
+    Every request carries `role`, which agent and step asks (scripted doubles answer by it).
+    """
 
     llm: ChatModel
     sampling: Sampling
     max_steps: int
     seed: int | None = None  # None: the configured one; another seed draws another sample
     response_format: dict[str, Any] | None = None  # structured output, e.g. a JSON schema
+    role: Role = field(kw_only=True)
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
@@ -126,7 +130,8 @@ class StepLoop:
                 on_step(attempt)
             response = self.llm.complete(ChatRequest(messages, max_tokens=self.sampling.max_tokens,
                                                      temperature=self.sampling.temperature(attempt),
-                                                     seed=self.seed, response_format=self.response_format))
+                                                     seed=self.seed, response_format=self.response_format,
+                                                     role=self.role))
             if cost is not None:
                 cost.add(response)
             messages.append({"role": "assistant", "content": response.text})

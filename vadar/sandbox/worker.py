@@ -192,8 +192,8 @@ def run_program(request: dict[str, Any], channel: HostChannel) -> bytes:
     reserve = [bytearray(RESERVE_BYTES)]
     _set_memory_limit(memory_mb)
     outcome, exc = _guarded(step, reserve)
-    frame, failure = _guarded(finish, reserve)
-    exc = failure = None
+    frame = _guarded(finish, reserve)[0]  # a failure to report is dropped at once, with its frames
+    exc = None
     _set_memory_limit(None)
     return fallback if frame is None else frame
 

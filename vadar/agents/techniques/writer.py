@@ -20,7 +20,7 @@ from base_modules.size_priors import SizePrior
 from vadar import prompts
 from vadar.agents.formalize import Constraint
 from vadar.agents.techniques.task import Task
-from vadar.llm.chat import ChatModel, Message
+from vadar.llm.chat import ChatModel, Message, Role
 from vadar.programs.answers import ERROR_ANSWER, normalize_answer
 from vadar.programs.call_checks import CALL_CHECKS, Check, check_program
 from vadar.programs.call_signatures import callable_api
@@ -82,7 +82,7 @@ class PlainWriter:
                  call_checks: tuple[Check, ...] = CALL_CHECKS) -> None:
         self.llm, self.executor, self.max_attempts = llm, executor, max_attempts
         self.call_checks = call_checks  # run before the sandbox; a failed one is repaired like an error
-        self.loop = StepLoop(llm, sampling, max_attempts)
+        self.loop = StepLoop(llm, sampling, max_attempts, role=Role.PROGRAM)
         self.same_error_limit = same_error_limit  # None: always use every attempt
         self.sample_temperature = sample_temperature
 
@@ -160,7 +160,7 @@ class PlainWriter:
         if sample == 0:
             return self.loop
         sampling = dataclasses.replace(self.loop.sampling, first_temperature=self.sample_temperature)
-        return StepLoop(self.llm, sampling, self.max_attempts, seed=sample)
+        return dataclasses.replace(self.loop, sampling=sampling, seed=sample)
 
     def _stuck(self, errors: list[str]) -> bool:
         """The last `same_error_limit` attempts failed alike: more retries rarely change that.
