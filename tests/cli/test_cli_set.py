@@ -39,7 +39,7 @@ def test_set_chooses_the_home_over_the_variable(tmp_path) -> None:
     chosen = tmp_path / "chosen"
     result = runner.invoke(app, ["library", "list", "--set", f"paths.home={chosen}"],
                            env={"VADAR_HOME": str(tmp_path / "variable")})
-    assert result.exit_code == 1 and f"no library database at {chosen / 'vadar.sqlite'}" in result.output
+    assert result.exit_code == 2 and f"no library database at {chosen / 'vadar.sqlite'}" in result.output
 
 
 @pytest.mark.parametrize(("args", "message"), [
