@@ -52,18 +52,23 @@ class SettingFlag:
     setting: str
     option: Any
     """The `Annotated[..., typer.Option(...)]` the commands declare."""
+    spelling: Callable[[str], str] = str
+    """How a given value is written before it is read as the setting (`--executor Ray` is `ray`)."""
+    switch: bool = False
+    """An on-only switch (`--keep-going`): absent means "leave the setting alone", not "off"."""
 
     def assignment(self, value: object) -> str | None:
         """The flag's value as `SECTION.FIELD=VALUE`; None when the flag was not given."""
-        if value is None or value is False and self.flag == "--keep-going":
+        if value is None or (value is False and self.switch):
             return None
-        text = str(value).lower() if isinstance(value, bool) else str(value)
+        text = str(value).lower() if isinstance(value, bool) else self.spelling(str(value))
         return f"{self.setting}={text}"
 
 
 def _flag(flag: str, setting: str, kind: Any, **option: Any) -> SettingFlag:
     names = option.pop("names", (flag,))
-    return SettingFlag(flag, setting, Annotated[kind, typer.Option(*names, **option)])
+    spelling = option.pop("spelling", str)
+    return SettingFlag(flag, setting, Annotated[kind, typer.Option(*names, **option)], spelling, switch=kind is bool)
 
 
 SETTING_FLAGS: dict[str, SettingFlag] = {flag.flag.removeprefix("--").split("/")[0].replace("-", "_"): flag for flag in (
@@ -71,7 +76,7 @@ SETTING_FLAGS: dict[str, SettingFlag] = {flag.flag.removeprefix("--").split("/")
           "eval.jobs, 1). Helps most with a server that batches requests (vLLM, a hosted API)."),
     _flag("--keep-going", "eval.keep_going", bool, help="After an endpoint outage outlasts the retries, record "
           "that question as an infrastructure error and go on (a rerun asks it again); default: stop, rerun to resume."),
-    _flag("--executor", "eval.executor", str | None, help="local (default: this machine, --jobs threads) or ray "
+    _flag("--executor", "eval.executor", str | None, spelling=lambda text: text.strip().lower(), help="local (default: this machine, --jobs threads) or ray "
           "(every question a task on a Ray cluster; needs the ray extra)."),
     _flag("--address", "ray.address", str | None, help="With --executor ray: the cluster to join (auto or "
           "HOST:PORT). Default: ray.address, else a local Ray instance for this command."),
@@ -101,6 +106,8 @@ SETTING_FLAGS: dict[str, SettingFlag] = {flag.flag.removeprefix("--").split("/")
 REASONING = ("samples", "formalize", "reflect", "tests", "size_priors")
 MODULES = ("modules", "module")
 EXECUTION = ("jobs", "executor", "address")
+NOT_MODULES = ("backend", "per_module")
+"""Keys of `[modules]` that are no module: `--module backend=real` is not `--modules real`."""
 
 
 def flag_assignments(chosen: dict[str, Any]) -> list[tuple[SettingFlag, str]]:
@@ -111,7 +118,7 @@ def flag_assignments(chosen: dict[str, Any]) -> list[tuple[SettingFlag, str]]:
         if name == "module":
             for pair in value or ():
                 slot, sep, backend = pair.partition("=")
-                if not sep or not slot.strip() or not backend.strip():
+                if not sep or not slot.strip() or not backend.strip() or slot.strip() in NOT_MODULES:
                     raise ConfigError(f"--module {pair!r}: expected SLOT=BACKEND, e.g. --module depth=real")
                 found.append((flag, f"modules.{slot.strip()}={backend.strip()}"))
         elif (assignment := flag.assignment(value)) is not None:
@@ -146,7 +153,7 @@ def settings_flags(*names: str) -> Callable[[Command], Command]:
     def decorate(command: Command) -> Command:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]
         added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=SETTING_FLAGS[name].option,
-                                   default=False if name == "keep_going" else None) for name in names]
+                                   default=False if SETTING_FLAGS[name].switch else None) for name in names]
         added += [inspect.Parameter("config", inspect.Parameter.KEYWORD_ONLY, annotation=ConfigOption, default=None),
                   inspect.Parameter("assignments", inspect.Parameter.KEYWORD_ONLY, annotation=SetOption, default=None)]
 
