@@ -8,10 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from omni3d_bench.datasets.single import video_frames
 from omni3d_bench.types import DatasetError
 from vadar.config import ConfigError, VadarConfig, check_config
 
 PATH_TYPES = (str, Path)
+Images = str | Path | Sequence[str | Path]
+"""One image file, a directory of frames (file-name order), or the frame files in order."""
 
 
 def _kind(value: object) -> str:
@@ -84,3 +87,21 @@ class _FromPython(dict):
 
     def __bool__(self) -> bool:
         return True
+
+
+def frame_files(images: Images) -> list[Path]:
+    """The pictures a question is about, checked: one file, the frames of a directory, or files in order."""
+    if isinstance(images, (str, Path)):
+        check_path("images", images)
+        path = Path(images)
+        return video_frames(path) if path.is_dir() else [path]
+    if not isinstance(images, Sequence):
+        raise DatasetError(f"images must be an image file, a directory of frames or a list of frames, "
+                           f"not {type(images).__name__}")
+    for image in images:
+        check_path("each image", image)
+    files = [Path(p) for p in images]
+    if not files:
+        raise DatasetError("no image given: pass an image file, a directory of frames, or a list of frames")
+    return files
+

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from base_modules.types import Region
-from omni3d_bench.datasets.single import video_frames
 from omni3d_bench.types import DatasetError
 from vadar.app.arguments import (PATH_TYPES, check_choice, check_count, check_path, check_settings, check_texts,
-                                 check_type)
+                                 check_type, frame_files)
 from vadar.app.evaluation import Ablation, Build, Evaluation
 from vadar.app.library import Library
 from vadar.app.run_dirs import default_run_dir
@@ -48,8 +47,6 @@ if TYPE_CHECKING:
     from vadar.runs.gold_eval import GoldReport
 
 PathLike = str | Path
-Images = PathLike | Sequence[PathLike]
-"""One image file, a directory of frames (file-name order), or the frame files in order."""
 
 
 class Vadar:
@@ -122,7 +119,7 @@ class Vadar:
 
     # ---------------------------------------------------------------- one question
 
-    def solve(self, images: Images, question: str, *, regions: Sequence[PathLike | Region] = (),
+    def solve(self, images: PathLike | Sequence[PathLike], question: str, *, regions: Sequence[PathLike | Region] = (),
               scene: PathLike | None = None, library: bool = True) -> Solution:
         """Answer `question` about one image, or about the frames of one scene (a directory of
         frames, or the files in order) by writing and running a program.
@@ -144,7 +141,7 @@ class Vadar:
         outcome = answer(asked)
         return Solution.of(asked, asked.question if asked.regions else question, outcome, functions)
 
-    def prepare(self, images: Images, question: str, *, regions: Sequence[PathLike | Region] = (),
+    def prepare(self, images: PathLike | Sequence[PathLike], question: str, *, regions: Sequence[PathLike | Region] = (),
                 scene: PathLike | None = None) -> PreparedData:
         """The checked question `solve` answers, with the modules that will serve it."""
         check_settings(self.config)
@@ -379,21 +376,3 @@ class Vadar:
 def _backends_text(backends: Mapping[str, str]) -> str:
     chosen = set(backends.values())
     return chosen.pop() if len(chosen) == 1 else ", ".join(f"{k}={v}" for k, v in backends.items())
-
-
-def frame_files(images: Images) -> list[Path]:
-    """The pictures a question is about: one file, the frames of a directory, or files in order."""
-    if isinstance(images, (str, Path)):
-        check_path("images", images)
-        path = Path(images)
-        return video_frames(path) if path.is_dir() else [path]
-    if not isinstance(images, Sequence):
-        raise DatasetError(f"images must be an image file, a directory of frames or a list of frames, "
-                           f"not {type(images).__name__}")
-    for image in images:
-        check_path("each image", image)
-    files = [Path(p) for p in images]
-    if not files:
-        raise DatasetError("no image given: pass an image file, a directory of frames, or a list of frames")
-    return files
-
