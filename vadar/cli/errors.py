@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import click
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -52,8 +51,6 @@ def user_errors(console: Console | None = None) -> Iterator[None]:
     console = console or Console(stderr=True)
     try:
         yield
-    except click.BadParameter as exc:
-        raise refuse(exc.format_message(), console) from None
     except INPUT_ERRORS as exc:
         raise refuse(exc, console) from None
     except JOB_ERRORS as exc:
