@@ -162,3 +162,14 @@ def test_every_package_of_vadar_has_a_floor():
     packages = {p.name for p in (ROOT / "vadar").iterdir() if (p / "__init__.py").exists()}
     flat = {p.stem for p in (ROOT / "vadar").glob("*.py") if p.stem != "__init__"}
     assert packages | flat <= set().union(*FLOORS), sorted((packages | flat) - set().union(*FLOORS))
+
+
+CLI_MAY_IMPORT = ("app", "config", "text", "cli")
+
+
+def test_the_command_line_imports_only_the_python_api_the_config_and_the_text_helpers():
+    # The command line is thin over `vadar/app`: whatever a command needs of the floors below is an
+    # app method, so the Python API can do everything the command does.
+    for path in sources("vadar/cli"):
+        beyond = sorted(t for t in imports(path) if t.startswith("vadar.") and t.split(".")[1] not in CLI_MAY_IMPORT)
+        assert not beyond, f"{path.relative_to(ROOT)} imports {beyond}"

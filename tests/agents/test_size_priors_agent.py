@@ -16,7 +16,7 @@ from vadar.agents.size_check import size_issue
 from vadar.agents.techniques.priors import SizePriorsRecord
 from vadar.agents.techniques.revise import RevisionRecord
 from vadar.cli import app
-from vadar.cli.options import apply_reasoning
+from vadar.cli.options import load_settings
 from vadar.config import ReasoningConfig, VadarConfig, load_config
 from vadar.llm.doubles import ScriptedLLM
 from vadar.programs.question_form import parse_question
@@ -105,12 +105,12 @@ def test_the_asked_dimension_comes_from_the_question_and_falls_back_to_every_len
     assert "mug's size is typically 0.075–0.12 m" in size_issue(parse_question("How wide is the mug?"), 5.0, [mug])
 
 
-def test_the_option_comes_from_the_environment_and_the_flags_and_names_the_technique(tmp_path):
+def test_the_option_comes_from_the_environment_and_the_flags_and_names_the_technique(tmp_path, monkeypatch):
     assert load_config(env={"VADAR_REASONING_SIZE_PRIORS": "true"}).reasoning.size_priors is True
-    settings = VadarConfig()
-    apply_reasoning(settings, None, None, True, None, True)
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path))
+    settings = load_settings(None, (), {"reflect": True, "size_priors": True})
     assert settings.reasoning.size_priors and settings.reasoning.label() == "reflect+size_priors"
-    apply_reasoning(settings, None, None, None, None, None)
+    settings = load_settings(None, ["reasoning.size_priors=true"], {"size_priors": None, "reflect": None})
     assert settings.reasoning.size_priors
 
 

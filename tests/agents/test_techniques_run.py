@@ -57,13 +57,12 @@ def test_a_bad_option_value_is_one_line(scripted, tmp_path, monkeypatch):
     assert "Traceback" not in result.output
 
 
-def test_the_flags_set_the_options_and_leave_unset_ones_alone():
-    from vadar.cli.options import apply_reasoning
-    from vadar.config import VadarConfig
+def test_the_flags_set_the_options_and_leave_unset_ones_alone(tmp_path, monkeypatch):
+    from vadar.cli.options import load_settings
 
-    settings = VadarConfig()
-    settings.reasoning.reflect = True
-    apply_reasoning(settings, 2, True, None, True)
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path))
+    settings = load_settings(None, ["reasoning.reflect=true"],
+                             {"samples": 2, "formalize": True, "reflect": None, "tests": True})
     chosen = settings.reasoning
     assert (chosen.samples, chosen.formalize, chosen.reflect, chosen.tests) == (2, True, True, True)
     assert chosen.label() == "samples=2+formalize+reflect+tests"

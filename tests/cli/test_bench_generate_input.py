@@ -39,7 +39,7 @@ def test_an_out_that_is_a_file_is_one_line(tmp_path: Path) -> None:
     out = tmp_path / "file"
     out.write_text("not a directory")
     result = generate("--out", str(out))
-    assert result.exit_code == 2 and result.output.strip() == f"error: --out {out} is a file; name a directory " \
+    assert result.exit_code == 2 and result.output.strip() == f"Error: --out {out} is a file; name a directory " \
         "for the benchmark"
 
 
@@ -51,7 +51,7 @@ def test_a_corrupt_benchmark_json_is_one_line(tmp_path: Path, text: str) -> None
     result = generate("--out", str(out))
     assert result.exit_code == 1
     [line] = result.output.strip().splitlines()
-    assert line.startswith(f"error: {out / 'benchmark.json'} cannot be read") and "remove it" in line
+    assert line.startswith(f"Error: {out / 'benchmark.json'} cannot be read") and "remove it" in line
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS])
@@ -64,4 +64,4 @@ def test_a_full_or_read_only_target_is_one_line(tmp_path: Path, monkeypatch, cod
     result = generate("--out", str(out))
     assert result.exit_code == 1
     [line] = result.output.strip().splitlines()
-    assert line.startswith(f"error: cannot write {out / 'images' / 's0.png'}: {os.strerror(code)}")
+    assert line.startswith(f"Error: cannot write {out / 'images' / 's0.png'}: {os.strerror(code)}")

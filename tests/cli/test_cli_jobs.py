@@ -51,5 +51,5 @@ def test_eval_takes_module_backends_and_names_the_run_after_them(tmp_path, monke
 
 def test_a_misspelt_module_is_refused_before_any_work(scripted, tmp_path):
     result = CliRunner().invoke(app, ["eval", "--module", "dpeth=real", "--out", str(tmp_path / "x")])
-    assert result.exit_code == 1 and "unknown module 'dpeth'" in result.output
+    assert result.exit_code == 2 and "unknown module 'dpeth'" in result.output
     assert scripted.calls == [] and not (tmp_path / "x").exists()

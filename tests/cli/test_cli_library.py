@@ -75,7 +75,7 @@ def test_show_prints_code_docstring_history_and_dependencies(db: Path) -> None:
 
 def test_show_unknown_name_fails_clearly_and_suggests_a_match(db: Path) -> None:
     result = _run("show", "_Left_Of_", "--db", str(db))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "no function named '_Left_Of_'" in result.output
     assert "did you mean '_left_of'?" in result.output
     assert "Traceback" not in result.output
@@ -84,10 +84,10 @@ def test_show_unknown_name_fails_clearly_and_suggests_a_match(db: Path) -> None:
 def test_missing_or_broken_database_is_a_message_not_a_traceback(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere" / "lib.sqlite"
     result = _run("list", "--db", str(missing))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert f"no library database at {missing}" in result.output
     assert not missing.exists()  # a read-only command must not create it
-    assert _run("list", env={"VADAR_HOME": str(tmp_path / "home")}).exit_code == 1
+    assert _run("list", env={"VADAR_HOME": str(tmp_path / "home")}).exit_code == 2
 
     junk = tmp_path / "junk.sqlite"
     junk.write_text("not sqlite at all\n" * 40)

@@ -39,7 +39,7 @@ def test_set_chooses_the_home_over_the_variable(tmp_path) -> None:
     chosen = tmp_path / "chosen"
     result = runner.invoke(app, ["library", "list", "--set", f"paths.home={chosen}"],
                            env={"VADAR_HOME": str(tmp_path / "variable")})
-    assert result.exit_code == 1 and f"no library database at {chosen / 'vadar.sqlite'}" in result.output
+    assert result.exit_code == 2 and f"no library database at {chosen / 'vadar.sqlite'}" in result.output
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -73,3 +73,14 @@ def test_named_options_win_over_set_which_wins_over_variables(tmp_path, monkeypa
                                  "--set", "agents.tool_budget=5"])
     assert result.exit_code == 0, result.output
     assert (seen[0].eval.jobs, seen[0].llm.temperature, seen[0].agents.tool_budget) == (3, 0.4, 5)
+
+
+def test_a_flag_is_its_setting_applied_after_set(tmp_path, monkeypatch) -> None:
+    from vadar.cli.options import SETTING_FLAGS, load_settings
+
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path))
+    settings = load_settings(None, ["eval.jobs=2", "eval.keep_going=on", "reasoning.reflect=on"],
+                             {"jobs": 4, "executor": " Ray ", "keep_going": False, "reflect": None, "samples": 3})
+    assert (settings.eval.jobs, settings.eval.executor, settings.eval.keep_going) == (4, "ray", True)
+    assert (settings.reasoning.reflect, settings.reasoning.samples) == (True, 3)
+    assert all("." in flag.setting or flag.flag == "--module" for flag in SETTING_FLAGS.values())

@@ -7,7 +7,8 @@ from typer.testing import CliRunner
 
 from omni3d_bench import sample_path
 from vadar.cli import app
-from vadar.cli.options import modules_label, parse_module_overrides
+from vadar.app.run_dirs import modules_label
+from vadar.cli.options import load_settings
 from vadar.llm.doubles import ScriptedLLM
 from vadar.config import ConfigError
 from scripted_jobs import answer_jobs_with
@@ -41,22 +42,24 @@ def test_solve_prints_program_calls_and_answer(scripted):
 def test_solve_without_scene_needs_real_modules(scripted):
     image, _ = sample_files()
     result = runner.invoke(app, ["solve", "--image", str(image), "--question", "How many?"])
-    assert result.exit_code == 1 and "--modules real" in result.output
+    assert result.exit_code == 2 and "--modules real" in result.output
 
 
 def test_unknown_backend_is_a_clear_error(scripted):
     image, scenes = sample_files()
     result = runner.invoke(app, ["solve", "--image", str(image), "--question", "q", "--scene", str(scenes),
                                  "--module", "depth=nonexistent-plugin"])
-    assert result.exit_code == 1 and "nonexistent-plugin" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2 and "nonexistent-plugin" in result.output and "Traceback" not in result.output
 
 
-def test_parse_module_overrides():
-    assert parse_module_overrides(["depth=real", " vqa = oracle "]) == {"depth": "real", "vqa": "oracle"}
+def test_module_flags_are_module_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path))
+    settings = load_settings(None, (), {"module": ["depth=real", " vqa = oracle "]})
+    assert settings.modules.per_module == {"depth": "real", "vqa": "oracle"}
     with pytest.raises(ConfigError, match="SLOT=BACKEND"):
-        parse_module_overrides(["depth"])
+        load_settings(None, (), {"module": ["depth"]})
     with pytest.raises(ConfigError, match="unknown module 'dpeth'"):
-        parse_module_overrides(["dpeth=real"])
+        load_settings(None, (), {"module": ["dpeth=real"]})
 
 
 def test_modules_label_names_only_what_differs_from_oracle():

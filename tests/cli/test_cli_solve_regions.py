@@ -150,7 +150,7 @@ def test_the_dataset_names_regions_like_data_sets_do():
 def test_bad_regions_are_one_line_errors(monkeypatch, tmp_path, args, message):
     llm = script(monkeypatch, tmp_path, [])
     result = solve(*args, "--question", QUESTION)
-    assert result.exit_code == 1 and message in result.output, result.output
+    assert result.exit_code == 2 and message in result.output, result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
     assert llm.requests == []
 

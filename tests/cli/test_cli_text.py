@@ -39,5 +39,5 @@ def test_user_errors_prints_one_line_for_a_missing_extra():
         raise ModuleNotFoundError("No module named 'torch'", name="torch")
     assert exit_info.value.exit_code == 1
     assert out.getvalue().strip().splitlines() == [
-        "error: this needs the optional 'vision' extra (module 'torch' is not installed): pip install "
+        "Error: this needs the optional 'vision' extra (module 'torch' is not installed): pip install "
         "'vadar[vision]'"]

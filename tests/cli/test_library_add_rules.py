@@ -32,7 +32,7 @@ def _add(tmp_path: Path, source: str | bytes):
 ])
 def test_a_helper_named_after_something_programs_need_is_refused(tmp_path, name, why):
     result, names = _add(tmp_path, GOOD + f'\n\ndef {name}(x):\n    """Doc."""\n    return x\n')
-    assert result.exit_code == 1 and names == []
+    assert result.exit_code == 2 and names == []
     [line] = result.output.strip().splitlines()
     assert line.startswith("Error: line 6: ") and why in line
 
@@ -44,13 +44,13 @@ def test_a_helper_named_after_something_programs_need_is_refused(tmp_path, name,
 ])
 def test_a_helper_that_would_fail_every_program_is_refused(tmp_path, body, why):
     result, names = _add(tmp_path, f'def _h(x):\n    """Doc."""\n    {body}\n')
-    assert result.exit_code == 1 and names == []
+    assert result.exit_code == 2 and names == []
     assert why in result.output and len(result.output.strip().splitlines()) == 1
 
 
 def test_a_huge_docstring_is_refused(tmp_path):
     result, names = _add(tmp_path, 'def _h(x):\n    """' + "Doc. " * MAX_DOCSTRING_CHARS + '"""\n    return x\n')
-    assert result.exit_code == 1 and names == []
+    assert result.exit_code == 2 and names == []
     assert "its docstring has 10,000 characters, more than the 2,000 allowed" in result.output
 
 
@@ -58,7 +58,7 @@ def test_a_huge_docstring_is_refused(tmp_path):
                                          ("def _h(x):\n    return x\n\x00", "null bytes")])
 def test_a_file_that_is_not_python_text_is_one_line(tmp_path, source, why):
     result, names = _add(tmp_path, source)
-    assert result.exit_code == 1 and names == [] and why in result.output
+    assert result.exit_code == 2 and names == [] and why in result.output
     assert "Traceback" not in result.output
 
 

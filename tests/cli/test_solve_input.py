@@ -45,9 +45,9 @@ def test_an_image_name_that_is_not_utf8_is_refused_before_any_request(scripted, 
     shutil.copy(image, odd)
     result = runner.invoke(app, ["solve", "--image", str(odd), "--question", "How many cylinders are there?",
                                  "--scene", str(scene), "--html", str(tmp_path / "page.html")])
-    assert result.exit_code == 1 and scripted.calls == []
+    assert result.exit_code == 2 and scripted.calls == []
     [line] = result.output.strip().splitlines()
-    assert line.startswith("error: image file name ") and line.endswith("is not valid UTF-8; rename the file")
+    assert line.startswith("Error: image file name ") and line.endswith("is not valid UTF-8; rename the file")
 
 
 def test_a_looping_frame_link_is_named(scripted, sample, tmp_path):
@@ -59,7 +59,7 @@ def test_a_looping_frame_link_is_named(scripted, sample, tmp_path):
     os.symlink(frames / "b.png", frames / "a.png")
     os.symlink(frames / "a.png", frames / "b.png")
     result = runner.invoke(app, ["solve", "--video", str(frames), "--question", "How many chairs?"])
-    assert result.exit_code == 1 and scripted.calls == []
+    assert result.exit_code == 2 and scripted.calls == []
     assert "'a.png' is not a readable image file (a broken or looping link?)" in result.output
 
 
@@ -83,4 +83,4 @@ def test_an_html_page_that_cannot_be_written_is_one_line_after_the_answer(script
     result = runner.invoke(app, ["solve", "--image", str(image), "--question", "How many cylinders are there?",
                                  "--scene", str(scene), "--html", str(page)])
     assert result.exit_code == 1 and "answer: 2" in result.output
-    assert f"error: cannot write {page}: {os.strerror(code)}" in result.output and "Traceback" not in result.output
+    assert f"Error: cannot write {page}: {os.strerror(code)}" in result.output and "Traceback" not in result.output

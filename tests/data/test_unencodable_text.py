@@ -46,7 +46,7 @@ def test_the_llm_client_refuses_it_without_sending(server: FakeServer, text: str
 def test_solve_says_it_in_one_line_before_starting_anything(tmp_path: Path, text: str) -> None:
     result = CliRunner().invoke(app, ["solve", "--image", str(tmp_path / "x.png"), "--question", text],
                                 env={"VADAR_HOME": str(tmp_path)})
-    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.exit_code == 2 and "Traceback" not in result.output
     assert "--question holds text that is not valid Unicode" in result.output
 
 

@@ -190,7 +190,7 @@ def test_hand_written_helpers_join_the_library_through_the_cli(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("def helper(x):\n    return x\n")
     result = CliRunner().invoke(app, ["library", "add", str(bad), "--db", str(db)])
-    assert result.exit_code == 1 and "start with exactly one underscore" in result.output
+    assert result.exit_code == 2 and "start with exactly one underscore" in result.output
 
 
 def test_a_build_program_with_an_unencodable_answer_is_stored_escaped():

@@ -102,7 +102,7 @@ def test_a_helper_that_is_not_one_plain_def_refuses_the_file(exported: Path, tmp
     bad.write_text(json.dumps(data))
     target = tmp_path / "target.sqlite"
     result = _run("import", str(bad), "--db", str(target))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     [line] = result.output.strip().splitlines()
     assert line.startswith(f"Error: {bad}: function _center, version 3: library function _center") and reason in line
     assert line.endswith("nothing was imported")
@@ -116,7 +116,7 @@ def test_an_existing_name_is_refused_unless_replace(exported: Path, tmp_path: Pa
         store.propose("_center", "(box: BBox) -> BBox", "Mine.")
         store.implement("_center", "def _center(box):\n    return box\n")
     result = _run("import", str(exported), "--db", str(target))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.output.strip() == (f"Error: {exported}: function '_center' already exists; add --replace to "
                                      "import it as a new version; nothing was imported")
     with ApiStore(target) as store:
@@ -137,7 +137,7 @@ def test_a_trivial_rename_is_refused_even_with_replace(exported: Path, tmp_path:
     with ApiStore(target) as store:
         store.propose("_Center", "(box: BBox) -> BBox", "Mine.")
     result = _run("import", str(exported), "--replace", "--db", str(target))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "function '_center' is a trivial rename of existing function '_Center'" in result.output
 
 
@@ -148,6 +148,6 @@ def test_a_file_that_is_not_an_export_is_one_line(tmp_path: Path, text: str, mes
     bad = tmp_path / "bad.json"
     bad.write_text(text)
     result = _run("import", str(bad), "--db", str(tmp_path / "target.sqlite"))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     [line] = result.output.strip().splitlines()
     assert message in line

@@ -41,7 +41,7 @@ def _refused(tmp_path: Path, data: Any, *fragments: str) -> None:
     bad.write_text(json.dumps(data))
     target = tmp_path / "target.sqlite"
     result = _run("import", str(bad), "--db", str(target))
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     [line] = result.output.strip().splitlines()
     assert line.startswith(f"Error: {bad}: ") and line.endswith("nothing was imported"), line
     for fragment in fragments:

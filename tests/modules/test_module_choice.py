@@ -44,7 +44,7 @@ def test_an_oracle_backend_in_any_case_is_the_oracle(tmp_path, monkeypatch):
     config = load_config(toml, env={"VADAR_HOME": str(tmp_path / "home")})
     prepared = DataSelection(limit=1).prepare(config)
     assert set(prepared.backends.values()) == {"oracle"}
-    from vadar.cli.options import modules_label
+    from vadar.app.run_dirs import modules_label
     assert modules_label(prepared.backends) == ""
     llm = ScriptedLLM(["<answer>2</answer>"])
     with open_session(config, llm=llm) as session:

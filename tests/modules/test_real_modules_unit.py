@@ -297,7 +297,7 @@ def test_cli_error_keeps_bracketed_setting_names():
 
     buffer = io.StringIO()
     print_error("set [vision] depth_model to a directory", Console(file=buffer, width=200))
-    assert buffer.getvalue().strip() == "error: set [vision] depth_model to a directory"
+    assert buffer.getvalue().strip() == "Error: set [vision] depth_model to a directory"
 
 
 def test_multi_view_twins_need_the_vggt_package_and_say_how_to_install_it(monkeypatch, tmp_path):

@@ -215,7 +215,7 @@ def test_solve_finds_the_scene_graph_of_generated_frames(dataset, tmp_path, monk
     for path in question.view_paths:
         shutil.copy(path, copies / path.name)
     hint = solve("--video", str(copies))
-    assert hint.exit_code == 1 and "--scene BENCH/scenes/<scene_id>.json" in hint.output
+    assert hint.exit_code == 2 and "--scene BENCH/scenes/<scene_id>.json" in hint.output
     scene = dataset.root / "scenes" / f"{question.scene_id}.json"
     copied = solve("--video", str(copies), "--scene", str(scene))
     assert copied.exit_code == 0 and f"answer: {question.answer}" in copied.output, copied.output
@@ -223,4 +223,4 @@ def test_solve_finds_the_scene_graph_of_generated_frames(dataset, tmp_path, monk
     shutil.copy(other, copies / other.name)
     assert f"not a frame of {question.scene_id}" in solve("--video", str(copies), "--scene", str(scene)).output
     mixed = solve("--video", str(dataset.root / "images"))
-    assert mixed.exit_code == 1 and f"the frames show {SCENES} scenes" in mixed.output
+    assert mixed.exit_code == 2 and f"the frames show {SCENES} scenes" in mixed.output

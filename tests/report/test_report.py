@@ -212,7 +212,7 @@ def test_cli_writes_the_report(run_dir, tmp_path):
     assert not (tmp_path / "one" / "images").exists()
     assert "data:image/jpeg;base64," in (tmp_path / "one" / "index.html").read_text()
     missing = runner.invoke(app, ["report", str(tmp_path / "nothing")])
-    assert missing.exit_code == 1 and "not a directory" in missing.output
+    assert missing.exit_code == 2 and "not a directory" in missing.output
 
 
 def test_reasoning_techniques_appear_in_the_header_and_per_question(tmp_path, data):

@@ -36,4 +36,4 @@ def test_a_report_that_cannot_be_written_is_one_line(tmp_path: Path, monkeypatch
     result = CliRunner().invoke(app, ["report", str(run_dir), "--out", str(out)])
     assert result.exit_code == 1
     [line] = result.output.strip().splitlines()
-    assert line.startswith(f"error: cannot write {target}: {os.strerror(code)}")
+    assert line.startswith(f"Error: cannot write {target}: {os.strerror(code)}")

@@ -41,4 +41,4 @@ def test_runs_with_reasoning_techniques_are_labelled_with_them(tmp_path):
 
 def test_compare_missing_summary_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(app, ["compare", str(tmp_path)])
-    assert result.exit_code == 1 and "no summary.json or results.jsonl" in result.output
+    assert result.exit_code == 2 and "no summary.json or results.jsonl" in result.output

@@ -101,4 +101,4 @@ def test_the_cli_shows_the_stop_in_one_line() -> None:
     with pytest.raises(typer.Exit), user_errors(console):
         raise RunStoppedError("endpoint down -- the run stopped; rerun the same command to resume")
     assert console.export_text().strip().splitlines() == [
-        "error: endpoint down -- the run stopped; rerun the same command to resume"]
+        "Error: endpoint down -- the run stopped; rerun the same command to resume"]

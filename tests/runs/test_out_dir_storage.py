@@ -119,4 +119,4 @@ def test_the_cli_shows_a_storage_error_in_one_line() -> None:
     with pytest.raises(typer.Exit) as info, user_errors(console):
         raise StorageError("cannot write /x/results.jsonl: No space left on device")
     assert info.value.exit_code == 1
-    assert console.export_text().strip() == "error: cannot write /x/results.jsonl: No space left on device"
+    assert console.export_text().strip() == "Error: cannot write /x/results.jsonl: No space left on device"

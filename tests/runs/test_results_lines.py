@@ -91,5 +91,5 @@ def test_a_split_the_data_set_does_not_have_is_refused(tmp_path: Path, monkeypat
     from omni3d_bench import sample_path
 
     result = runner.invoke(app, ["eval", "--data", str(sample_path()), "--split", split, "--method", "static-api"])
-    assert result.exit_code == 1 and f"unknown split {split!r}" in result.output
+    assert result.exit_code == 2 and f"unknown split {split!r}" in result.output
     assert not (tmp_path / "runs").exists() and not list(tmp_path.parent.glob("x-*"))

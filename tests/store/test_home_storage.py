@@ -164,7 +164,7 @@ def test_a_build_stopped_by_a_full_library_is_one_line_and_resumes(build_config:
             build_api(session, data, out, batch_size=2)
         conns[0].failing = False
     assert console.export_text().strip().splitlines() == [
-        f"error: cannot use the library {build_config.paths.database}: {cause}"]
+        f"Error: cannot use the library {build_config.paths.database}: {cause}"]
 
     with open_session(build_config, llm=ScriptedLLM([Router()] * 10)) as session:
         build_api(session, data, out, batch_size=2)
@@ -224,5 +224,5 @@ def test_a_cache_that_is_not_a_database_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(typer.Exit), user_errors(console):
         ResponseCache(path)
     [line] = console.export_text().strip().splitlines()
-    assert line.startswith(f"error: LLM response cache {path} cannot open: file is not a database; ")
+    assert line.startswith(f"Error: LLM response cache {path} cannot open: file is not a database; ")
     assert "delete it" in line

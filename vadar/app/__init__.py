@@ -12,10 +12,12 @@
 worker process imports the package too). docs/python.md describes the whole surface.
 """
 
-from vadar.app.evaluation import Build, Evaluation
-from vadar.app.instance import Announcements, Vadar, open
+from vadar.app.evaluation import Ablation, Build, Evaluation
+from vadar.app.instance import Vadar
+from vadar.app.opening import Announcements, open
 from vadar.app.library import FunctionDetails, Library, LibraryEntry, LibraryError, PredefinedModule
 from vadar.app.solution import Call, Solution, Tokens
+from vadar.runs.progress import LiveProgress, Progress
 
-__all__ = ["Announcements", "Build", "Call", "Evaluation", "FunctionDetails", "Library", "LibraryEntry",
-           "LibraryError", "PredefinedModule", "Solution", "Tokens", "Vadar", "open"]
+__all__ = ["Ablation", "Announcements", "Build", "Call", "Evaluation", "FunctionDetails", "Library", "LibraryEntry",
+           "LibraryError", "LiveProgress", "PredefinedModule", "Progress", "Solution", "Tokens", "Vadar", "open"]

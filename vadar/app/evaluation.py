@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 
 from vadar.app.display import framed
+from vadar.runs.ablation import AblationReport
 from vadar.runs.evaluation import EvalSummary
 from vadar.runs.pipeline import BatchReport
 from vadar.runs.results import QuestionResult, ResultsFile
@@ -83,3 +84,15 @@ class Build:
         built = sum(not b.skipped for b in self.batches)
         return (f"Build({self.out_dir}: {built} of {len(self.batches)} batches built, "
                 f"{len(self.implemented)} functions implemented, library {self.functions} functions)")
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """The same questions under several module configurations, and the files written from it."""
+
+    report: AblationReport
+    table: Path
+    """`ablation.md`"""
+    csv: Path
+    chart: Path
+    """`ablation.png`, a bar chart"""

@@ -1,4 +1,4 @@
-"""The learned library as an object: list, show, add and export its functions from Python.
+"""The learned library as an object: list, show, add, import, export, check and track its functions.
 
 Every call opens the SQLite file for as long as it needs it, so a `Library` may be kept around
 (in a notebook, beside a running job) without holding the database open.
@@ -10,10 +10,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from api_store import ApiStore, AttemptRecord, FunctionRecord, StoreError
+from api_store import ApiStore, AttemptRecord, DuplicateFunctionError, FunctionRecord, StoreError
 from api_store.evidence import NOT_FINAL, Decision, FunctionStats
+from vadar.app.arguments import check_type
+
+if TYPE_CHECKING:
+    from vadar.app.upkeep import LibraryCheck, LibraryTracking
+    from vadar.config import VadarConfig
+    from vadar.library.story import HelperStory
+    from vadar.runs.prepare import PreparedData
+    from vadar.runs.session import Session
 
 
 class LibraryError(StoreError):
@@ -61,6 +69,15 @@ class FunctionDetails:
     def name(self) -> str:
         return self.current.name
 
+    @property
+    def story(self) -> HelperStory:
+        """How the function got where it is, told from its decisions."""
+        import dataclasses
+
+        from vadar.library.story import helper_story
+
+        return helper_story(self.name, [dataclasses.asdict(d) for d in self.decisions])
+
 
 @dataclass(frozen=True)
 class PredefinedModule:
@@ -84,6 +101,9 @@ class Library:
     """The library database at `path` (by default the configured one: `vadar.open().library`)."""
 
     def __init__(self, path: str | Path) -> None:
+        check_type("path", path, (str, Path), error=LibraryError, wanted="a database file path")
+        if not str(path).strip():
+            raise LibraryError("path must name a database file, not an empty text")
         self.path = Path(path)
 
     @contextmanager
@@ -115,6 +135,7 @@ class Library:
 
     def show(self, name: str) -> FunctionDetails | PredefinedModule:
         """One function with its history; a predefined module's stub for `loc`, `depth`, ..."""
+        check_type("name", name, str, error=LibraryError)
         predefined = predefined_module(name)
         if predefined is not None:
             return predefined
@@ -129,24 +150,76 @@ class Library:
     def add(self, source: str | Path) -> list[str]:
         """Add hand-written helpers (`def _name(...)` with docstrings), from a file (a `Path`, or a
         name ending in `.py`) or as source text; they are admitted by hand and shown in prompts like
-        learned ones. Returns their names."""
-        from vadar.library.hand import add_functions
+        learned ones. Returns their names. A file that cannot be read and code that is not helpers
+        are a `LibraryError`."""
+        from vadar.library.hand import HandLibraryError, add_functions
 
+        check_type("source", source, (str, Path), error=LibraryError, wanted="a file (Path) or source text")
         is_file = isinstance(source, Path) or ("\n" not in source and source.strip().endswith(".py"))
-        text = Path(source).read_text(encoding="utf-8") if is_file else str(source)
+        try:
+            text = Path(source).read_text(encoding="utf-8") if is_file else str(source)
+        except UnicodeDecodeError as exc:
+            raise LibraryError(f"{source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        except OSError as exc:
+            raise LibraryError(f"cannot read {source}: {exc.strerror or exc}") from None
+        try:
+            with self._store(create=True) as store:
+                return add_functions(store, text)
+        except (HandLibraryError, SyntaxError) as exc:
+            raise LibraryError(str(exc)) from None
+
+    def import_file(self, source: str | Path, *, replace: bool = False) -> list[str]:
+        """Import an export of `vadar library export` (every function with its versions, attempts
+        and decisions), all or nothing; functions the library has are refused unless `replace`.
+        Returns their names."""
+        from vadar.library.importing import LibraryImportError, import_library
+
+        check_type("source", source, (str, Path), error=LibraryError, wanted="a path (str or Path)")
+        check_type("replace", replace, bool, error=LibraryError)
         with self._store(create=True) as store:
-            return add_functions(store, text)
+            try:
+                return import_library(store, Path(source), replace=replace)
+            except (LibraryImportError, DuplicateFunctionError) as exc:
+                raise LibraryError(str(exc)) from None
+            except StoreError as exc:  # the export's content refused by the store (`format`, versions)
+                if type(exc) is StoreError and "export" in str(exc):
+                    raise LibraryError(str(exc)) from None
+                raise
+
+    def check(self, prepared: PreparedData, config: VadarConfig, session: Session | None = None, *,
+              retire: bool = False) -> LibraryCheck:
+        """Every helper against the ground truth its name claims, on `prepared`'s scenes; with
+        `retire`, the helpers that fail leave the library (their history stays)."""
+        from vadar.app.upkeep import check_library
+
+        with self._store() as store:
+            return check_library(store, config, prepared, session, retire=retire)
+
+    def track(self, run: str | Path, baseline: str | Path, *, min_uses: int = 4) -> LibraryTracking:
+        """Each helper's programs in the evaluation `run` against `baseline` (a run without the
+        library on the same questions); the helpers that did worse over `min_uses` uses retire."""
+        from vadar.app.upkeep import track
+
+        for name, path in (("run", run), ("baseline", baseline)):
+            check_type(name, path, (str, Path), error=LibraryError, wanted="a run directory")
+        with self._store() as store:
+            return track(store, Path(run), Path(baseline), min_uses=min_uses)
 
     def export(self, path: str | Path | None = None, *, programs: bool = False) -> dict[str, Any]:
         """The whole library, every version and attempt (and every run's programs with
         `programs`), as `vadar library export` writes it; also written to `path` when given."""
         import json
 
+        check_type("path", path, (str, Path), optional=True, error=LibraryError, wanted="a file path")
         with self._store() as store:
             data = store.export(include_programs=programs)
         if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            target = Path(path)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            except OSError as exc:
+                raise LibraryError(f"cannot write {target}: {exc.strerror or exc}") from None
         return data
 
     def __iter__(self) -> Iterator[LibraryEntry]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api_store import FunctionRecord
 from base_modules.types import Image, Region
@@ -19,6 +19,9 @@ from vadar.programs.outcome import ProgramOutcome
 from vadar.programs.records import TechniqueRecords
 from vadar.report.calls import is_box
 from vadar.text import one_line, rounded
+
+if TYPE_CHECKING:
+    from vadar.agents.techniques.vote import VoteRecord
 
 Box = tuple[float, float, float, float]
 
@@ -130,6 +133,13 @@ class Solution:
                    Tokens(cost.prompt_tokens, cost.completion_tokens, cost.cached_prompt_tokens),
                    outcome.seconds, outcome.attempts, frames, tuple(question.regions), outcome.techniques,
                    outcome, tuple(functions), tuple(question.view_ids))
+
+    @property
+    def vote(self) -> VoteRecord | None:
+        """The plurality vote over sampled programs (`reasoning.samples` above 1), if one was taken."""
+        from vadar.agents.techniques.vote import VoteRecord
+
+        return self.techniques.get(VoteRecord)
 
     @property
     def ok(self) -> bool:

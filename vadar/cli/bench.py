@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from vadar.cli.errors import print_error
-from vadar.runs.storage import describe
+from vadar.app.errors import cannot_write
+from vadar.cli.errors import fail, refuse
 
 app = typer.Typer(no_args_is_help=True, help="Generate the built-in 3D benchmark.")
 
@@ -50,25 +50,20 @@ def generate(
 
     err = Console(stderr=True)
     if kind not in KINDS:
-        print_error(f"unknown scene kind {kind!r}; expected one of {', '.join(KINDS)}")
-        raise typer.Exit(code=2)
+        raise refuse(f"unknown scene kind {kind!r}; expected one of {', '.join(KINDS)}")
     if kind == "warehouse" and views > 1:
-        print_error("warehouse scenes are single images; leave --views at 1")
-        raise typer.Exit(code=2)
+        raise refuse("warehouse scenes are single images; leave --views at 1")
     if not SPLIT_NAME.fullmatch(split):
-        print_error(f"--split {split!r}: a split is named with letters, digits, '-', '_' and '.' (such as test); "
-                    "it names a file under --out")
-        raise typer.Exit(code=2)
+        raise refuse(f"--split {split!r}: a split is named with letters, digits, '-', '_' and '.' (such as test); "
+                     "it names a file under --out")
     if out.exists() and not out.is_dir():
-        print_error(f"--out {out} is a file; name a directory for the benchmark")
-        raise typer.Exit(code=2)
+        raise refuse(f"--out {out} is a file; name a directory for the benchmark")
     marker = out / "benchmark.json"
     if marker.is_file():
         try:
             existing = json.loads(marker.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            print_error(f"{marker} cannot be read ({exc}); remove it, or choose another --out")
-            raise typer.Exit(code=1) from None
+            raise fail(f"{marker} cannot be read ({exc}); remove it, or choose another --out") from None
         existing = existing if isinstance(existing, dict) else {}
         wanted = {"seed": seed, "scenes": scenes, "split": split}
         if all(existing.get(k) == v for k, v in wanted.items()) and existing.get("per_scene", per_scene) == per_scene \
@@ -84,12 +79,10 @@ def generate(
     try:
         info = generate_benchmark(out, scenes, seed=seed, split=split, per_scene=per_scene,
                                   progress=progress, views=views, kind=kind)
-    except RendererUnavailable as exc:
-        print_error(exc)
-        raise typer.Exit(code=2) from None
+    except RendererUnavailable as exc:  # the renderer's extra is missing, as for any other extra
+        raise fail(exc) from None
     except OSError as exc:  # a full or read-only --out
-        print_error(f"cannot write {exc.filename or out}: {describe(exc)}")
-        raise typer.Exit(code=1) from None
+        raise fail(cannot_write(exc, out)) from None
     seconds = time.perf_counter() - started
     frames = f" ({info['scenes'] * views} frames, {seconds / (info['scenes'] * views):.2f} s per " \
         "frame)" if views > 1 else ""

@@ -1,4 +1,8 @@
-"""Turn the errors a user can fix into one clear line and a non-zero exit, not a traceback."""
+"""Turn the errors a user can fix into one `Error:` line and a non-zero exit, not a traceback.
+
+Refused input (a setting, an option, a data set, a helper) exits 2, as a misspelt option does;
+a job that could not finish (an endpoint down, a full disk) exits 1.
+"""
 
 from __future__ import annotations
 
@@ -9,55 +13,37 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from api_store import StoreError
-from base_modules.module import ModuleError
-from base_modules.registry import BackendError
-from omni3d_bench.types import DatasetError
-from vadar.programs.outcome import InfrastructureFailure
-from vadar.config import ConfigError
-from vadar.runs.executors.base import QuestionsLostError
-from vadar.runs.evaluation import RunStoppedError
-from vadar.runs.storage import StorageError
-from vadar.llm.embedded import EmbeddedServerError
-from vadar.llm.errors import LLMError
-from vadar.llm.model_files import ModelFilesError
+from vadar.app.errors import INPUT_ERRORS, JOB_ERRORS, missing_extra
 from vadar.text import utf8_safe
 
-USER_ERRORS: tuple[type[BaseException], ...] = (
-    ConfigError, DatasetError, StoreError, LLMError, EmbeddedServerError, ModelFilesError,
-    ModuleError, InfrastructureFailure, BackendError, QuestionsLostError, StorageError,
-    RunStoppedError,
-)
-
-
-# Top-level modules of the optional extras in pyproject.toml, and the extra that installs each.
-OPTIONAL_EXTRAS: dict[str, str] = {
-    "torch": "vision", "transformers": "vision", "safetensors": "vision", "accelerate": "vision",
-    "xllamacpp": "local", "pyarrow": "parquet", "mitsuba": "bench",
-    "sam2": "vision-reference", "groundingdino": "vision-reference",
-}
-
-
-def missing_extra(exc: BaseException) -> str | None:
-    """`error` text naming the extra to install, when `exc` is an optional extra's missing import."""
-    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
-        return None
-    extra = OPTIONAL_EXTRAS.get(exc.name.split(".")[0])
-    if extra is None:
-        return None
-    return (f"this needs the optional '{extra}' extra (module '{exc.name}' is not installed): "
-            f"pip install 'vadar[{extra}]'")
+REFUSED = 2
+"""The exit status of refused input, everywhere (click's own for a usage error)."""
+FAILED = 1
+"""The exit status of a job that could not finish."""
 
 
 def print_error(message: object, console: Console | None = None) -> None:
-    """`error: ...` on stderr; the text is escaped so settings like `[vision] x` survive rich markup."""
+    """`Error: ...` on stderr; the text is escaped so settings like `[vision] x` survive rich markup."""
     console = console or Console(stderr=True)
-    console.print(f"[red]error:[/red] {escape(utf8_safe(str(message)))}", highlight=False, soft_wrap=True)
+    console.print(f"[red]Error:[/red] {escape(utf8_safe(str(message)))}", highlight=False, soft_wrap=True)
+
+
+def refuse(message: object, console: Console | None = None) -> typer.Exit:
+    """Print refused input as one line; the exit to raise."""
+    print_error(message, console)
+    return typer.Exit(code=REFUSED)
+
+
+def fail(message: object, console: Console | None = None) -> typer.Exit:
+    """Print a job that could not finish as one line; the exit to raise."""
+    print_error(message, console)
+    return typer.Exit(code=FAILED)
 
 
 @contextmanager
 def user_errors(console: Console | None = None) -> Iterator[None]:
-    """Print known failures as `error: ...` and exit 1; Ctrl-C exits 130 with a resume hint.
+    """Print known failures as `Error: ...` and exit 2 (refused input) or 1 (a failed job); Ctrl-C
+    exits 130 with a resume hint.
 
     A missing optional extra (say `transformers` for `--modules real`) is one line naming the
     extra to install, not a traceback.
@@ -65,15 +51,15 @@ def user_errors(console: Console | None = None) -> Iterator[None]:
     console = console or Console(stderr=True)
     try:
         yield
-    except USER_ERRORS as exc:
-        print_error(exc, console)
-        raise typer.Exit(code=1) from None
+    except INPUT_ERRORS as exc:
+        raise refuse(exc, console) from None
+    except JOB_ERRORS as exc:
+        raise fail(exc, console) from None
     except ModuleNotFoundError as exc:
         message = missing_extra(exc)
         if message is None:
             raise
-        print_error(message, console)
-        raise typer.Exit(code=1) from None
+        raise fail(message, console) from None
     except KeyboardInterrupt:
         console.print("interrupted: everything answered so far is saved; rerun the same command to resume")
         raise typer.Exit(code=130) from None

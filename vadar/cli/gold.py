@@ -1,5 +1,5 @@
 """`vadar eval-gold`: run gold programs (CLEVR's, or a generated multi-view or warehouse
-benchmark's) through the oracle modules and score them."""
+benchmark's) through the oracle modules and score them (`Vadar.evaluate_gold`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from omni3d_bench.types import DatasetError
-from vadar.cli.errors import print_error
-
-app = typer.Typer(no_args_is_help=True, help="gold commands")
+from vadar.app import Vadar
+from vadar.cli.errors import user_errors
 
 
 def eval_gold(
@@ -31,30 +29,15 @@ def eval_gold(
     )] = False,
 ) -> None:
     """Check modules, data and metric: gold programs on oracle modules must reproduce answers."""
-    from omni3d_bench.datasets.bench import BenchDataset, is_bench_dir
-    from omni3d_bench.datasets.clevr import ClevrDataset
-    from omni3d_bench.sample import SAMPLE_SPLIT, sample_path
-    from vadar.runs.gold_eval import evaluate_gold, evaluate_view_gold
-
     err = Console(stderr=True)
-    root = data if data is not None else sample_path()
-    bench = is_bench_dir(root)
-    split = split or (SAMPLE_SPLIT if data is None else "test" if bench else "dev")
-    try:
-        dataset = BenchDataset(root) if bench else ClevrDataset(root)
-        evaluate = evaluate_view_gold if bench else evaluate_gold
-        questions = dataset.questions(split)[:limit]
-        progress = Progress(
-            TextColumn("gold programs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=err, transient=True, disable=not err.is_terminal,
-        )
-        with progress:
-            task = progress.add_task("gold", total=len(questions))
-            report = evaluate(dataset, questions, lambda: progress.advance(task))  # type: ignore[arg-type]
-    except DatasetError as exc:
-        print_error(exc)
-        raise typer.Exit(code=2) from None
-
+    progress = Progress(
+        TextColumn("gold programs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, disable=not err.is_terminal,
+    )
+    task = progress.add_task("gold", total=None)
+    with user_errors(), progress:
+        report = Vadar.evaluate_gold(data, split=split, limit=limit, on_question=lambda: progress.advance(task),
+                                     on_start=lambda total: progress.update(task, total=total))
     if show_mismatches:
         for outcome in report.mismatches:
             q = outcome.question

@@ -1,54 +1,25 @@
-"""`vadar run`, `vadar eval`, `vadar build-api`: the main jobs, thin over `vadar.runs.pipeline`."""
+"""`vadar run`, `vadar eval`, `vadar build-api`, `vadar compare`, `vadar rescore`, `vadar ablate`:
+the main jobs, each one call of the Python API (`Vadar.run`, `.evaluate`, `.build`, ...)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from vadar.cli.errors import print_error, user_errors
-from vadar.cli.options import (
-    AddressOption,
-    BatchesOption,
-    BatchSizeOption,
-    KeepGoingOption,
-    FamilyOption,
-    SkipOption,
-    ConfigOption,
-    DataOption,
-    ExecutorOption,
-    FormalizeOption,
-    JobsOption,
-    LibraryOption,
-    LimitOption,
-    MethodOption,
-    ModuleOption,
-    ModulesOption,
-    OutOption,
-    ReflectOption,
-    SamplesOption,
-    SetOption,
-    SizePriorsOption,
-    SplitOption,
-    TestsOption,
-    apply_executor,
-    apply_module_choice,
-    apply_reasoning,
-    load_settings,
-)
+from vadar.app import LiveProgress, Vadar
 from vadar.app import open as open_vadar
+from vadar.cli.errors import user_errors
+from vadar.cli.options import (EXECUTION, MODULES, REASONING, BatchesOption, BatchSizeOption, DataOption,
+                               FamilyOption, LimitOption, MethodOption, OutOption, SkipOption, SplitOption,
+                               settings_flags)
 from vadar.config import VadarConfig
-from vadar.runs.evaluation import EvalSummary
-from vadar.runs.executors.cluster import open_cluster
-from vadar.runs.methods import METHODS
-from vadar.runs.pipeline import SCOPES, BatchReport
-from vadar.runs.validation import ValidationReport
-from vadar.runs.prepare import DataSelection
-from vadar.runs.progress import LiveProgress
-from vadar.runs.session import open_session
 from vadar.text import one_line
+
+if TYPE_CHECKING:
+    from vadar.app.evaluation import BatchReport, EvalSummary, ValidationReport
 
 console = Console()
 
@@ -101,87 +72,53 @@ def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
     console.print(f"results: {out_dir / 'results.jsonl'}   summary: {out_dir / 'summary.md'}")
 
 
-def _settings(config: Path | None, assignments: list[str] | None, modules: str | None, module: list[str] | None,
-              *, executor: str | None = None, address: str | None = None, jobs: int | None = None,
-              keep_going: bool = False) -> tuple[VadarConfig, dict[str, str]]:
-    """The configuration with `--set` and the command's options applied, and the `--module` overrides."""
-    settings = load_settings(config, assignments)
-    apply_executor(settings, executor, address)
-    overrides = apply_module_choice(settings, modules, module)
-    _apply_jobs(settings, jobs, keep_going)
-    return settings, overrides
+def _opened(settings: VadarConfig, progress: LiveProgress) -> Vadar:
+    return open_vadar(settings, progress=progress)
 
 
-def _apply_jobs(settings: VadarConfig, jobs: int | None, keep_going: bool = False) -> None:
-    if jobs is not None:
-        settings.eval.jobs = jobs
-    if keep_going:
-        settings.eval.keep_going = True
-
-
+@settings_flags(*MODULES)
 def build_api_command(
-    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
-    batch_size: BatchSizeOption = 10, batches: BatchesOption = None,
-    modules: ModulesOption = None, module: ModuleOption = None,
-    out: OutOption = None, config: ConfigOption = None, assignments: SetOption = None,
+    settings: VadarConfig, data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
+    batch_size: BatchSizeOption = 10, batches: BatchesOption = None, out: OutOption = None,
 ) -> None:
     """Grow the library: Signature agent then API agent, batch after batch."""
-    with user_errors():
-        settings, overrides = _settings(config, assignments, modules, module)
-        with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
-            built = v.build(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
-                            on_batch=_print_batch, on_validation=_print_validation)
-        console.print(f"library: {built.functions} implemented functions in {settings.paths.database}")
+    with user_errors(), LiveProgress(console) as progress, _opened(settings, progress) as v:
+        built = v.build(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
+                        on_batch=_print_batch, on_validation=_print_validation)
+    console.print(f"library: {built.functions} implemented functions in {settings.paths.database}")
 
 
+@settings_flags(*MODULES, *EXECUTION, "keep_going", *REASONING)
 def eval_command(
-    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None, skip: SkipOption = 0,
-    family: FamilyOption = None, method: MethodOption = "vadar", library: LibraryOption = True,
-    modules: ModulesOption = None, module: ModuleOption = None,
-    out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
-    executor: ExecutorOption = None, address: AddressOption = None, keep_going: KeepGoingOption = False,
+    settings: VadarConfig, data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
+    skip: SkipOption = 0, family: FamilyOption = None, method: MethodOption = "vadar",
+    library: Annotated[bool, typer.Option(
+        "--library/--no-library", help="Shorthand: --no-library is --method static-api.")] = True,
+    out: OutOption = None,
     questions: Annotated[str, typer.Option(
         "--questions", help="held-out (default: never a question the library was built from), "
         "build (only those) or all.")] = "held-out",
-    samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
-    tests: TestsOption = None, size_priors: SizePriorsOption = None, assignments: SetOption = None,
 ) -> None:
     """Answer questions with one method; write results.jsonl and a summary."""
-    with user_errors():
-        method = method if library else "static-api"
-        if method not in METHODS:
-            raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-        if questions not in SCOPES:
-            raise typer.BadParameter(f"unknown --questions {questions!r}; choose one of: {', '.join(SCOPES)}")
-        settings, overrides = _settings(config, assignments, modules, module, executor=executor, address=address,
-                                        jobs=jobs, keep_going=keep_going)
-        apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
-        with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
-            evaluation = v.evaluate(data, method=method, split=split, limit=limit, skip=skip,
-                                    families=family or (), questions=questions, out=out)
-        _print_summary(evaluation.summary, evaluation.out_dir)
+    with user_errors(), LiveProgress(console) as progress, _opened(settings, progress) as v:
+        evaluation = v.evaluate(data, method=method if library else "static-api", split=split, limit=limit,
+                                skip=skip, families=family or (), questions=questions, out=out)
+    _print_summary(evaluation.summary, evaluation.out_dir)
 
 
+@settings_flags(*MODULES, *EXECUTION, "keep_going", *REASONING)
 def run_command(
-    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
+    settings: VadarConfig, data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
     batch_size: BatchSizeOption = 10,
     batches: Annotated[int, typer.Option(
         "--batches", min=1, help="Batches to build the API from (at most half the questions).")] = 3,
-    modules: ModulesOption = None, module: ModuleOption = None,
-    out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
-    executor: ExecutorOption = None, address: AddressOption = None, keep_going: KeepGoingOption = False,
-    samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
-    tests: TestsOption = None, size_priors: SizePriorsOption = None, assignments: SetOption = None,
+    out: OutOption = None,
 ) -> None:
     """Build the API from the first batches, then answer the other questions with it (the main job)."""
-    with user_errors():
-        settings, overrides = _settings(config, assignments, modules, module, executor=executor, address=address,
-                                        jobs=jobs, keep_going=keep_going)
-        apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
-        with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
-            evaluation = v.run(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
-                               on_batch=_print_batch, on_validation=_print_validation)
-        _print_summary(evaluation.summary, evaluation.out_dir)
+    with user_errors(), LiveProgress(console) as progress, _opened(settings, progress) as v:
+        evaluation = v.run(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
+                           on_batch=_print_batch, on_validation=_print_validation)
+    _print_summary(evaluation.summary, evaluation.out_dir)
 
 
 def compare_command(
@@ -189,65 +126,36 @@ def compare_command(
     output: Annotated[Path | None, typer.Option("--output", help="Also write the table to this file.")] = None,
 ) -> None:
     """Print the summaries of several runs side by side (markdown)."""
-    from vadar.runs.compare import CompareError, comparison_table, load_summary
-    from vadar.runs.storage import StorageError, writing
-
-    try:
-        table = comparison_table([load_summary(path) for path in runs])
-    except (CompareError, StorageError) as exc:  # StorageError: a results.jsonl line that is no record
-        print_error(exc)
-        raise typer.Exit(code=1) from None
+    with user_errors():
+        table = Vadar.compare(runs, output)
     console.print(table, highlight=False, markup=False, soft_wrap=True)
-    if output is not None:
-        with user_errors(), writing(output):
-            output.write_text(table, encoding="utf-8")
 
 
+@settings_flags()
 def rescore_command(
+    settings: VadarConfig,
     run: Annotated[Path, typer.Argument(help="A run directory of `vadar eval`.", exists=True, file_okay=False)],
-    data: DataOption = None, split: SplitOption = None, config: ConfigOption = None,
-    assignments: SetOption = None,
+    data: DataOption = None, split: SplitOption = None,
 ) -> None:
     """Score a run again from its stored answers under today's scoring rules; no program runs again."""
-    from vadar.runs.evaluation import rescore_run
-
-    with user_errors():
-        settings = load_settings(config, assignments)
-        prepared = DataSelection(data, split).prepare(settings)
-        summary, changed = rescore_run(run, prepared.questions)
+    with user_errors(), open_vadar(settings, quiet=True) as v:
+        summary, changed = v.rescore(run, data, split=split)
     typer.echo(f"{changed} of {summary.questions} scores changed")
     _print_summary(summary, run)
 
 
+@settings_flags(*EXECUTION)
 def ablate_command(
-    data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
+    settings: VadarConfig, data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
     grid: Annotated[list[str] | None, typer.Option(
         "--grid", help="Configuration, repeatable: real, oracle, or BASE+slot=backend[,slot=backend] "
         "(e.g. real+depth=oracle). Default: all real, all oracle, each module alone oracle.")] = None,
-    method: MethodOption = "vadar",
-    out: OutOption = None, config: ConfigOption = None, jobs: JobsOption = None,
-    executor: ExecutorOption = None, address: AddressOption = None, assignments: SetOption = None,
+    method: MethodOption = "vadar", out: OutOption = None,
 ) -> None:
     """Run the same questions under several module configurations; table, CSV and bar chart.
 
     With --executor ray the configurations run at once on the cluster."""
-    from vadar.runs.ablation import GridError, default_grid, parse_grid_entry, run_ablation, write_report
-
-    with user_errors():
-        try:
-            entries = [parse_grid_entry(g) for g in grid] if grid else default_grid()
-        except GridError as exc:
-            raise typer.BadParameter(str(exc)) from None
-        if method not in METHODS:
-            raise typer.BadParameter(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
-        selection = DataSelection(data, split, limit)
-        out_dir = out or Path("runs") / f"ablation-{selection.data.resolve().name if data else 'sample'}-{method}"
-        settings = load_settings(config, assignments)
-        apply_executor(settings, executor, address)
-        _apply_jobs(settings, jobs)
-        with (LiveProgress(console) as progress, open_session(settings, progress=progress) as session,
-              open_cluster(settings, announce=progress.announce) as cluster):
-            report = run_ablation(session, selection, out_dir, entries, method=method, cluster=cluster)
-        md_path, csv_path, png_path = write_report(report, out_dir)
-    console.print(md_path.read_text(encoding="utf-8"), highlight=False, markup=False)
-    console.print(f"table: {md_path}   csv: {csv_path}   chart: {png_path}")
+    with user_errors(), LiveProgress(console) as progress, _opened(settings, progress) as v:
+        ablation = v.ablate(data, split=split, limit=limit, grid=grid or (), method=method, out=out)
+    console.print(ablation.table.read_text(encoding="utf-8"), highlight=False, markup=False)
+    console.print(f"table: {ablation.table}   csv: {ablation.csv}   chart: {ablation.chart}")

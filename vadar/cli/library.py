@@ -1,27 +1,23 @@
-"""`vadar library ...` commands: list, show and export a library, and change it (add, import, distill, check --retire, track)."""
+"""`vadar library ...` commands: list, show and export a library, and change it (add, import, distill,
+check --retire, track); each one call of `Library` or `Vadar`."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from api_store import ApiStore, FunctionRecord, StoreError
-from vadar.app.library import FunctionDetails, Library, predefined_module
-from vadar.library.story import helper_story
-from vadar.cli.options import ConfigOption, SetOption, load_settings
-from vadar.config import ConfigError, VadarConfig
-
-if TYPE_CHECKING:
-    from vadar.runs.prepare import PreparedData
+from vadar.app import FunctionDetails, Library
+from vadar.app import open as open_vadar
+from vadar.app.library import predefined_module
+from vadar.cli.errors import refuse, user_errors
+from vadar.cli.options import settings_flags
+from vadar.config import VadarConfig
 
 app = typer.Typer(no_args_is_help=True, help="library commands")
 
@@ -36,56 +32,38 @@ DbOption = Annotated[
 ]
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"Error: {message}", err=True)
-    return typer.Exit(code=1)
-
-
-def _settings(config: Path | None, assignments: list[str] | None) -> VadarConfig:
-    """The configuration (`--config`, variables, `--set`); a refused setting is one line."""
-    try:
-        return load_settings(config, assignments)
-    except ConfigError as exc:
-        raise _fail(str(exc)) from exc
-
-
-def _database(db: Path | None, assignments: list[str] | None) -> Path:
+def _library(db: Path | None, settings: VadarConfig) -> Library:
     """`--db`, else the configured library (`paths.database`, e.g. `--set paths.home=DIR`)."""
-    return db if db is not None else _settings(None, assignments).paths.database
+    return Library(db if db is not None else settings.paths.database)
 
 
-@contextmanager
-def _open_store(path: Path, *, create: bool = False) -> Iterator[ApiStore]:
-    """An existing library (or a new one with `create`) for the block; a missing or broken file,
-    and a full or read-only disk met inside the block, are a one-line error, not a traceback."""
-    if not create and not path.exists():
-        raise _fail(f"no library database at {path} (run vadar first, or pass --db)")
-    try:
-        with ApiStore(path, create=create) as store:
-            yield store
-    except StoreError as exc:
-        raise _fail(str(exc)) from exc
+def _existing(db: Path | None, settings: VadarConfig) -> Library:
+    """The library, which must exist: a read-only command never creates it."""
+    library = _library(db, settings)
+    if not library.path.exists():
+        raise refuse(f"no library database at {library.path} (run vadar first, or pass --db)")
+    return library
 
 
-def _library(path: Path) -> Library:
-    """The library at `path`, which must exist: a read-only command never creates it."""
-    if not path.exists():
-        raise _fail(f"no library database at {path} (run vadar first, or pass --db)")
-    return Library(path)
+def wide_console() -> Console:
+    """The terminal's width on a terminal; piped to a file or a program, as wide as a row needs, so a
+    table is never squeezed into 80 columns (one letter a line)."""
+    console = Console()
+    return console if console.is_terminal else Console(width=100_000)
 
 
 @app.command("list")
+@settings_flags()
 def list_functions(
+    settings: VadarConfig,
     show_all: Annotated[bool, typer.Option("--all", help="Include failed functions.")] = False,
-    db: DbOption = None, assignments: SetOption = None,
+    db: DbOption = None,
 ) -> None:
     """List the current version of every library function, in the order they were created."""
-    library = _library(_database(db, assignments))
-    try:
+    library = _existing(db, settings)
+    with user_errors():
         entries = library.list(include_failed=show_all)
         hidden = 0 if show_all else library.hidden_failed()
-    except StoreError as exc:
-        raise _fail(str(exc)) from exc
     if not entries:
         hint = f" ({hidden} failed: see --all)" if hidden else ""
         typer.echo(f"The library at {library.path} has no functions{hint}. "
@@ -113,7 +91,7 @@ def list_functions(
             str(decision.evidence.get("tokens_saved", "")) if decision else "",
             _evaluation(entry.evaluation),
         )
-    Console().print(table)
+    wide_console().print(table)
 
 
 def _evaluation(evidence: dict | None) -> str:
@@ -125,9 +103,11 @@ def _evaluation(evidence: dict | None) -> str:
 
 
 @app.command()
+@settings_flags()
 def show(
+    settings: VadarConfig,
     name: Annotated[str, typer.Argument(help="Function name, e.g. _left_of.")],
-    db: DbOption = None, assignments: SetOption = None,
+    db: DbOption = None,
 ) -> None:
     """Show one function: current code and docstring, status, dependencies and version history.
 
@@ -138,14 +118,12 @@ def show(
     if predefined is not None:
         typer.echo(f"{predefined.name}  (predefined module, always available)\n\n{predefined.stub}")
         return
-    try:
-        details = _library(_database(db, assignments)).show(name)
-    except StoreError as exc:
-        raise _fail(str(exc)) from exc
+    with user_errors():
+        details = _existing(db, settings).show(name)
     assert isinstance(details, FunctionDetails)
-    typer.echo(_describe(details.current, details.history, details.dependents, len(details.attempts)))
+    typer.echo(_describe(details))
     if details.decisions:
-        story = helper_story(name, [dataclasses.asdict(d) for d in details.decisions])
+        story = details.story
         if story.lines:
             typer.echo("\nhow it got here:\n" + _indent(story.text()))
         typer.echo("\ndecisions:")
@@ -155,9 +133,9 @@ def show(
                        f"{_indent(evidence)}")
 
 
-def _describe(
-    current: FunctionRecord, history: list[FunctionRecord], dependents: list[str], n_attempts: int
-) -> str:
+def _describe(details: FunctionDetails) -> str:
+    current, history, dependents, n_attempts = (details.current, details.history, details.dependents,
+                                                len(details.attempts))
     lines = [
         f"{current.name}  (version {current.version}, {current.status.value})",
         "",
@@ -190,7 +168,9 @@ def _indent(text: str) -> str:
 
 
 @app.command()
+@settings_flags()
 def export(
+    settings: VadarConfig,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -200,90 +180,58 @@ def export(
     programs: Annotated[
         bool, typer.Option("--programs", help="Also export every run's programs and answers.")
     ] = False,
-    db: DbOption = None, assignments: SetOption = None,
+    db: DbOption = None,
 ) -> None:
     """Export the whole library, with every version and attempt, as JSON."""
-    try:
-        data = _library(_database(db, assignments)).export(programs=programs)
-    except StoreError as exc:
-        raise _fail(str(exc)) from exc
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    with user_errors():
+        data = _existing(db, settings).export(output, programs=programs)
     if output is None:
-        typer.echo(text, nl=False)
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False) + "\n", nl=False)
         return
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise _fail(f"cannot write {output}: {exc}") from exc
     typer.echo(f"Exported {len(data['functions'])} functions to {output}", err=True)
 
 
 @app.command("add")
+@settings_flags()
 def add(
+    settings: VadarConfig,
     source: Annotated[Path, typer.Argument(help="A Python file of `def _name(...)` helpers with docstrings.",
                                            exists=True, dir_okay=False)],
-    db: DbOption = None, assignments: SetOption = None,
+    db: DbOption = None,
 ) -> None:
     """Add hand-written helpers to the library (admitted by hand, shown in prompts like learned ones)."""
-    from api_store import DuplicateFunctionError
-    from vadar.library.hand import HandLibraryError, add_functions
-
-    try:
-        path = _database(db, assignments)
-        with ApiStore(path) as store:
-            names = add_functions(store, source.read_text(encoding="utf-8"))
-    except (ConfigError, StoreError, HandLibraryError, DuplicateFunctionError, SyntaxError) as exc:
-        raise _fail(str(exc)) from exc
-    except UnicodeDecodeError as exc:
-        raise _fail(f"{source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    typer.echo(f"added {len(names)} functions to {path}: {', '.join(names)}")
+    library = _library(db, settings)
+    with user_errors():
+        names = library.add(source)
+    typer.echo(f"added {len(names)} functions to {library.path}: {', '.join(names)}")
 
 
 @app.command("import")
+@settings_flags()
 def import_(
+    settings: VadarConfig,
     source: Annotated[Path, typer.Argument(help="A JSON file written by `vadar library export`.", dir_okay=False)],
     replace: Annotated[bool, typer.Option("--replace", help="Import functions the library already has as their "
                                           "new current versions (otherwise they are refused).")] = False,
-    db: DbOption = None, assignments: SetOption = None,
+    db: DbOption = None,
 ) -> None:
     """Import a library export: every function with its versions, attempts and decisions."""
-    from vadar.library.importing import LibraryImportError, import_library
-
-    with _open_store(_database(db, assignments), create=True) as store:
-        try:
-            names = import_library(store, source, replace=replace)
-        except LibraryImportError as exc:
-            raise _fail(str(exc)) from exc
-        path = store.path
-    typer.echo(f"imported {len(names)} functions into {path}: {', '.join(names) or '-'}")
-
-
-def _prepare(data: Path, split: str | None, config: Path | None,
-             assignments: list[str] | None) -> tuple[VadarConfig, PreparedData]:
-    """The settings and the prepared data set of a command that works on a data set."""
-    from vadar.runs.prepare import DataSelection
-
-    try:
-        settings = load_settings(config, assignments)
-        return settings, DataSelection(data, split).prepare(settings)
-    except (ConfigError, ValueError, OSError) as exc:
-        raise _fail(str(exc)) from exc
+    library = _library(db, settings)
+    with user_errors():
+        names = library.import_file(source, replace=replace)
+    typer.echo(f"imported {len(names)} functions into {library.path}: {', '.join(names) or '-'}")
 
 
 @app.command("distill")
+@settings_flags()
 def distill(
+    settings: VadarConfig,
     data: Annotated[Path, typer.Option("--data", help="The data set the library was built on.")],
     split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
-    config: ConfigOption = None, assignments: SetOption = None,
 ) -> None:
     """Distil helpers from the right build programs of the library, now (see docs/library.md)."""
-    from vadar.runs.distillation import distill_helpers
-    from vadar.runs.session import open_session
-
-    settings, prepared = _prepare(data, split, config, assignments)
-    with open_session(settings) as session:
-        report = distill_helpers(session, prepared, prepared.questions, on_event=typer.echo)
+    with user_errors(), open_vadar(settings) as v:
+        report = v.distill(data, split=split, on_event=typer.echo)
     typer.echo(f"distilled {len(report.admitted)} helpers from {report.programs} right programs "
                f"({report.tokens_before} -> {report.tokens_after} code tokens): {', '.join(report.admitted) or '-'}")
     for name, reason in report.rejected.items():
@@ -291,63 +239,42 @@ def distill(
 
 
 @app.command("check")
+@settings_flags()
 def check(
+    settings: VadarConfig,
     data: Annotated[Path, typer.Option("--data", help="A data set with ground truth (CLEVR scenes, a generated "
                                        "benchmark) whose scenes the helpers are checked on.")],
     split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
     retire: Annotated[bool, typer.Option("--retire", help="Retire the helpers that fail (history kept).")] = False,
-    config: ConfigOption = None, assignments: SetOption = None,
 ) -> None:
     """Check every helper against the ground truth its name claims (relations, heights, distances)."""
-    import functools
-
-    from vadar.library.truth_checks import TruthChecks, recheck_library
-    from vadar.sandbox import execute
-
-    settings, prepared = _prepare(data, split, config, assignments)
-    limits = settings.sandbox
-    checks = TruthChecks(functools.partial(execute, timeout_s=limits.timeout_s, memory_mb=limits.memory_mb,
-                                           max_stdout_chars=limits.max_stdout_chars))
-    with _open_store(settings.paths.database) as store:
-        results = recheck_library(store, checks, prepared.dataset, prepared.modules, prepared.questions,
-                                  retire=retire)
-        retired = {d.name for d in store.decisions() if d.decision == "retired" and d.mode == "truth-check"}
-    for name, result in results.items():
+    with user_errors(), open_vadar(settings) as v:
+        checked = v.check_library(data, split=split, retire=retire)
+    for name, result in checked.results.items():
         if result.passed is None:
             verdict = "no checkable claim" if result.claim is None else f"{result.claim}: no case to check"
         else:
             verdict = f"{result.claim}: {'passed' if result.passed else 'FAILED'} ({result.cases} cases)"
         typer.echo(f"{name}: {verdict}" + (f"  {result.failures[0]}" if result.failures else "")
-                   + ("  retired" if retire and name in retired else ""))
-    if not results:
+                   + ("  retired" if name in checked.retired else ""))
+    if not checked.results:
         typer.echo("the library has no implemented helper")
 
 
 @app.command("track")
+@settings_flags()
 def track(
+    settings: VadarConfig,
     run: Annotated[Path, typer.Argument(help="A vadar evaluation's run directory.", exists=True, file_okay=False)],
     baseline: Annotated[Path, typer.Option("--baseline", help="A run without the library on the same questions "
                                            "(e.g. static-api).", exists=True, file_okay=False)],
-    db: DbOption = None, assignments: SetOption = None,
+    db: DbOption = None,
 ) -> None:
     """Compare each helper's programs in RUN with BASELINE on the same questions; retire those that did worse."""
-    from vadar.library.tracking import track_evaluation
-    from vadar.runs.results import ResultsFile
-
-    from vadar.runs.storage import StorageError
-
-    try:
-        results = ResultsFile(run / "results.jsonl").read()
-        paired = {r.question_id: r for r in ResultsFile(baseline / "results.jsonl").read()}
-    except StorageError as exc:  # a results.jsonl line that is no record
-        raise _fail(str(exc)) from exc
-    settings = _settings(None, assignments)
-    with _open_store(db if db is not None else settings.paths.database) as store:
-        min_uses = settings.library.retire_min_uses
-        retired = track_evaluation(store, results, run=str(run), baseline=paired, min_uses=min_uses)
-        evaluated = {d.name: d.evidence for d in store.decisions() if d.decision == "evaluated"
-                     and d.evidence.get("run") == str(run)}
-    for name, evidence in evaluated.items():
-        typer.echo(f"{name}: {_evaluation(evidence)}" + (f"  retired: {retired[name]}" if name in retired else ""))
-    if not evaluated:
+    with user_errors():
+        tracked = _existing(db, settings).track(run, baseline, min_uses=settings.library.retire_min_uses)
+    for name, evidence in tracked.evaluated.items():
+        typer.echo(f"{name}: {_evaluation(evidence)}"
+                   + (f"  retired: {tracked.retired[name]}" if name in tracked.retired else ""))
+    if not tracked.evaluated:
         typer.echo(f"no program of {run} calls a library function")

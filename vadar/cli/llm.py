@@ -2,68 +2,53 @@
 
 from __future__ import annotations
 
-import dataclasses
 import signal
 import time
-from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
-from vadar.cli.errors import print_error
-from vadar.cli.options import SetOption, load_settings
+
+from vadar.app import open as open_vadar
+from vadar.cli.errors import FAILED, user_errors
+from vadar.cli.options import settings_flags
+from vadar.config import VadarConfig
+
+if TYPE_CHECKING:
+    from vadar.app.endpoint import BenchReport
 
 app = typer.Typer(no_args_is_help=True, help="llm commands")
 
-_CONFIG_OPTION = typer.Option(None, "--config", help="vadar TOML config (default: $VADAR_CONFIG or ./vadar.toml)")
-
-
-def _load(config_path: Optional[Path], assignments: list[str] | None):  # -> VadarConfig
-    from vadar.config import ConfigError
-
-    try:
-        return load_settings(config_path, assignments)
-    except ConfigError as exc:
-        print_error(exc)
-        raise typer.Exit(2) from exc
-
 
 @app.command()
+@settings_flags()
 def serve(
+    settings: VadarConfig,
     port: Optional[int] = typer.Option(None, "--port", help="port on 127.0.0.1 (default: VADAR_EMBEDDED_PORT or a free one)"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="echo the llama.cpp server log"),
-    config_path: Optional[Path] = _CONFIG_OPTION,
-    assignments: SetOption = None,
 ) -> None:
     """Run the embedded OpenAI-compatible server in the foreground until Ctrl-C."""
-    from vadar.llm.embedded import EmbeddedServer, EmbeddedServerError
-    from vadar.llm.model_files import ModelFilesError, resolve_model_path
-
-    config = _load(config_path, assignments)
     console = Console()
     signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill`, docker stop: stop as cleanly as Ctrl-C
-    embedded = dataclasses.replace(config.embedded, port=port) if port is not None else config.embedded
-    try:
-        model_path = resolve_model_path(embedded, config.paths.model_cache)
-        console.print(f"loading {model_path} ...")
-        sink = (lambda line: console.print(line, markup=False, highlight=False)) if verbose else None
-        with EmbeddedServer(embedded, config.llm.model, model_path, log_sink=sink) as server:
-            console.print(f"[green]ready[/green] in {server.startup_s:.1f}s")
-            console.print(f"base URL: [bold]{server.base_url}[/bold]")
-            console.print(f"model:    [bold]{config.llm.model}[/bold]")
-            console.print(f"use it:   VADAR_LLM_BASE_URL={server.base_url}  (Ctrl-C stops the server)")
-            while server.running:
-                time.sleep(0.5)
-            console.print("[red]the server exited unexpectedly[/red]")
-            for line in server.log_tail(20):
-                console.print(f"  | {line}", markup=False, highlight=False)
-            raise typer.Exit(1)
-    except (ModelFilesError, EmbeddedServerError) as exc:
-        print_error(exc)
-        raise typer.Exit(1) from exc
-    except KeyboardInterrupt:
-        console.print("stopped")
+    sink = (lambda line: console.print(line, markup=False, highlight=False)) if verbose else None
+    with user_errors():
+        try:
+            with open_vadar(settings, quiet=True) as v, v.serve_llm(
+                    port=port, on_loading=lambda path: console.print(f"loading {path} ...", highlight=False),
+                    log_sink=sink) as server:
+                console.print(f"[green]ready[/green] in {server.startup_s:.1f}s")
+                console.print(f"base URL: [bold]{server.base_url}[/bold]")
+                console.print(f"model:    [bold]{settings.llm.model}[/bold]")
+                console.print(f"use it:   VADAR_LLM_BASE_URL={server.base_url}  (Ctrl-C stops the server)")
+                while server.running:
+                    time.sleep(0.5)
+                console.print("[red]the server exited unexpectedly[/red]")
+                for line in server.log_tail(20):
+                    console.print(f"  | {line}", markup=False, highlight=False)
+                raise typer.Exit(FAILED)
+        except KeyboardInterrupt:
+            console.print("stopped")
 
 
 def _raise_interrupt(*_: object) -> None:
@@ -71,40 +56,25 @@ def _raise_interrupt(*_: object) -> None:
 
 
 @app.command()
+@settings_flags()
 def bench(
+    settings: VadarConfig,
     prompt_tokens: int = typer.Option(512, "--prompt-tokens", min=16, help="approximate prompt length"),
     max_tokens: int = typer.Option(64, "--max-tokens", min=1, help="tokens to generate per request"),
     repeats: int = typer.Option(2, "--repeats", min=1, help="distinct (uncached) requests"),
-    config_path: Optional[Path] = _CONFIG_OPTION,
-    assignments: SetOption = None,
 ) -> None:
     """Measure prompt-processing and decode tokens/s, and prompt-cache reuse on a repeated prompt."""
-    import openai
-
-    from vadar.llm.bench import run_bench
-    from vadar.llm.embedded import EmbeddedServerError, open_endpoint
-    from vadar.llm.model_files import ModelFilesError
-
-    config = _load(config_path, assignments)
     console = Console()
-    embedded = config.llm.base_url is None
-    started = time.monotonic()
-    try:
-        with open_endpoint(config) as base_url:
-            if embedded:
-                console.print(f"embedded server ready in {time.monotonic() - started:.1f}s at {base_url}")
-            client = openai.OpenAI(base_url=base_url, api_key=config.llm.api_key, timeout=config.llm.timeout_s, max_retries=0)
-            report = run_bench(
-                client, config.llm.model, prompt_tokens=prompt_tokens, max_tokens=max_tokens,
-                repeats=repeats, ignore_eos=embedded,
-            )
-    except (ModelFilesError, EmbeddedServerError, openai.OpenAIError) as exc:
-        print_error(exc)
-        raise typer.Exit(1) from exc
+
+    def ready(base_url: str, seconds: float) -> None:
+        console.print(f"embedded server ready in {seconds:.1f}s at {base_url}")
+
+    with user_errors(), open_vadar(settings, quiet=True) as v:
+        report = v.bench_llm(prompt_tokens=prompt_tokens, max_tokens=max_tokens, repeats=repeats, on_ready=ready)
     _print_report(console, report)
 
 
-def _print_report(console: Console, report) -> None:  # report: BenchReport
+def _print_report(console: Console, report: BenchReport) -> None:
     table = Table(title=f"{report.model} @ {report.base_url}")
     for column in ("request", "prompt tok", "cached tok", "prompt tok/s", "gen tok", "decode tok/s", "wall s", "source"):
         table.add_column(column, justify="left" if column in ("request", "source") else "right")

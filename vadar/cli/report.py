@@ -1,4 +1,4 @@
-"""`vadar report`: write the HTML report of a run or an ablation."""
+"""`vadar report`: write the HTML report of a run or an ablation (`Vadar.report`)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,17 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from vadar.cli.errors import print_error, user_errors
-from vadar.cli.options import ConfigOption, SetOption, load_settings
-from vadar.runs.storage import StorageError, describe
+from vadar.app import Vadar
+from vadar.cli.errors import user_errors
+from vadar.cli.options import settings_flags
+from vadar.config import VadarConfig
 
 console = Console()
 
 
+@settings_flags()
 def report_command(
+    settings: VadarConfig,
     run_dir: Annotated[Path, typer.Argument(help="A run directory (results.jsonl) or the output of `vadar ablate`.")],
     out: Annotated[Path | None, typer.Option("--out", help="Directory for index.html. Default: RUN_DIR/report.")] = None,
     data: Annotated[Path | None, typer.Option(
@@ -26,23 +29,12 @@ def report_command(
         help="Library database, or a JSON export of it. Default: paths.database from the config.")] = None,
     single_file: Annotated[bool, typer.Option(
         "--single-file", help="Embed the pictures in index.html instead of writing images/ beside it.")] = False,
-    config: ConfigOption = None, assignments: SetOption = None,
 ) -> None:
     """Write a static HTML report: summary, every question with its boxes and program, the library."""
-    from vadar.report import ReportError, build_report
-
     started = time.perf_counter()
     with user_errors():
-        if db is None:
-            db = load_settings(config, assignments).paths.database
-        try:
-            result = build_report(run_dir, out, data=data, db=db, inline_images=single_file)
-        except ReportError as exc:
-            print_error(exc)
-            raise typer.Exit(code=1) from None
-        except OSError as exc:  # a full or read-only target
-            target = exc.filename or out or run_dir / "report"
-            raise StorageError(f"cannot write {target}: {describe(exc)}") from None
+        result = Vadar.report(run_dir, out, data=data, db=db if db is not None else settings.paths.database,
+                              single_file=single_file)
     seconds = time.perf_counter() - started
     what = (f"{result.configurations} configurations, {result.questions} questions"
             if result.kind == "ablation" else f"{result.questions} questions")

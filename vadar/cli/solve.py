@@ -11,19 +11,19 @@ from rich.markup import escape
 from rich.syntax import Syntax
 
 from omni3d_bench.types import DatasetError
-from vadar.agents.techniques.vote import VoteRecord
-from vadar.cli.errors import print_error, user_errors
-from vadar.cli.options import (ConfigOption, FormalizeOption, ModuleOption, ModulesOption, ReflectOption,
-                               SamplesOption, SetOption, SizePriorsOption, TestsOption, apply_module_choice,
-                               apply_reasoning, load_settings)
+from vadar.app import LiveProgress
 from vadar.app import open as open_vadar
-from vadar.runs.progress import LiveProgress
+from vadar.cli.errors import FAILED, print_error, user_errors
+from vadar.cli.options import MODULES, REASONING, settings_flags
+from vadar.config import VadarConfig
 from vadar.text import invalid_unicode, rounded
 
 console = Console()
 
 
+@settings_flags(*MODULES, *REASONING)
 def solve_command(
+    settings: VadarConfig,
     question: Annotated[str, typer.Option("--question", help="The question to answer.")],
     image: Annotated[list[Path] | None, typer.Option(
         "--image", help="The image file; repeat it for several frames of one scene, in order.")] = None,
@@ -34,26 +34,21 @@ def solve_command(
     region: Annotated[list[str] | None, typer.Option(
         "--region", help="A region the question points at, one per <mask> token, in order: a box "
         "x0,y0,x1,y1 in pixels, or a file (.json region record, .png or .npy binary mask).")] = None,
-    modules: ModulesOption = None,
-    module: ModuleOption = None,
     library: Annotated[bool, typer.Option("--library/--no-library", help="Use the learned library.")] = True,
-    config: ConfigOption = None,
     html: Annotated[Path | None, typer.Option(
         "--html", dir_okay=False, help="Also write an HTML page: the image with the boxes, the program, the calls.")] = None,
-    samples: SamplesOption = None, formalize: FormalizeOption = None, reflect: ReflectOption = None,
-    tests: TestsOption = None, size_priors: SizePriorsOption = None, assignments: SetOption = None,
 ) -> None:
     """Answer one question: prints the answer, the program and the module calls it made."""
     with user_errors():
         problem = invalid_unicode(question)
         if problem is not None:
             raise DatasetError(f"--question {problem}; pass it as UTF-8 text")
-        frames = frame_paths(image, video)
-        settings = load_settings(config, assignments)
-        overrides = apply_module_choice(settings, modules, module)
-        apply_reasoning(settings, samples, formalize, reflect, tests, size_priors)
-        with LiveProgress(console) as progress, open_vadar(settings, modules=overrides, progress=progress) as v:
-            solution = v.solve(frames, question, regions=region or (), scene=scene, library=library)
+        if bool(image) == (video is not None):
+            raise DatasetError("give the image with --image (repeated for several frames) or a "
+                               "directory of frames with --video, not both")
+        with LiveProgress(console) as progress, open_vadar(settings, progress=progress) as v:
+            solution = v.solve(list(image) if image else video, question, regions=region or (), scene=scene,
+                               library=library)
         if solution.regions:
             console.print(f"[bold]question:[/bold] {escape(solution.question)}", highlight=False)
         for named in solution.regions:
@@ -75,22 +70,11 @@ def solve_command(
     if solution.error:
         console.print(f"[red]no working program after {solution.attempts} attempts:[/red] "
                       f"{escape(solution.error)}", highlight=False)
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=FAILED)
     console.print(f"[bold]answer:[/bold] {escape(str(rounded(solution.answer, 4)))}", highlight=False)
-    vote = solution.techniques.get(VoteRecord)
+    vote = solution.vote
     if vote is not None:
         console.print(f"agreement: {vote.agreeing} of {vote.working} working programs "
                       f"({len(vote.samples)} sampled)", highlight=False)
     if unwritten is not None:
-        raise typer.Exit(code=1)
-
-
-def frame_paths(images: list[Path] | None, video: Path | None) -> list[Path]:
-    """The images to reason about: the `--image` files in order, or the frames of `--video`."""
-    from omni3d_bench.datasets.single import video_frames
-    from omni3d_bench.types import DatasetError
-
-    if bool(images) == (video is not None):
-        raise DatasetError("give the image with --image (repeated for several frames) or a "
-                           "directory of frames with --video, not both")
-    return list(images) if images else video_frames(video)  # type: ignore[arg-type]
+        raise typer.Exit(code=FAILED)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from api_store import ApiStore
 from vadar.programs.outcome import Executor
-from vadar.config import VadarConfig
+from vadar.config import SandboxConfig, VadarConfig
 from vadar.sandbox import SandboxPool
 from vadar.llm.chat import ChatModel
 from vadar.llm.usage import UsageTracker
@@ -33,9 +33,18 @@ class Session:
     @property
     def executor(self) -> Executor:
         """Runs generated code on an idle sandbox worker: parallel questions never queue for one."""
-        limits = self.config.sandbox
-        return functools.partial(self.sandboxes.execute, timeout_s=limits.timeout_s,
-                                 memory_mb=limits.memory_mb, max_stdout_chars=limits.max_stdout_chars)
+        return sandbox_executor(self.sandboxes, self.config.sandbox)
+
+
+def sandbox_pool(limits: SandboxConfig) -> SandboxPool:
+    """The sandbox workers of a job, under the configured limits."""
+    return SandboxPool(timeout_s=limits.timeout_s, memory_mb=limits.memory_mb, max_stdout_chars=limits.max_stdout_chars)
+
+
+def sandbox_executor(sandboxes: SandboxPool, limits: SandboxConfig) -> Executor:
+    """Runs generated code on an idle worker of `sandboxes` under the configured limits."""
+    return functools.partial(sandboxes.execute, timeout_s=limits.timeout_s,
+                             memory_mb=limits.memory_mb, max_stdout_chars=limits.max_stdout_chars)
 
 
 @contextmanager
@@ -47,9 +56,7 @@ def open_session(config: VadarConfig, *, llm: ChatModel | None = None,
     """
     usage = UsageTracker()
     shown = progress or Progress()
-    limits = config.sandbox
-    sandboxes = SandboxPool(timeout_s=limits.timeout_s, memory_mb=limits.memory_mb,
-                            max_stdout_chars=limits.max_stdout_chars)
+    sandboxes = sandbox_pool(config.sandbox)
     store = ApiStore(config.paths.database)
 
     def session(model: ChatModel, name: str) -> Session:
