@@ -26,7 +26,6 @@ from RestrictedPython import compile_restricted_exec
 from RestrictedPython.Guards import (
     guarded_iter_unpack_sequence,
     guarded_unpack_sequence,
-    safer_getattr,
     safer_getattr_raise,
 )
 from RestrictedPython.transformer import FORBIDDEN_FUNC_NAMES, IOPERATOR_TO_STR, RestrictingNodeTransformer
@@ -208,16 +207,20 @@ def _apply(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 
 def _safe_getattr(obj: Any, name: str, *default: Any) -> Any:
-    """`getattr` for programs: no private names, no `str.format`, no frame/code attributes."""
+    """`getattr` for programs: no private names, no `str.format`, no frame/code attributes.
+
+    With a default, a refused attribute counts as a missing one, as in Python's `getattr`:
+    `getattr(1, '__class__', None)` is None, not an error (the same answer `hasattr` gives)."""
     if len(default) > 1:
         raise TypeError("getattr expected at most 3 arguments")
-    if name in CLASS_WALKS:
+    try:
+        if name in CLASS_WALKS:
+            raise AttributeError(f'"{name}" is a restricted name: it leads from a class to `object`')
+        return safer_getattr_raise(obj, name)
+    except (AttributeError, NotImplementedError):
         if default:
             return default[0]
-        raise AttributeError(f'"{name}" is a restricted name: it leads from a class to `object`')
-    if not default:
-        return safer_getattr_raise(obj, name)
-    return safer_getattr(obj, name, default[0])
+        raise
 
 
 def _safe_hasattr(obj: Any, name: str) -> bool:
