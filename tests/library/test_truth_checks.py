@@ -98,3 +98,27 @@ def test_relations_of_generated_scenes_follow_the_generator_rules():
     assert related_objects(scene, 1, "right") == {2}
     assert related_objects(scene, 0, "front") == {1}
     assert related_objects(scene, 0, "behind") == {2}
+
+
+# A common small-model idiom: right answers, and the caller's list is one box short afterwards.
+CHANGES_ITS_CANDIDATES = '''
+def _objects_left_of(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]:
+    """Every other object among `candidates` left of the object in `reference`."""
+    candidates.remove(reference)
+    x = ((reference[0] + reference[2]) / 2 - image.width / 2) * depth(image, reference)
+    return [b for b in candidates if ((b[0] + b[2]) / 2 - image.width / 2) * depth(image, b) < x]
+'''
+
+
+def test_a_helper_that_changes_its_callers_list_fails_and_the_failure_names_the_argument(tmp_path, clevr):
+    result = _check(tmp_path, CHANGES_ITS_CANDIDATES, "_objects_left_of", clevr)
+    assert result.claim == "relation:left" and result.cases >= 6
+    assert result.passed is False
+    assert "changed its argument `candidates`" in result.failures[0]
+
+
+def test_the_same_helper_working_on_a_copy_passes(tmp_path, clevr):
+    copying = CHANGES_ITS_CANDIDATES.replace("    candidates.remove(reference)\n",
+                                             "    candidates = [b for b in candidates if b != reference]\n")
+    result = _check(tmp_path, copying, "_objects_left_of", clevr)
+    assert result.passed is True, result.failures

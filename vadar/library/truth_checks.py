@@ -8,6 +8,10 @@ generated scenes have exact 3D boxes, see `omni3d_bench.relations`), the helper 
 sandbox on sampled scenes and objects and its answer is compared with the truth. Outcomes on a
 handful of questions cannot show this: a helper that returns every object passes many yes/no
 questions by chance, and a pixel height passes every "which is taller" question.
+
+Each case calls the helper as a `watched_call` (`vadar.programs.helper_calls`): a helper that changes
+an argument (`candidates.remove(reference)`) fails its check whatever it returned, and the failure
+names the argument.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from vadar.library.rules import unread_parameter
 from vadar.programs.namespace import program_namespace
 from vadar.library.tracking import retire_helpers
 from vadar.programs.answers import as_float
+from vadar.programs.helper_calls import CHANGED_ARGUMENT, parameter_names, watched_call
 
 __all__ = ["Claim", "TruthChecks", "TruthResult", "TruthVerifier", "claim_of", "recheck_library"]
 
@@ -89,6 +94,7 @@ class TruthChecks:
         result = TruthResult(None, claim.label)
         credit: list[float] = []
         functions = [*[f for f in library if f.name != record.name], record]
+        parameters = parameter_names(record.name, record.signature)
         for image_id in list(dict.fromkeys(q.image_id for q in questions))[: self.images]:
             scene = dataset.scene(image_id)
             if not scene or not scene.get("objects"):
@@ -104,7 +110,7 @@ class TruthChecks:
                 arguments = _arguments(claim, case, boxes, phrases)
                 if arguments is None:
                     continue
-                failure, earned = self._run(record.name, claim, scene, boxes, namespace, case, arguments)
+                failure, earned = self._run(record.name, parameters, claim, scene, boxes, namespace, case, arguments)
                 result.cases += 1
                 credit.append(earned)
                 if failure is not None:
@@ -115,6 +121,8 @@ class TruthChecks:
                 result.passed = result.credit >= self.metric_pass[claim.kind]
             else:
                 result.passed = not result.failures
+            if any(CHANGED_ARGUMENT in failure for failure in result.failures):
+                result.passed = False  # whatever credit it earned: its callers' lists would be wrong
         return result
 
     @staticmethod
@@ -147,10 +155,13 @@ class TruthChecks:
         false = [p for p, holds in verdicts.items() if holds is False]
         return [p for pair in zip(true[:n], false[:n]) for p in pair] or (true + false)[:n]
 
-    def _run(self, name: str, claim: Claim, scene: dict[str, Any], boxes: list[list[float]],
-             namespace: dict[str, Any], case: tuple[int, ...], arguments: list[Any]) -> tuple[str | None, float]:
+    def _run(self, name: str, parameters: Sequence[str], claim: Claim, scene: dict[str, Any],
+             boxes: list[list[float]], namespace: dict[str, Any], case: tuple[int, ...],
+             arguments: list[Any]) -> tuple[str | None, float]:
         """What is wrong with the helper's answer in one case (None: nothing), and the credit it earns."""
-        code = f"final_result = {name}(image, {', '.join(f'arg_{k}' for k in range(len(arguments)))})\n"
+        names = [f"arg_{k}" for k in range(len(arguments))]
+        held = [(_parameter(parameters, k + 1), argument) for k, argument in enumerate(names)]
+        code = "\n".join(watched_call(f"{name}(image, {', '.join(names)})", held)) + "\n"
         values = {f"arg_{k}": value for k, value in enumerate(arguments)}
         outcome = check_infrastructure(self.executor(code, {**namespace, **values}))
         shown = ", ".join(_shown(claim, scene, case, arguments))
@@ -271,6 +282,11 @@ def _shown(claim: Claim, scene: dict[str, Any], case: tuple[int, ...], arguments
     return ["every object's box" if index is None else repr(argument) if isinstance(argument, str)
             else f"box of {_describe(scene, index)}"
             for (_, index), argument in zip(_slots(claim, case), arguments, strict=True)]
+
+
+def _parameter(parameters: Sequence[str], position: int) -> str:
+    """The name of the parameter at `position` (0 is `image`), as a changed argument's refusal names it."""
+    return parameters[position] if position < len(parameters) else f"argument {position + 1}"
 
 
 def _slots(claim: Claim, case: tuple[int, ...]) -> list[tuple[str, int | None]]:
