@@ -72,10 +72,17 @@ H = TypeVar("H", bound=HelperText)
 
 
 def name_problem(name: object) -> str | None:
-    """Why `name` cannot be a helper's name, or None: exactly one leading underscore, a valid
-    identifier, and not a module, namespace, sandbox-reserved or built-in name."""
+    """Why `name` cannot be a helper's name, or None: exactly one leading underscore, a valid ASCII
+    identifier, and not a module, namespace, sandbox-reserved or built-in name.
+
+    ASCII only: `_objects_lеft_of` with a Cyrillic `е` is a different Python name that reads the
+    same, so it would pass beside `_objects_left_of` through every duplicate and tried-before screen."""
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
         return f"{name!r} is not a valid Python name"
+    if not name.isascii():
+        odd = next(c for c in name if not c.isascii())
+        return (f"{name!r} has the non-ASCII character {odd!r} (U+{ord(odd):04X}); helper names are ASCII letters, "
+                "digits and underscores")
     if name in MODULE_NAMES:
         return f"`{name}` is the name of a module; a helper would replace it in every program"
     if name in NAMESPACE_NAMES:
