@@ -9,6 +9,10 @@ sandbox on sampled scenes and objects and its answer is compared with the truth.
 handful of questions cannot show this: a helper that returns every object passes many yes/no
 questions by chance, and a pixel height passes every "which is taller" question.
 
+A helper that runs out of time on one case fails at once: its other cases are not run, since one
+that loops on some inputs would otherwise spend the time limit on each of them (92 s at a 3 s limit,
+about 15 minutes at the default, for one sample of generate-and-test).
+
 Each case calls the helper as a `watched_call` (`vadar.programs.helper_calls`): a helper that changes
 an argument (`candidates.remove(reference)`) fails its check whatever it returned, and the failure
 names the argument.
@@ -47,6 +51,7 @@ _YES = ("true", "yes", "1")
 # both). One object's height or width follows from its 2D box only roughly (0.51 to 0.67).
 METRIC_PASS: Mapping[str, float] = MappingProxyType({"measure": 0.5, "distance": 0.9})
 METRIC_KINDS = tuple(METRIC_PASS)
+TIMED_OUT = "ran out of time (the sandbox's time limit); its other cases were not run"
 
 
 @dataclass
@@ -115,6 +120,9 @@ class TruthChecks:
                 credit.append(earned)
                 if failure is not None:
                     result.failures.append(f"{image_id}: {failure}")
+                if failure is not None and failure.endswith(TIMED_OUT):
+                    result.passed = False
+                    return result
         if result.cases:
             if claim.kind in METRIC_KINDS:
                 result.credit = sum(credit) / len(credit)
@@ -166,6 +174,8 @@ class TruthChecks:
         outcome = check_infrastructure(self.executor(code, {**namespace, **values}))
         shown = ", ".join(_shown(claim, scene, case, arguments))
         call = f"{name}(image, {shown})"
+        if outcome.timed_out:
+            return f"{call} {TIMED_OUT}", 0.0
         if outcome.error is not None:
             return f"{call} failed: {outcome.error.splitlines()[-1]}", 0.0
         value = outcome.value
