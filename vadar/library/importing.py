@@ -26,7 +26,8 @@ from jsonschema.exceptions import best_match
 from api_store import ApiStore, DuplicateFunctionError
 from api_store.records import FunctionStatus
 from vadar.programs.helper_rules import (MAX_LIBRARY_HELPERS, HelperRuleError, call_problem, called_names,
-                                         check_helper, check_name, signature_problem, text_problem)
+                                         check_helper, check_name, joining_problem, signature_problem,
+                                         stored_calls, text_problem)
 
 
 class LibraryImportError(ValueError):
@@ -199,24 +200,12 @@ def _current_calls(data: dict[str, Any]) -> dict[str, set[str]]:
     return calls
 
 
-def _joining_problem(store: ApiStore, data: dict[str, Any]) -> str | None:
-    """What the export would break in the library it joins: the bound on its size, or a cycle of
-    calls through helpers it has already."""
-    imported = _current_calls(data)
-    existing = {f.name: called_names(f.code) if f.code and f.status == FunctionStatus.IMPLEMENTED else set()
-                for f in store.functions(include_failed=True) if f.name not in imported}
-    if len(existing) + len(imported) > MAX_LIBRARY_HELPERS:
-        return (f"the library has {len(existing):,} other functions; with these {len(imported):,} it would hold "
-                f"more than the {MAX_LIBRARY_HELPERS:,} allowed")
-    problem = call_problem({**existing, **imported})
-    return f"with the library's functions: {problem}" if problem is not None else None
-
-
 def import_library(store: ApiStore, path: Path, *, replace: bool = False) -> list[str]:
     """Import every function of the export in `path` into `store`, or none; return their names."""
     data = read_export(path)
     if isinstance(data, dict) and data.get("format") == "vadar-api-store":
-        problem = _joining_problem(store, data)
+        imported = _current_calls(data)
+        problem = joining_problem(stored_calls(store.functions(include_failed=True), excluding=imported), imported)
         if problem is not None:
             raise LibraryImportError(f"{path}: {problem}; nothing was imported")
     try:

@@ -21,10 +21,11 @@ import builtins
 import functools
 import keyword
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from api_store import FunctionRecord, FunctionStatus
 from base_modules.module import PREDEFINED_MODULES, REGION_MODULES
 from base_modules.view_modules import VIEW_MODULES
 from vadar.sandbox import LibrarySourceError, check_library_policy, check_library_source, reserved_name
@@ -224,6 +225,27 @@ def call_problem(calls: Mapping[str, Iterable[str]]) -> str | None:
                 path.append(following)
                 pending.append(iter(graph[following]))
     return None
+
+
+def stored_calls(functions: Iterable[FunctionRecord], *, excluding: Collection[str] = ()) -> dict[str, set[str]]:
+    """Each stored function's name (but those in `excluding`, which are being replaced) to the names
+    its code calls; a function that does not run (proposed, failed) calls nothing."""
+    return {f.name: called_names(f.code) if f.code and f.status == FunctionStatus.IMPLEMENTED else set()
+            for f in functions if f.name not in excluding}
+
+
+def joining_problem(existing: Mapping[str, Iterable[str]], adding: Mapping[str, Iterable[str]]) -> str | None:
+    """What adding helpers (`adding`: name to the names its code calls) to a library (`existing`, from
+    `stored_calls`) would break: its bound of `MAX_LIBRARY_HELPERS`, or a call of itself or a cycle of
+    calls, among them or through the library's own helpers."""
+    if len(existing) + len(adding) > MAX_LIBRARY_HELPERS:
+        return (f"the library has {len(existing):,} other functions; with these {len(adding):,} it would hold "
+                f"more than the {MAX_LIBRARY_HELPERS:,} allowed")
+    problem = call_problem(adding)
+    if problem is None:
+        problem = call_problem({**existing, **adding})
+        problem = f"with the library's functions: {problem}" if problem is not None else None
+    return problem
 
 
 @dataclass(frozen=True)

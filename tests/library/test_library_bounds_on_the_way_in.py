@@ -1,4 +1,4 @@
-"""`vadar library import` holds an export to the rules the agents keep and to what the store can hold:
+"""`vadar library import` (and `vadar library add`) hold helpers to the rules the agents keep and to what the store can hold:
 a bounded number of helpers, no self-calls or cycles of calls (within the file or with the library it
 joins), signatures that describe their code, whole version numbers, text UTF-8 can hold. Each is
 refused in one line naming the entry, and nothing is written."""
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from api_store import ApiStore
-from vadar.library import importing
 from vadar.library.importing import LibraryImportError, import_library
+from vadar.programs import helper_rules
 
 
 def _export(tmp_path: Path, functions: dict[str, tuple[str, str]]) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def test_an_export_of_more_helpers_than_a_library_holds_is_refused_at_once(tmp_p
 
 
 def test_the_library_an_export_joins_stays_within_the_bound(tmp_path, monkeypatch):
-    monkeypatch.setattr(importing, "MAX_LIBRARY_HELPERS", 2)
+    monkeypatch.setattr(helper_rules, "MAX_LIBRARY_HELPERS", 2)
     target = tmp_path / "target.sqlite"
     with ApiStore(target) as store:
         for name in ("_a", "_b"):
@@ -115,3 +115,22 @@ def test_helpers_that_call_each_other_without_a_cycle_import(tmp_path):
     path.write_text(json.dumps(export))
     with ApiStore(tmp_path / "target.sqlite") as store:
         assert sorted(import_library(store, path)) == ["_a", "_b"]
+
+
+@pytest.mark.parametrize(("source", "fragment"), [
+    ('def _count_down(n):\n    """Zero."""\n    return 0 if n <= 0 else _count_down(n - 1)\n',
+     "`_count_down` calls itself: recursion is not allowed"),
+    ('def _a(x):\n    """A."""\n    return _b(x)\n\n\ndef _b(x):\n    """B."""\n    return _a(x)\n',
+     "cycle of calls: _a -> _b -> _a"),
+    ('def _center(x):\n    """Calls back into the library."""\n    return _outer(x)\n',
+     "with the library's functions: cycle of calls: _"),
+])
+def test_library_add_keeps_the_same_rules(tmp_path, source, fragment):
+    from vadar.library.hand import HandLibraryError, add_functions
+
+    with ApiStore(tmp_path / "lib.sqlite") as store:
+        store.propose("_outer", "(x)", "A helper.")
+        store.implement("_outer", "def _outer(x):\n    return _center(x)\n")
+        with pytest.raises(HandLibraryError, match="^" + fragment.replace("(", r"\(").replace(")", r"\)")):
+            add_functions(store, source)
+        assert [f.name for f in store.functions(include_failed=True)] == ["_outer"]
