@@ -1,7 +1,7 @@
-"""`vadar library import` (and `vadar library add`) hold helpers to the rules the agents keep and to what the store can hold:
-a bounded number of helpers, no self-calls or cycles of calls (within the file or with the library it
-joins), signatures that describe their code, whole version numbers, text UTF-8 can hold. Each is
-refused in one line naming the entry, and nothing is written."""
+"""`vadar library import` (and `vadar library add`) hold helpers to the rules the agents keep and to
+what the store can hold: a bounded number of helpers, no self-calls or cycles of calls (within the
+file or with the library it joins), signatures that describe their code, whole version numbers, text
+UTF-8 can hold. Each is refused in one line naming the entry, and nothing is written."""
 
 from __future__ import annotations
 
