@@ -49,7 +49,8 @@ def test_every_whole_number_setting_has_a_ceiling(section: str, name: str) -> No
 
 
 @pytest.mark.parametrize(("name", "value", "message"), [
-    ("VADAR_SANDBOX_MEMORY_MB", str(2**43), "sandbox.memory_mb must be between 128 and 1048576 (1 TiB), got 8796093022208"),
+    ("VADAR_SANDBOX_MEMORY_MB", str(2**43),
+     "sandbox.memory_mb must be between 128 and 1048576 (1 TiB), got 8796093022208"),
     ("VADAR_SANDBOX_MEMORY_MB", "64", "sandbox.memory_mb must be between 128 and 1048576"),
     ("VADAR_LIBRARY_SEARCH_SAMPLES", str(10**12), "library.search_samples must be between 1 and 64"),
     ("VADAR_LIBRARY_SEARCH_ROUNDS", str(10**12), "library.search_rounds must be between 1 and 16"),

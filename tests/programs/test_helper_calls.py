@@ -47,7 +47,8 @@ def test_a_test_call_refuses_a_helper_that_changes_an_argument_and_names_it():
 def test_a_test_call_of_a_helper_that_leaves_its_arguments_alone_returns_its_value():
     copying = CHANGES_ITS_CANDIDATES.replace("candidates.remove(reference)", "candidates = list(candidates)")
     test = build_test_call("_left_of", LEFT_OF, question="q")
-    result = execute(test.code, {**NAMESPACE, "_left_of": LibraryFunction("_left_of", copying)}, timeout_s=10, memory_mb=512)
+    namespace = {**NAMESPACE, "_left_of": LibraryFunction("_left_of", copying)}
+    result = execute(test.code, namespace, timeout_s=10, memory_mb=512)
     assert result.error is None and result.value == []
 
 

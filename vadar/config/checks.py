@@ -125,7 +125,8 @@ class HeaderText:
     def problem(self, value: object) -> str | None:
         text, wanted = str(value), "printable ASCII text"
         if not text.strip():
-            return f"{wanted} with something in it, not only spaces (any text, e.g. sk-no-key-needed, where no key is needed)"
+            return (f"{wanted} with something in it, not only spaces (any text, e.g. sk-no-key-needed, where "
+                    "no key is needed)")
         if not text.isascii():
             return f"{wanted}; it has a non-ASCII character"
         if not text.isprintable():

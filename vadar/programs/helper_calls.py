@@ -85,8 +85,8 @@ def watched_call(call: str, held: Sequence[tuple[str, str]]) -> list[str]:
         f"for watched_index, watched_parameter in enumerate({parameters!r}):",
         "    watched_after = repr(watched_arguments[watched_index])",
         "    if watched_after != watched_before[watched_index]:",
-        f"        helper_changed_an_argument = ({helper!r} + ' {CHANGED_ARGUMENT} `' + watched_parameter + '` (before the call: '"
-        f" + watched_before[watched_index][:{SHOWN_CHARS}] + '; after: ' + watched_after[:{SHOWN_CHARS}]"
+        f"        helper_changed_an_argument = ({helper!r} + ' {CHANGED_ARGUMENT} `' + watched_parameter"
+        f" + '` (before the call: ' + watched_before[watched_index][:{SHOWN_CHARS}] + '; after: ' + watched_after[:{SHOWN_CHARS}]"
         " + '); a helper must not change its caller\\'s data: work on a copy, e.g. list(' + watched_parameter + ')')",
         "        raise ValueError(helper_changed_an_argument)",
     ]
