@@ -70,8 +70,22 @@ def _is_empty(path: Path) -> bool:
         return False
 
 
+def locked_hint(cause: str) -> str | None:
+    """What to do about a library another process holds (`database is locked`), or None when the
+    failure is something else: the file and its disk are fine, and waiting is the remedy."""
+    text = cause.lower()
+    if "locked" not in text and "busy" not in text:
+        return None
+    return (f"another process has held the library for {BUSY_TIMEOUT_S:g} s (a build, an evaluation or a "
+            "`vadar library` command on the same home?); wait for it to finish, or point VADAR_HOME elsewhere")
+
+
 def unusable_reason(path: Path, exc: BaseException) -> str:
-    """Why SQLite failed on `path`, naming a read-only file or directory when that is the cause."""
+    """Why SQLite failed on `path`, naming a read-only file or directory, or another process holding
+    the file, when that is the cause."""
+    locked = locked_hint(str(exc))
+    if locked is not None:
+        return f"{exc}: {locked}"
     folder = path.parent
     if path.exists() and not os.access(path, os.W_OK):
         return f"the file is read-only ({exc}); make it writable, or point VADAR_HOME elsewhere"
@@ -100,7 +114,9 @@ def storage_failure(path: Path | None, exc: BaseException) -> StoreError | None:
     else:
         return None
     text = cause.lower()
-    if "full" in text or "no space" in text:
+    if (locked := locked_hint(cause)) is not None:
+        hint = locked
+    elif "full" in text or "no space" in text:
         hint = "free some space and rerun the same command to resume"
     elif "readonly" in text or "read-only" in text or "permission" in text:
         hint = "make it writable, or point VADAR_HOME (or VADAR_PATHS_DB_PATH) elsewhere"

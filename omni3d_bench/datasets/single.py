@@ -17,6 +17,7 @@ from typing import Any
 from base_modules.types import Image, Region
 from omni3d_bench.datasets.bench_frames import BenchFramesDataset, bench_of_frames, is_views_scene_file, scene_frames
 from omni3d_bench.datasets.clevr import CLEVR_EXAMPLE_WORDS
+from omni3d_bench.datasets.tables import read_text
 from omni3d_bench.images import image_handle
 from omni3d_bench.region_args import check_in_image, read_region_arg
 from omni3d_bench.regions import TOKEN, name_regions
@@ -54,11 +55,15 @@ def video_frames(directory: Path) -> list[Path]:
 
 def load_scene_file(path: Path, image: Path) -> dict[str, Any]:
     """One CLEVR-style scene: a scene object, or the entry of a scenes file for this image."""
+    path = Path(path)
+    if not path.exists():
+        raise DatasetError(f"scene file {path} does not exist")
+    if path.is_dir():
+        raise DatasetError(f"scene file {path} is a directory; give the scene's JSON file")
+    text = read_text(path)  # not UTF-8, or unreadable: one line
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(f"scene file {path} does not exist") from None
-    except json.JSONDecodeError as exc:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, a 5,000-digit number, deep nesting
         raise DatasetError(f"scene file {path} is not valid JSON: {exc}") from None
     if isinstance(data, dict) and "objects" in data:
         return data

@@ -31,12 +31,21 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return read_json_rows(path)
 
 
+def read_text(path: Path) -> str:
+    """A data file's text: one that cannot be read (missing, a directory) or is not UTF-8 is a
+    one-line `DatasetError`, not a traceback."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"cannot read {path}: it is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                           f"offset {exc.start})") from None
+    except OSError as exc:
+        raise DatasetError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
 def load_json(path: Path, remedy: str = "Fix or re-download the file.") -> Any:
     """Parse a JSON file, turning read and syntax errors into a `DatasetError` ending in `remedy`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DatasetError(f"cannot read {path}: {exc}") from exc
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -44,6 +53,8 @@ def load_json(path: Path, remedy: str = "Fix or re-download the file.") -> Any:
             f"malformed JSON in {path}: {exc.msg} at line {exc.lineno}, column {exc.colno}. "
             + remedy
         ) from exc
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting deeper than Python's stack
+        raise DatasetError(f"malformed JSON in {path}: {exc}. " + remedy) from None
 
 
 def read_json_rows(path: Path) -> list[dict[str, Any]]:
@@ -58,10 +69,7 @@ def read_json_rows(path: Path) -> list[dict[str, Any]]:
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     rows = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DatasetError(f"cannot read {path}: {exc}") from exc
+    lines = read_text(path).splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue

@@ -120,3 +120,35 @@ def test_near_duplicate_names_are_rejected_with_the_name_to_use():
     assert [s.name for s in proposals.accepted] == ["_left_of_count"]
     reasons = [reason for _, reason in proposals.rejected]
     assert "near-duplicate of `_objects_left_of`" in reasons[0] and "near-duplicate of `_left_of_count`" in reasons[1]
+
+
+def test_remembered_rejections_shown_to_the_agent_are_bounded_and_all_still_screened():
+    from vadar.agents.signature import MAX_TRIED_CHARS, MAX_TRIED_SHOWN
+
+    tried = {f"_helper_number_{i}": f"its ground-truth check failed on case {i} " + "x" * 100 for i in range(2000)}
+    tried["_objects_left_of"] = "it returned the reference itself"  # the most relevant to the batch
+    reply = GOOD.replace("_count_matching", "_helper_number_7")  # tried long ago, not shown
+    llm = ScriptedLLM([reply])
+    agent = SignatureAgent(llm)
+    proposals = agent.propose(["Which objects are left of the cube?"], render_api(), existing=[], tried=tried)
+    request = llm.calls[0][-1]["content"]
+    listed = [line for line in request.splitlines() if line.startswith("- `_")]
+    assert 0 < len(listed) <= MAX_TRIED_SHOWN and sum(map(len, listed)) <= MAX_TRIED_CHARS + 10 * len(listed)
+    assert "- `_objects_left_of`: it returned the reference itself" in listed
+    assert "`_helper_number_1999`" in request and "`_helper_number_7`:" not in request  # the most recent first
+    assert len(request) < 6_000
+    assert {s.name for s, _ in proposals.rejected} == {"_objects_left_of", "_helper_number_7"}
+
+
+def test_a_few_remembered_rejections_are_all_shown_sorted_by_name():
+    from vadar.agents.signature import shown_tried
+
+    tried = {"_b_thing": "wrong", "_a_thing": "unused"}
+    assert shown_tried(tried, ["q"]) == [("_a_thing", "unused"), ("_b_thing", "wrong")]
+
+
+@pytest.mark.parametrize("name", ["_objects_lеft_of", "_соunt"])  # Cyrillic е, с and о
+def test_a_name_with_a_non_ascii_letter_is_refused_so_it_cannot_pass_beside_its_ascii_twin(name):
+    stub = Stub(name, "(image: Image) -> int", "doc")
+    reason = rejection_reason(stub, {normalized_name("_objects_left_of")}, tried={"_count": "wrong"})
+    assert reason is not None and "non-ASCII character" in reason

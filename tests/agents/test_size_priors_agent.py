@@ -17,7 +17,7 @@ from vadar.agents.techniques.priors import SizePriorsRecord
 from vadar.agents.techniques.revise import RevisionRecord
 from vadar.cli import app
 from vadar.cli.options import load_settings
-from vadar.config import ReasoningConfig, VadarConfig, load_config
+from vadar.config import ReasoningConfig, load_config
 from vadar.llm.doubles import ScriptedLLM
 from vadar.programs.question_form import parse_question
 from vadar.report.questions import technique_lines

@@ -75,13 +75,13 @@ def test_agent_limits_from_toml_and_env(tmp_path):
 
 
 def test_agent_limit_below_one_is_refused():
-    with pytest.raises(ConfigError, match="agents.tool_budget must be at least 1"):
+    with pytest.raises(ConfigError, match="agents.tool_budget must be between 1 and 64"):
         load_config(env={"VADAR_AGENTS_TOOL_BUDGET": "0"})
 
 
 @pytest.mark.parametrize("value", ["1", "-2"])
 def test_a_repetition_stop_of_one_or_less_is_refused_and_zero_turns_it_off(value: str):
-    with pytest.raises(ConfigError, match="llm.stop_repeats must be 0 \\(off\\) or at least 2"):
+    with pytest.raises(ConfigError, match="llm.stop_repeats must be 0 \\(off\\) or between 2 and 100"):
         load_config(env={"VADAR_LLM_STOP_REPEATS": value})
     assert load_config(env={"VADAR_LLM_STOP_REPEATS": "0"}).llm.stop_repeats == 0
 

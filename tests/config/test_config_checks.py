@@ -29,7 +29,7 @@ REFUSED = [
     ("VADAR_REASONING_SAMPLES", "0", "reasoning.samples must be between 1 and 16, got 0"),
     ("VADAR_EMBEDDED_PORT", "70000", "embedded.port must be between 1 and 65535"),
     ("VADAR_EMBEDDED_SPECULATIVE", "medusa", "embedded.speculative must be one of none, ngram-simple"),
-    ("VADAR_LIBRARY_RETIRE_MIN_USES", "0", "library.retire_min_uses must be at least 1"),
+    ("VADAR_LIBRARY_RETIRE_MIN_USES", "0", "library.retire_min_uses must be between 1 and 1000"),
     ("VADAR_VISION_DTYPE", "float8", "vision.dtype must be one of auto, float32, float16, bfloat16"),
     ("VADAR_VISION_BOX_THRESHOLD", "1.5", "vision.box_threshold must be between 0 and 1"),
     ("VADAR_VISION_VQA_TIMEOUT_S", "0", "vision.vqa_timeout_s must be a positive number"),
@@ -80,7 +80,7 @@ def test_a_config_built_by_hand_goes_through_the_same_checks() -> None:
         check_config(config)
     config = VadarConfig()
     config.agents.tool_budget = 0
-    with pytest.raises(ConfigError, match=r"agents\.tool_budget must be at least 1"):
+    with pytest.raises(ConfigError, match=r"agents\.tool_budget must be between 1 and 64"):
         check_config(config)
 
 

@@ -98,3 +98,56 @@ def test_relations_of_generated_scenes_follow_the_generator_rules():
     assert related_objects(scene, 1, "right") == {2}
     assert related_objects(scene, 0, "front") == {1}
     assert related_objects(scene, 0, "behind") == {2}
+
+
+# A common small-model idiom: right answers, and the caller's list is one box short afterwards.
+CHANGES_ITS_CANDIDATES = '''
+def _objects_left_of(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]:
+    """Every other object among `candidates` left of the object in `reference`."""
+    candidates.remove(reference)
+    x = ((reference[0] + reference[2]) / 2 - image.width / 2) * depth(image, reference)
+    return [b for b in candidates if ((b[0] + b[2]) / 2 - image.width / 2) * depth(image, b) < x]
+'''
+
+
+def test_a_helper_that_changes_its_callers_list_fails_and_the_failure_names_the_argument(tmp_path, clevr):
+    result = _check(tmp_path, CHANGES_ITS_CANDIDATES, "_objects_left_of", clevr)
+    assert result.claim == "relation:left" and result.cases >= 6
+    assert result.passed is False
+    assert "changed its argument `candidates`" in result.failures[0]
+
+
+def test_the_same_helper_working_on_a_copy_passes(tmp_path, clevr):
+    copying = CHANGES_ITS_CANDIDATES.replace("    candidates.remove(reference)\n",
+                                             "    candidates = [b for b in candidates if b != reference]\n")
+    result = _check(tmp_path, copying, "_objects_left_of", clevr)
+    assert result.passed is True, result.failures
+
+
+# Right where it ends, and a loop for every reference right of x = 200.
+LOOPS_ON_SOME_INPUTS = '''
+def _objects_left_of(image: Image, reference: BBox) -> list[BBox]:
+    """Every other object left of the object in `reference`."""
+    while reference[0] > 200:
+        pass
+    x = ((reference[0] + reference[2]) / 2 - image.width / 2) * depth(image, reference)
+    return [b for b in loc(image, "objects") if ((b[0] + b[2]) / 2 - image.width / 2) * depth(image, b) < x
+            and not same_object(image, b, reference)]
+'''
+
+
+def test_a_helper_that_runs_out_of_time_on_one_case_fails_without_running_the_rest(tmp_path, clevr):
+    dataset, modules, questions = clevr
+    with ApiStore(tmp_path / "lib.sqlite") as store:
+        add_functions(store, LOOPS_ON_SOME_INPUTS)
+        record = store.current("_objects_left_of")
+        runs = []
+
+        def executor(code, namespace):
+            runs.append(code)
+            return execute(code, namespace, timeout_s=0.5)
+
+        result = TruthChecks(executor).check(record, store.functions(), dataset, modules, questions)
+    assert result.passed is False and result.failures[-1].endswith("its other cases were not run")
+    assert sum("ran out of time" in failure for failure in result.failures) == 1
+    assert len(runs) == result.cases and result.cases < 24  # 6 images of up to 4 cases each

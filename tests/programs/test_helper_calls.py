@@ -1,4 +1,6 @@
-from vadar.programs.helper_calls import build_test_call
+from sandbox_namespace import NAMESPACE
+from vadar.programs.helper_calls import build_test_call, parameter_names
+from vadar.sandbox import LibraryFunction, execute
 
 
 def test_boxes_and_image_come_from_modules():
@@ -6,7 +8,8 @@ def test_boxes_and_image_come_from_modules():
                            question="q")
     assert test.call == "_left_of(image, test_boxes[0 if len(test_boxes) > 0 else 0], test_boxes)"
     assert test.code.startswith("test_boxes = loc(image, 'objects')")
-    assert test.code.rstrip().endswith("final_result = " + test.call)
+    assert test.code.splitlines()[3] == "final_result = " + test.call  # line 4, as errors have always shown it
+    assert "watched_arguments = [test_boxes[0 if len(test_boxes) > 0 else 0], test_boxes]" in test.code
 
 
 def test_two_boxes_get_distinct_objects_and_strings_follow_names():
@@ -25,3 +28,30 @@ def test_typed_strings_are_not_mistaken_for_boxes_and_defaults_are_left_alone():
 def test_untyped_parameters_use_names_and_question_is_passed_through():
     test = build_test_call("_answer", "(image, obj, question)", question="Is it red?")
     assert test.call == "_answer(image, test_boxes[0 if len(test_boxes) > 0 else 0], 'Is it red?')"
+
+
+LEFT_OF = "(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]"
+CHANGES_ITS_CANDIDATES = ('def _left_of(image, reference, candidates):\n    """Left."""\n'
+                          '    candidates.remove(reference)\n    return [c for c in candidates if c[2] < reference[0]]\n')
+
+
+def test_a_test_call_refuses_a_helper_that_changes_an_argument_and_names_it():
+    test = build_test_call("_left_of", LEFT_OF, question="q")
+    namespace = {**NAMESPACE, "_left_of": LibraryFunction("_left_of", CHANGES_ITS_CANDIDATES)}
+    result = execute(test.code, namespace, timeout_s=10, memory_mb=512)
+    assert result.error is not None
+    last = result.error.splitlines()[-1]
+    assert last.startswith("ValueError: _left_of changed its argument `candidates`") and "list(candidates)" in last
+
+
+def test_a_test_call_of_a_helper_that_leaves_its_arguments_alone_returns_its_value():
+    copying = CHANGES_ITS_CANDIDATES.replace("candidates.remove(reference)", "candidates = list(candidates)")
+    test = build_test_call("_left_of", LEFT_OF, question="q")
+    namespace = {**NAMESPACE, "_left_of": LibraryFunction("_left_of", copying)}
+    result = execute(test.code, namespace, timeout_s=10, memory_mb=512)
+    assert result.error is None and result.value == []
+
+
+def test_a_watched_call_names_every_parameter_of_a_signature():
+    assert parameter_names("_f", "(image, a, b=2, *, c)") == ["image", "a", "b"]
+    assert parameter_names("_f", "(image, a") == []

@@ -113,3 +113,10 @@ def test_the_code_bound_holds_across_helpers():
     kept = fit_library(helpers, on_left_out=lambda left: None)
     assert 0 < len(kept) < len(helpers)
     assert sum(len(h.code or "") for h in kept) <= MAX_LIBRARY_CODE_CHARS
+
+
+def test_a_name_with_a_lookalike_letter_is_refused():
+    problem = name_problem("_objects_lеft_of")  # a Cyrillic е
+    assert problem is not None and "non-ASCII character 'е' (U+0435)" in problem
+    with pytest.raises(HelperRuleError, match="non-ASCII"):
+        check_helper("_objects_lеft_of", "()", "doc", None)

@@ -92,7 +92,7 @@ def test_stdout_is_captured(sandbox):
 
 
 def test_stdout_is_truncated_with_a_marker(sandbox):
-    result = run(sandbox, "for i in range(200000):\n    print('line', i)\nfinal_result = 1", max_stdout_chars=1000)
+    result = run(sandbox, "for i in range(50000):\n    print('line', i)\nfinal_result = 1", max_stdout_chars=1000)
     assert result.ok and result.value == 1
     assert result.stdout.startswith("line 0\nline 1\n")
     assert result.stdout_truncated

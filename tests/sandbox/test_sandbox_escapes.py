@@ -44,7 +44,7 @@ ESCAPES = {
     "input": "final_result = input()",
     "breakpoint": "breakpoint()",
     "getattr dunder": "final_result = getattr(1, '__class__')",
-    "getattr private": "final_result = getattr(host_echo, '_x', None)",
+    "getattr private": "final_result = getattr(host_echo, '_x')",
     "setattr": "setattr(host_echo, 'x', 1)",
     "format attr": "final_result = '{0.__class__}'.format(1)",
     "format globals": "def f():\n    pass\nfinal_result = '{.__globals__}'.format(f)",

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from vadar.sandbox import Sandbox
+from vadar.sandbox import LibraryFunction, Sandbox
 
 TIMEOUT_S = 1.0
 MEMORY_MB = 256
@@ -92,12 +92,34 @@ def test_memory_error_names_the_line(sandbox):
 
 def test_huge_print_loop_keeps_memory_and_pipe_bounded(sandbox):
     code = "for i in range(10**7):\n    print('spam spam spam', i)\nfinal_result = 'done'"
-    result = sandbox.execute(code, {}, timeout_s=2, memory_mb=MEMORY_MB, max_stdout_chars=10_000)
-    assert not result.memory_exceeded and result.infrastructure_error is None
-    if not result.timed_out:  # a fast machine finishes; a slow one is stopped by the clock
-        assert result.value == "done"
-        assert len(result.stdout) < 10_200 and result.stdout_truncated
+    result = sandbox.execute(code, {}, timeout_s=10, memory_mb=MEMORY_MB, max_stdout_chars=10_000)
+    assert not result.memory_exceeded and result.infrastructure_error is None and not result.timed_out
+    assert result.error is not None
+    assert "PrintLimitError: the program printed more than 1,000,000 characters" in result.error
+    assert len(result.stdout) < 10_200 and result.stdout_truncated
     assert_recovers(sandbox)
+
+
+HELPER_PRINTING_5_MB = "def _chatty(x):\n    print('x' * 5_000_000)\n    return x\n"
+
+
+@pytest.mark.parametrize("call", [
+    "final_result = _chatty(1)",
+    "try:\n    final_result = _chatty(1)\nexcept Exception:\n    final_result = 0",
+    "try:\n    final_result = _chatty(1)\nexcept:\n    final_result = 0",  # swallowed, and still refused
+])
+def test_a_helper_printing_megabytes_per_call_fails_its_call(sandbox, call):
+    namespace = {"_chatty": LibraryFunction("_chatty", HELPER_PRINTING_5_MB)}
+    started = time.monotonic()
+    result = sandbox.execute(call, namespace, timeout_s=10, memory_mb=MEMORY_MB)
+    assert result.error is not None and result.error.splitlines()[-1].startswith("PrintLimitError: the program printed")
+    assert not result.has_final_result and time.monotonic() - started < 5
+    assert_recovers(sandbox)
+
+
+def test_printing_up_to_the_bound_is_fine(sandbox):
+    result = sandbox.execute("print('x' * 999_000)\nfinal_result = 1", {}, timeout_s=10, memory_mb=MEMORY_MB)
+    assert result.ok and result.value == 1 and result.stdout_truncated
 
 
 def test_oversized_final_result_is_a_program_error(sandbox):

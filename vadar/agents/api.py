@@ -26,7 +26,7 @@ from vadar.programs.sampling import IMPLEMENTATION
 from vadar.agents.helper_search import CaseCheck, HelperVerifier, Sample, SearchRecord, SearchSettings, search
 from vadar.programs.step_loop import LLMCost, LoopEnd, Reply, StepLoop, Verdict
 from vadar.programs.stubs import StubFormatError, called_names, parse_implementation
-from vadar.programs.helper_rules import MAX_CODE_CHARS, name_problem
+from vadar.programs.helper_rules import MAX_CODE_CHARS, cycle_text, name_problem, recursion_problem
 from vadar.programs.helper_calls import build_test_call
 from vadar.programs.api_text import function_stub, render_api
 from vadar.llm.chat import ChatModel, Role
@@ -269,13 +269,13 @@ class ApiAgent:
             return _Step(error=str(exc))
         if len(code) > MAX_CODE_CHARS:  # the helper rules' bound: the code runs before every program
             return _Step(error=f"the implementation has {len(code):,} characters; write it in at most {MAX_CODE_CHARS:,}")
-        if name in calls:
-            return _Step(code=code, error=f"`{name}` calls itself: recursion is not allowed", fatal=True)
+        recursion = recursion_problem(name, calls)
+        if recursion is not None:
+            return _Step(code=code, error=recursion, fatal=True)
         library = [c for c in calls if c in self.store]
         for dependency in library:
             if dependency in stack:
-                cycle = " -> ".join([*stack[stack.index(dependency):], dependency])
-                return _Step(code=code, error=f"cycle of calls: {cycle}", fatal=True)
+                return _Step(code=code, error=cycle_text([*stack[stack.index(dependency):], dependency]), fatal=True)
             if not self._implement(dependency, stack, context, report):
                 reason = self.store.current(dependency).last_error
                 return _Step(code=code, error=f"`{dependency}` is not available ({reason}); "

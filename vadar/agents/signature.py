@@ -21,6 +21,14 @@ from vadar.llm.chat import ChatModel, Role
 
 NO_NEW_FUNCTIONS = "no new functions"
 
+MAX_TRIED_SHOWN = 20
+"""Most helpers tried before that one Signature request lists: every one is still screened out of
+the reply, but 2,000 of them made a 120 KB request against an 8,192-token model."""
+
+MAX_TRIED_CHARS = 3_000
+"""Most characters of those lines (names and reasons, about 750 tokens), so that long names and
+reasons cannot outgrow the request either."""
+
 
 @dataclass
 class Proposals:
@@ -81,6 +89,24 @@ def rejection_reason(stub: Stub, taken: set[str], similar: dict[frozenset[str], 
     return None
 
 
+def shown_tried(tried: Mapping[str, str], questions: Sequence[str]) -> list[tuple[str, str]]:
+    """The helpers tried before that a request lists, sorted by name: those whose name words the
+    batch's questions use most, the most recent first among equals (`tried` is oldest first, the
+    order the library grew in), up to `MAX_TRIED_SHOWN` of them and `MAX_TRIED_CHARS` characters."""
+    words = {w for q in questions for w in re.findall(r"[a-z0-9]+", q.lower())}
+    order = list(tried)
+    ranked = sorted(range(len(order)), key=lambda i: (-len(name_words(order[i]) & words), -i))
+    shown: list[tuple[str, str]] = []
+    chars = 0
+    for i in ranked[:MAX_TRIED_SHOWN]:
+        line = (order[i], tried[order[i]])
+        chars += len(line[0]) + len(line[1])
+        if chars > MAX_TRIED_CHARS:
+            break
+        shown.append(line)
+    return sorted(shown)
+
+
 class SignatureAgent:
     """Proposes new `_`-prefixed helper functions for a batch of questions."""
 
@@ -99,7 +125,7 @@ class SignatureAgent:
                 "signature_system", api=api_text.strip(), max_functions=self.max_functions,
                 example=example_stub(questions).strip())},
             {"role": "user", "content": prompts.render("signature_batch", questions=list(questions),
-                                                       tried=sorted(tried.items()), aims=aims)},
+                                                       tried=shown_tried(tried, questions), aims=aims)},
         ]
         result = Proposals()
         existing = list(existing)

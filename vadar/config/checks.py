@@ -1,7 +1,7 @@
 """What a setting's value must be, declared as data beside each section, and the one function that
 checks a section against its declarations.
 
-Every section lists its checks (`Range`, `OneOf`, `HttpUrl`, `NotEmpty`, `ModuleSlots`) by field
+Every section lists its checks (`Range`, `OneOf`, `HttpUrl`, `NotEmpty`, `HeaderText`, `ModuleSlots`) by field
 name; `check_section` applies them, and the declared type of every field, in one pass. A refused
 value is one line naming the setting, its environment variable and, when it came from elsewhere,
 where it was set.
@@ -15,7 +15,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Protocol
 from urllib.parse import urlsplit
 
 from base_modules.registry import SLOTS
@@ -115,6 +115,28 @@ class HttpUrl:
 
 
 @dataclass(frozen=True)
+class HeaderText:
+    """A key sent in an HTTP header (`Authorization: Bearer ...`): printable ASCII with something in it.
+    A newline, a non-ASCII letter or only spaces cannot be sent, and the client would fail on every
+    try and then blame the endpoint. A key is a secret: its refusal names the fault, never the value."""
+
+    secret: ClassVar[bool] = True
+
+    def problem(self, value: object) -> str | None:
+        text, wanted = str(value), "printable ASCII text"
+        if not text.strip():
+            return (f"{wanted} with something in it, not only spaces (any text, e.g. sk-no-key-needed, where "
+                    "no key is needed)")
+        if not text.isascii():
+            return f"{wanted}; it has a non-ASCII character"
+        if not text.isprintable():
+            return f"{wanted}; it has a line break or another control character"
+        if text != text.strip():
+            return f"{wanted} without spaces at either end"
+        return None
+
+
+@dataclass(frozen=True)
 class ModuleSlots:
     """A mapping whose keys are module slots (`depth`, `vqa`, ...) and whose values name a backend.
     Whether a plugin backend is installed is left to where the modules are built (a Ray worker may
@@ -131,10 +153,14 @@ def env_name(section: str, field: str) -> str:
     return "VADAR_HOME" if (section, field) == ("paths", "home") else f"VADAR_{section.upper()}_{field.upper()}"
 
 
-def refusal(section: str, field: str, what: str, value: object, origin: str | None = None) -> ConfigError:
-    """The one line for a refused value: setting, rule, value, variable, and where it was set."""
+def refusal(section: str, field: str, what: str, value: object, origin: str | None = None, *,
+            secret: bool = False) -> ConfigError:
+    """The one line for a refused value: setting, rule, value (unless it is a secret), variable, and
+    where it was set."""
     variable = env_name(section, field)
     where = f"; set by {origin}" if origin and origin != variable else ""
+    if secret:
+        return ConfigError(f"{section}.{field} must be {what} ({variable}{where}; the value is not shown)")
     shown = f"'{value}'" if isinstance(value, Path) else repr(value)
     return ConfigError(f"{section}.{field} must be {what}, got {shown} ({variable}{where})")
 
@@ -145,11 +171,13 @@ def check_section(section: str, values: object, checks: Mapping[str, Check],
     hints = typing.get_type_hints(type(values))
     for f in dataclasses.fields(values):  # type: ignore[arg-type]
         value = getattr(values, f.name)
+        check = checks.get(f.name)
         what = type_problem(value, hints[f.name])
-        if what is None and value is not None and f.name in checks:
-            what = checks[f.name].problem(value)
+        if what is None and value is not None and check is not None:
+            what = check.problem(value)
         if what is not None:
-            raise refusal(section, f.name, what, value, (origins or {}).get((section, f.name)))
+            raise refusal(section, f.name, what, value, (origins or {}).get((section, f.name)),
+                          secret=getattr(check, "secret", False))
 
 
 def type_problem(value: object, hint: object) -> str | None:

@@ -128,3 +128,4 @@ def _apply_env(config: VadarConfig, env: Mapping[str, str], origins: Origins) ->
             set_module(config.modules, slot, env[name], origin=name, origins=origins)
     if config.llm.base_url and config.llm.api_key == LLMConfig.api_key and env.get("OPENAI_API_KEY"):
         config.llm.api_key = env["OPENAI_API_KEY"]
+        origins[("llm", "api_key")] = "OPENAI_API_KEY"

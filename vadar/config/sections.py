@@ -14,14 +14,28 @@ from typing import ClassVar
 import platformdirs
 
 from base_modules.registry import BackendError, resolve
-from vadar.config.checks import DAY_S, Check, ConfigError, HttpUrl, ModuleSlots, NotEmpty, OneOf, Range
+from vadar.config.checks import (DAY_S, Check, ConfigError, HeaderText, HttpUrl, ModuleSlots, NotEmpty, OneOf,
+                                 Range)
 
 POSITIVE = Range(0, above=True)
-AT_LEAST_1 = Range(1)
-AT_LEAST_0 = Range(0)
 TIMEOUT = Range(0, DAY_S, above=True, unit="a day")
 TEMPERATURE = Range(0.0, 2.0)
 SHARE = Range(0.0, 1.0)
+
+# Every count has a ceiling (tests/config/test_config_checks.py walks them all): a count of 10**12
+# passes a "positive" check and then writes 10**12 programs or never ends a loop.
+ATTEMPTS = Range(1, 20)
+"""Tries of one agent at one thing: past 20 a small model only repeats itself."""
+MANY = Range(1, 1000)
+"""Counts of things a build or evaluation handles (helpers, questions, uses)."""
+TOKENS = Range(0, 1_048_576, above=True, unit="a million tokens")
+"""A reply's or a context window's length: no model in use reads more than a million tokens."""
+THREADS = Range(0, 1024, above=True)
+"""Threads, slots, jobs and actors: more than this machine, or a cluster's worth of them, has."""
+
+MEMORY_MB = Range(128, 1_048_576, unit="1 TiB")
+"""The sandbox's address-space limit: below 128 MB the worker cannot unwind and report, and above
+1 TiB the limit stops being one (`2**43` was taken and every program then died at start)."""
 
 
 def default_home() -> Path:
@@ -56,9 +70,9 @@ class LLMConfig:
     stop_repeats: int = 3
 
     CHECKS: ClassVar[Mapping[str, Check]] = {
-        "base_url": HttpUrl(), "model": NotEmpty(), "temperature": TEMPERATURE, "max_tokens": POSITIVE,
-        "timeout_s": TIMEOUT, "inactivity_timeout_s": TIMEOUT, "max_retries": AT_LEAST_0,
-        "stop_repeats": Range(2, off=True),
+        "base_url": HttpUrl(), "api_key": HeaderText(), "model": NotEmpty(), "temperature": TEMPERATURE,
+        "max_tokens": TOKENS, "seed": Range(0, 2**32 - 1), "timeout_s": TIMEOUT, "inactivity_timeout_s": TIMEOUT,
+        "max_retries": Range(0, 20), "stop_repeats": Range(2, 100, off=True),
     }
 
 
@@ -85,7 +99,7 @@ class EmbeddedLLMConfig:
     speculative: str = "none"
 
     CHECKS: ClassVar[Mapping[str, Check]] = {
-        "host": NotEmpty(), "port": Range(1, 65535), "n_ctx": POSITIVE, "n_threads": POSITIVE, "n_parallel": POSITIVE,
+        "host": NotEmpty(), "port": Range(1, 65535), "n_ctx": TOKENS, "n_threads": THREADS, "n_parallel": THREADS,
         "startup_timeout_s": TIMEOUT, "inactivity_timeout_s": TIMEOUT, "speculative": OneOf(SPECULATIVE_TYPES),
     }
 
@@ -100,7 +114,7 @@ class SandboxConfig:
 
     # A zero or negative limit would remove it (memory) or fail every program (time).
     CHECKS: ClassVar[Mapping[str, Check]] = {
-        "timeout_s": TIMEOUT, "memory_mb": POSITIVE, "max_stdout_chars": AT_LEAST_0}
+        "timeout_s": TIMEOUT, "memory_mb": MEMORY_MB, "max_stdout_chars": Range(0, 1_000_000)}
 
 
 @dataclass
@@ -114,10 +128,23 @@ class AgentsConfig:
     program_same_error_limit: int = 3  # give a question up after the same error this many times in a row
     tool_budget: int = 8
 
-    # Every limit must be at least 1; a zero would silently disable an agent.
-    CHECKS: ClassVar[Mapping[str, Check]] = {name: AT_LEAST_1 for name in (
-        "signature_attempts", "max_new_functions", "implementation_attempts", "program_attempts",
-        "program_same_error_limit", "tool_budget")}
+    # Every limit must be at least 1 (a zero would silently disable an agent) and at most 20 (64 tool
+    # replies): each is a model request.
+    CHECKS: ClassVar[Mapping[str, Check]] = {
+        **{name: ATTEMPTS for name in ("signature_attempts", "implementation_attempts", "program_attempts",
+                                       "program_same_error_limit")},
+        "max_new_functions": Range(1, 50), "tool_budget": Range(1, 64)}
+
+
+MAX_SAMPLES = 16
+"""Most programs per question (`reasoning.samples`, `--samples`): each is an LLM request (and a sandbox
+run), and the measured gain came from 3 (docs/results/techniques.md); 1,000 would write 1,000 programs
+a question."""
+
+
+MAX_SEARCH_SAMPLES = 64
+"""Most sampled implementations of one helper per round (`library.search_samples`): each is an LLM
+request and a run over every ground-truth case."""
 
 
 @dataclass
@@ -147,18 +174,13 @@ class LibraryConfig:
     validation_min: int = 10  # fewer held-back questions than this judge nothing: no validation
 
     CHECKS: ClassVar[Mapping[str, Check]] = {
-        "admission": OneOf(("labelled", "unlabelled", "off")), "retrieve_k": AT_LEAST_0, "examples_k": AT_LEAST_0,
-        "retire_min_uses": AT_LEAST_1, "retire_below": SHARE, "search_temperature": TEMPERATURE,
+        "admission": OneOf(("labelled", "unlabelled", "off")), "retrieve_k": Range(0, 1000),
+        "examples_k": Range(0, 100), "retire_below": SHARE, "search_temperature": TEMPERATURE,
         "validation_share": Range(0.0, 1.0, below=True),
-        **{name: AT_LEAST_1 for name in ("admit_min_uses", "distill_min_uses", "distill_max_helpers", "build_tries",
-                                         "search_samples", "search_rounds", "validation_min")},
+        **{name: MANY for name in ("retire_min_uses", "admit_min_uses", "distill_min_uses", "validation_min")},
+        "distill_max_helpers": Range(1, 100), "build_tries": Range(1, MAX_SAMPLES),
+        "search_samples": Range(1, MAX_SEARCH_SAMPLES), "search_rounds": Range(1, MAX_SAMPLES),
     }
-
-
-MAX_SAMPLES = 16
-"""Most programs per question (`reasoning.samples`, `--samples`): each is an LLM request (and a sandbox
-run), and the measured gain came from 3 (docs/results/techniques.md); 1,000 would write 1,000 programs
-a question."""
 
 
 @dataclass
@@ -177,7 +199,7 @@ class ReasoningConfig:
     size_priors_shown: bool = True  # false: the priors serve only the reflect step's range check
 
     CHECKS: ClassVar[Mapping[str, Check]] = {
-        "samples": Range(1, MAX_SAMPLES), "sample_temperature": TEMPERATURE, "vote_tolerance": AT_LEAST_0}
+        "samples": Range(1, MAX_SAMPLES), "sample_temperature": TEMPERATURE, "vote_tolerance": Range(0)}
 
     def label(self) -> str:
         """A short name of the techniques in use, e.g. `samples=3+formalize`; `none` when all are off."""
@@ -201,7 +223,7 @@ class EvalConfig:
     # records the question as an infrastructure error, goes on, and a rerun asks it again.
     keep_going: bool = False
 
-    CHECKS: ClassVar[Mapping[str, Check]] = {"jobs": AT_LEAST_1, "executor": OneOf(EXECUTORS)}
+    CHECKS: ClassVar[Mapping[str, Check]] = {"jobs": THREADS, "executor": OneOf(EXECUTORS)}
 
 
 @dataclass
@@ -220,8 +242,8 @@ class RayConfig:
     module_cpus: float = 1.0
 
     CHECKS: ClassVar[Mapping[str, Check]] = {
-        "task_cpus": POSITIVE, "max_retries": AT_LEAST_0, "module_actors": AT_LEAST_0, "module_gpus": AT_LEAST_0,
-        "module_cpus": AT_LEAST_0}
+        "task_cpus": POSITIVE, "max_retries": Range(0, 100), "module_actors": Range(0, 1024),
+        "module_gpus": Range(0), "module_cpus": Range(0)}
 
 
 @dataclass

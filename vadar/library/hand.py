@@ -11,7 +11,8 @@ import ast
 from dataclasses import dataclass
 
 from api_store import ApiStore
-from vadar.programs.helper_rules import HelperRuleError, check_helper, name_problem
+from vadar.programs.helper_rules import (HelperRuleError, called_names, check_helper, joining_problem, name_problem,
+                                         stored_calls)
 
 
 class HandLibraryError(ValueError):
@@ -69,6 +70,10 @@ def parse_functions(source: str) -> list[HandFunction]:
 def add_functions(store: ApiStore, source: str) -> list[str]:
     """Propose, implement and admit each function of `source`; returns their names."""
     functions = parse_functions(source)
+    adding = {f.name: called_names(f.code) for f in functions}
+    problem = joining_problem(stored_calls(store.functions(include_failed=True), excluding=adding), adding)
+    if problem is not None:  # the rules an import and the API agent keep: size, no recursion, no cycle
+        raise HandLibraryError(problem)
     with store.transaction():
         for function in functions:
             store.propose(function.name, function.signature, function.docstring)

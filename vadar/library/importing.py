@@ -2,12 +2,15 @@
 
 An export is data from elsewhere; its helpers would run before every program that has them in
 its namespace, and their names, docstrings and signatures join every prompt. So before anything
-is written the whole file is checked: its shape against `EXPORT_SCHEMA` (what the store reads of
-it; no NaN or infinity anywhere), versions unique per function, every function's name and every
+is written the whole file is checked: at most `MAX_LIBRARY_HELPERS` functions, its shape against
+`EXPORT_SCHEMA` (what the store reads of it; no NaN or infinity, no text UTF-8 cannot hold, versions
+whole numbers up to `MAX_VERSION`), versions unique per function, every function's name and every
 version's texts under the helper rules (`vadar.programs.helper_rules`: one leading underscore,
-no module, built-in, sandbox or namespace name, size bounds), and every implemented version one
-plain `def` that compiles under the sandbox policy. The first problem refuses the whole file in
-one line that names the entry.
+no module, built-in, sandbox or namespace name, size bounds), every implemented version one
+plain `def` that compiles under the sandbox policy and takes the parameters its signature says, and
+no helper calling itself or taking part in a cycle of calls, within the file or with the library it
+joins, which must stay within `MAX_LIBRARY_HELPERS` too: the rules the agents keep. The first
+problem refuses the whole file in one line that names the entry.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from jsonschema.exceptions import best_match
 
 from api_store import ApiStore, DuplicateFunctionError
 from api_store.records import FunctionStatus
-from vadar.programs.helper_rules import HelperRuleError, check_helper, check_name, text_problem
+from vadar.programs.helper_rules import (MAX_LIBRARY_HELPERS, HelperRuleError, call_problem, called_names,
+                                         check_helper, check_name, joining_problem, signature_problem,
+                                         stored_calls, text_problem)
 
 
 class LibraryImportError(ValueError):
@@ -31,9 +36,13 @@ class LibraryImportError(ValueError):
 
 _TEXT = {"type": "string"}
 _MAYBE_TEXT = {"type": ["string", "null"]}
-_VERSION = {"type": "integer", "minimum": 1}
+MAX_VERSION = 1_000_000
+"""Highest version or attempt number read: real libraries number a helper's versions in single
+digits, and `1e23` overflowed the store's integers."""
+
+_VERSION = {"type": "integer", "minimum": 1, "maximum": MAX_VERSION}
 _ATTEMPT = {"type": "object", "required": ["attempt"], "properties": {
-    "attempt": {"type": "integer", "minimum": 0}, "passed": {"type": ["boolean", "null"]},
+    "attempt": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION}, "passed": {"type": ["boolean", "null"]},
     **{key: _MAYBE_TEXT for key in ("prompt_hash", "code", "error", "test_call", "test_result", "model",
                                     "created_at")}}}
 _HISTORY_ENTRY = {"type": "object", "required": ["version", "signature", "docstring", "status"], "properties": {
@@ -68,7 +77,8 @@ def read_export(path: Path) -> dict[str, Any]:
         raise LibraryImportError(f"{path} is not a JSON library export: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != "vadar-api-store":
         return data  # the store says what is not an export
-    problem = _non_finite(data) or _schema_problem(data) or _version_problem(data) or _rule_problem(data)
+    problem = (_count_problem(data) or _unstorable(data) or _schema_problem(data) or _version_problem(data)
+               or _rule_problem(data) or call_problem(_current_calls(data)))
     if problem is not None:
         raise LibraryImportError(f"{path}: {problem}; nothing was imported")
     return data
@@ -102,18 +112,43 @@ def _where(data: Any, path: list[Any]) -> str:
     return ", ".join(words) or "the export"
 
 
-def _non_finite(data: Any) -> str | None:
-    """Where the export holds NaN or an infinity (JSON has neither; the store refuses them)."""
+def _count_problem(data: dict[str, Any]) -> str | None:
+    functions = data.get("functions")
+    if isinstance(functions, list) and len(functions) > MAX_LIBRARY_HELPERS:
+        return f"{len(functions):,} functions, more than the {MAX_LIBRARY_HELPERS:,} a library may hold"
+    return None
+
+
+_WHOLE_NUMBERS = ("version", "attempt")
+
+
+def _unstorable(data: Any) -> str | None:
+    """Where the export holds what the store cannot keep: NaN or an infinity (JSON has neither),
+    text with a lone surrogate (`"\\ud800"` is valid JSON, but no UTF-8), or a version or attempt
+    number written as a float (`1e23`, which a schema's "integer" lets through)."""
     stack: list[tuple[Any, list[Any]]] = [(data, [])]
     while stack:
         node, path = stack.pop()
         if isinstance(node, float) and not math.isfinite(node):
             return f"{_where(data, path)}: {node!r} is not a JSON number"
+        if isinstance(node, float) and path and path[-1] in _WHOLE_NUMBERS:
+            return f"{_where(data, path)}: {node!r} is not a whole number"
+        for text in ([node] if isinstance(node, str) else list(node) if isinstance(node, dict) else []):
+            if isinstance(text, str) and not _utf8(text):
+                return f"{_where(data, path)}: {ascii(text)[:80]} holds a lone surrogate, which is no UTF-8 text"
         if isinstance(node, dict):
             stack.extend((value, [*path, key]) for key, value in reversed(list(node.items())))
         elif isinstance(node, list):
             stack.extend((value, [*path, index]) for index, value in reversed(list(enumerate(node))))
     return None
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _version_problem(data: dict[str, Any]) -> str | None:
@@ -145,6 +180,9 @@ def _rule_problem(data: dict[str, Any]) -> str | None:
                     check_helper(name, version["signature"], version["docstring"], version["code"])
                 except HelperRuleError as exc:
                     return f"{where}: {exc}"
+                problem = signature_problem(name, version["signature"], version["code"])
+                if problem is not None:
+                    return f"{where}: {problem}"
             else:  # proposals and failed versions never run, but their texts are shown
                 problem = text_problem(name, version["signature"], version["docstring"])
                 if problem is not None:
@@ -152,9 +190,24 @@ def _rule_problem(data: dict[str, Any]) -> str | None:
     return None
 
 
+def _current_calls(data: dict[str, Any]) -> dict[str, set[str]]:
+    """Each function's name to the names its current version's code calls (none when not implemented)."""
+    calls = {}
+    for entry in data["functions"]:
+        current = next((v for v in entry["history"] if v["version"] == entry["version"]), None)
+        code = current.get("code") if current and current["status"] == FunctionStatus.IMPLEMENTED.value else None
+        calls[entry["name"]] = called_names(code) if code else set()
+    return calls
+
+
 def import_library(store: ApiStore, path: Path, *, replace: bool = False) -> list[str]:
     """Import every function of the export in `path` into `store`, or none; return their names."""
     data = read_export(path)
+    if isinstance(data, dict) and data.get("format") == "vadar-api-store":
+        imported = _current_calls(data)
+        problem = joining_problem(stored_calls(store.functions(include_failed=True), excluding=imported), imported)
+        if problem is not None:
+            raise LibraryImportError(f"{path}: {problem}; nothing was imported")
     try:
         return store.import_functions(data, replace=replace)
     except DuplicateFunctionError as exc:

@@ -6,14 +6,16 @@ and implementing them again in the next batch only spends the same tries on the 
 So they are shown to the Signature agent with their reason and screened out of its proposals.
 A helper rejected only for lack of evidence (no program of its batch used it, too few did) is
 another matter: new questions are new evidence, so it may come back, with its stored
-implementation instead of a new one.
+implementation instead of a new one, if that implementation keeps today's helper rules
+(`vadar.programs.helper_rules`, as every other way in does); one that breaks them is not tried again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api_store import ApiStore, FunctionStatus
+from api_store import ApiStore, FunctionRecord, FunctionStatus
+from vadar.programs.helper_rules import HelperRuleError, check_helper
 from vadar.text import one_line
 
 LACK_OF_EVIDENCE = ("Unused", "TooFewUses", "NoReference")  # problems new questions can answer
@@ -46,8 +48,21 @@ def remembered_helpers(store: ApiStore) -> dict[str, Remembered]:
     remembered = {}
     for record in store.functions(FunctionStatus.FAILED):
         problem = last_problem.get((record.name, record.version))
+        reason = record.last_error or "failed"
         reusable = problem in LACK_OF_EVIDENCE and bool(record.code)
-        remembered[record.name] = Remembered(record.name, one_line(record.last_error or "failed", REASON_CHARS),
+        broken = _broken_rule(record) if reusable else None
+        if broken is not None:
+            reusable, reason = False, f"its stored code breaks a helper rule: {broken}"
+        remembered[record.name] = Remembered(record.name, one_line(reason, REASON_CHARS),
                                              record.signature, record.code if reusable else None,
                                              tuple(record.dependencies))
     return remembered
+
+
+def _broken_rule(record: FunctionRecord) -> str | None:
+    """The helper rule a stored helper breaks, or None."""
+    try:
+        check_helper(record.name, record.signature, record.docstring, record.code)
+    except HelperRuleError as exc:
+        return str(exc)
+    return None

@@ -8,6 +8,14 @@ generated scenes have exact 3D boxes, see `omni3d_bench.relations`), the helper 
 sandbox on sampled scenes and objects and its answer is compared with the truth. Outcomes on a
 handful of questions cannot show this: a helper that returns every object passes many yes/no
 questions by chance, and a pixel height passes every "which is taller" question.
+
+A helper that runs out of time on one case fails at once: its other cases are not run, since one
+that loops on some inputs would otherwise spend the time limit on each of them (92 s at a 3 s limit,
+about 15 minutes at the default, for one sample of generate-and-test).
+
+Each case calls the helper as a `watched_call` (`vadar.programs.helper_calls`): a helper that changes
+an argument (`candidates.remove(reference)`) fails its check whatever it returned, and the failure
+names the argument.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from vadar.library.rules import unread_parameter
 from vadar.programs.namespace import program_namespace
 from vadar.library.tracking import retire_helpers
 from vadar.programs.answers import as_float
+from vadar.programs.helper_calls import CHANGED_ARGUMENT, parameter_names, watched_call
 
 __all__ = ["Claim", "TruthChecks", "TruthResult", "TruthVerifier", "claim_of", "recheck_library"]
 
@@ -42,6 +51,7 @@ _YES = ("true", "yes", "1")
 # both). One object's height or width follows from its 2D box only roughly (0.51 to 0.67).
 METRIC_PASS: Mapping[str, float] = MappingProxyType({"measure": 0.5, "distance": 0.9})
 METRIC_KINDS = tuple(METRIC_PASS)
+TIMED_OUT = "ran out of time (the sandbox's time limit); its other cases were not run"
 
 
 @dataclass
@@ -89,6 +99,7 @@ class TruthChecks:
         result = TruthResult(None, claim.label)
         credit: list[float] = []
         functions = [*[f for f in library if f.name != record.name], record]
+        parameters = parameter_names(record.name, record.signature)
         for image_id in list(dict.fromkeys(q.image_id for q in questions))[: self.images]:
             scene = dataset.scene(image_id)
             if not scene or not scene.get("objects"):
@@ -104,17 +115,22 @@ class TruthChecks:
                 arguments = _arguments(claim, case, boxes, phrases)
                 if arguments is None:
                     continue
-                failure, earned = self._run(record.name, claim, scene, boxes, namespace, case, arguments)
+                failure, earned = self._run(record.name, parameters, claim, scene, boxes, namespace, case, arguments)
                 result.cases += 1
                 credit.append(earned)
                 if failure is not None:
                     result.failures.append(f"{image_id}: {failure}")
+                if failure is not None and failure.endswith(TIMED_OUT):
+                    result.passed = False
+                    return result
         if result.cases:
             if claim.kind in METRIC_KINDS:
                 result.credit = sum(credit) / len(credit)
                 result.passed = result.credit >= self.metric_pass[claim.kind]
             else:
                 result.passed = not result.failures
+            if any(CHANGED_ARGUMENT in failure for failure in result.failures):
+                result.passed = False  # whatever credit it earned: its callers' lists would be wrong
         return result
 
     @staticmethod
@@ -147,14 +163,19 @@ class TruthChecks:
         false = [p for p, holds in verdicts.items() if holds is False]
         return [p for pair in zip(true[:n], false[:n]) for p in pair] or (true + false)[:n]
 
-    def _run(self, name: str, claim: Claim, scene: dict[str, Any], boxes: list[list[float]],
-             namespace: dict[str, Any], case: tuple[int, ...], arguments: list[Any]) -> tuple[str | None, float]:
+    def _run(self, name: str, parameters: Sequence[str], claim: Claim, scene: dict[str, Any],
+             boxes: list[list[float]], namespace: dict[str, Any], case: tuple[int, ...],
+             arguments: list[Any]) -> tuple[str | None, float]:
         """What is wrong with the helper's answer in one case (None: nothing), and the credit it earns."""
-        code = f"final_result = {name}(image, {', '.join(f'arg_{k}' for k in range(len(arguments)))})\n"
+        names = [f"arg_{k}" for k in range(len(arguments))]
+        held = [(_parameter(parameters, k + 1), argument) for k, argument in enumerate(names)]
+        code = "\n".join(watched_call(f"{name}(image, {', '.join(names)})", held)) + "\n"
         values = {f"arg_{k}": value for k, value in enumerate(arguments)}
         outcome = check_infrastructure(self.executor(code, {**namespace, **values}))
         shown = ", ".join(_shown(claim, scene, case, arguments))
         call = f"{name}(image, {shown})"
+        if outcome.timed_out:
+            return f"{call} {TIMED_OUT}", 0.0
         if outcome.error is not None:
             return f"{call} failed: {outcome.error.splitlines()[-1]}", 0.0
         value = outcome.value
@@ -271,6 +292,11 @@ def _shown(claim: Claim, scene: dict[str, Any], case: tuple[int, ...], arguments
     return ["every object's box" if index is None else repr(argument) if isinstance(argument, str)
             else f"box of {_describe(scene, index)}"
             for (_, index), argument in zip(_slots(claim, case), arguments, strict=True)]
+
+
+def _parameter(parameters: Sequence[str], position: int) -> str:
+    """The name of the parameter at `position` (0 is `image`), as a changed argument's refusal names it."""
+    return parameters[position] if position < len(parameters) else f"argument {position + 1}"
 
 
 def _slots(claim: Claim, case: tuple[int, ...]) -> list[tuple[str, int | None]]:

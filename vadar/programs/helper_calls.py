@@ -4,13 +4,19 @@ A new function is tested by running it in the sandbox on an image of the batch, 
 taken from the modules themselves (boxes from `loc`, the batch question...), never dummy stubs.
 Arguments are chosen from each parameter's annotation and name; parameters with defaults are left
 to their defaults.
+
+Every call a check makes of a helper (this test call, the ground-truth cases of
+`vadar.library.truth_checks`) is a `watched_call`: a helper must not change its caller's data (an
+`_objects_left_of` that begins with `candidates.remove(reference)` leaves the program's own list one
+box short), so each argument is written down before the call and compared after it, inside the
+sandbox where the call runs, and a changed one fails the call with the parameter's name.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 TEST_RESULT = "final_result"
@@ -45,13 +51,57 @@ def build_test_call(name: str, signature: str, *, question: str, object_prompt: 
     call = f"{name}({', '.join(arguments)})"
     lines = []
     if any("test_boxes" in a for a in arguments):
-        lines += [
+        lines += [  # two lines, so that the call stays on line 4 of what an error shows
             f"test_boxes = loc(image, {object_prompt!r})",
-            "if len(test_boxes) == 0:",
-            "    test_boxes = loc(image, 'objects')",
+            "if len(test_boxes) == 0: test_boxes = loc(image, 'objects')",
         ]
-    lines.append(f"{TEST_RESULT} = {call}")
+    held = [(param, expr) for (param, _), expr in zip(params, arguments, strict=True) if "test_boxes" in expr]
+    lines += watched_call(call, held)
     return TestCall(code="\n".join(lines) + "\n", call=call)
+
+
+CHANGED_ARGUMENT = "changed its argument"
+"""The words of a `watched_call`'s failure, by which a check tells it from the helper's own errors."""
+
+SHOWN_CHARS = 120
+"""How much of a changed argument, before and after the call, its refusal shows."""
+
+
+def watched_call(call: str, held: Sequence[tuple[str, str]]) -> list[str]:
+    """Sandbox lines that store `call`'s value in `final_result` and raise when the call changed an
+    argument its caller holds: `held` pairs a parameter with the expression of what the caller
+    passed there (a literal built for the call alone is nobody's data). Each held value is written
+    down (`repr`, which shows every element of nested lists and dicts) on the line before the call
+    and compared after it. The call's line is `final_result = <call>` as given, so an error inside
+    the helper reads as the call."""
+    helper = call.partition("(")[0]
+    if not held:
+        return [f"{TEST_RESULT} = {call}"]
+    values = ", ".join(expression for _, expression in held)
+    parameters = [parameter for parameter, _ in held]
+    return [
+        f"watched_arguments = [{values}]; watched_before = [repr(value) for value in watched_arguments]",
+        f"{TEST_RESULT} = {call}",
+        f"for watched_index, watched_parameter in enumerate({parameters!r}):",
+        "    watched_after = repr(watched_arguments[watched_index])",
+        "    if watched_after != watched_before[watched_index]:",
+        f"        helper_changed_an_argument = ({helper!r} + ' {CHANGED_ARGUMENT} `' + watched_parameter"
+        f" + '` (before the call: ' + watched_before[watched_index][:{SHOWN_CHARS}] + '; after: ' + watched_after[:{SHOWN_CHARS}]"
+        " + '); a helper must not change its caller\\'s data: work on a copy, e.g. list(' + watched_parameter + ')')",
+        "        raise ValueError(helper_changed_an_argument)",
+    ]
+
+
+def parameter_names(name: str, signature: str) -> list[str]:
+    """Every positional parameter's name, in order; empty when the signature does not parse."""
+    try:
+        tree = ast.parse(f"def {name}{signature}:\n    pass\n")
+    except SyntaxError:
+        return []
+    function = tree.body[0]
+    if not isinstance(function, ast.FunctionDef):
+        return []
+    return [a.arg for a in function.args.posonlyargs + function.args.args]
 
 
 def _parameters(name: str, signature: str) -> list[tuple[str, str]]:

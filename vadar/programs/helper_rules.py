@@ -16,14 +16,16 @@ context, of which the Program agent's prompt without helpers takes about 700 and
 
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
 import keyword
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from api_store import FunctionRecord, FunctionStatus
 from base_modules.module import PREDEFINED_MODULES, REGION_MODULES
 from base_modules.view_modules import VIEW_MODULES
 from vadar.sandbox import LibrarySourceError, check_library_policy, check_library_source, reserved_name
@@ -47,6 +49,11 @@ shows about 1,600 characters)."""
 MAX_LIBRARY_CODE_CHARS = 200_000
 """Source of all the helpers one program runs with (each is compiled before every program): 25
 helpers at the largest size, some 300 of real size (the largest real library has about 3,000)."""
+
+MAX_LIBRARY_HELPERS = 2_000
+"""Most helpers one library holds, and so one import brings: 300,000 imported helpers took 104 s to
+import, `vadar library list` 279 s and 3.3 GB, and a warning line each on every solve. The largest
+real library has 9, and the request bounds above show about 100 of real size."""
 
 MODULE_NAMES = frozenset(spec.name for spec in (*PREDEFINED_MODULES, *REGION_MODULES, *VIEW_MODULES))
 """The perception modules, the region tools and the multi-view modules."""
@@ -72,10 +79,17 @@ H = TypeVar("H", bound=HelperText)
 
 
 def name_problem(name: object) -> str | None:
-    """Why `name` cannot be a helper's name, or None: exactly one leading underscore, a valid
-    identifier, and not a module, namespace, sandbox-reserved or built-in name."""
+    """Why `name` cannot be a helper's name, or None: exactly one leading underscore, a valid ASCII
+    identifier, and not a module, namespace, sandbox-reserved or built-in name.
+
+    ASCII only: `_objects_lеft_of` with a Cyrillic `е` is a different Python name that reads the
+    same, so it would pass beside `_objects_left_of` through every duplicate and tried-before screen."""
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
         return f"{name!r} is not a valid Python name"
+    if not name.isascii():
+        odd = next(c for c in name if not c.isascii())
+        return (f"{name!r} has the non-ASCII character {odd!r} (U+{ord(odd):04X}); helper names are ASCII letters, "
+                "digits and underscores")
     if name in MODULE_NAMES:
         return f"`{name}` is the name of a module; a helper would replace it in every program"
     if name in NAMESPACE_NAMES:
@@ -133,6 +147,105 @@ def _code_problem(name: str, code: str) -> str | None:
         where = f" (line {exc.lineno})" if exc.lineno else ""
         return f"{exc.message}{where}"
     return None
+
+
+def signature_problem(name: str, signature: str, code: str) -> str | None:
+    """Why the stored signature of helper `name` does not describe its code, or None: the prompts
+    show the signature, every program calls the code. Parameters must agree in names, order, kind
+    and which have defaults; annotations and defaults' values may differ."""
+    try:
+        stated = ast.parse(f"def {name}{signature}:\n    pass\n").body[0]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return f"helper {name}: its signature {signature!r} is not a Python signature"
+    defined = next((node for node in ast.parse(code).body if isinstance(node, ast.FunctionDef)), None)
+    if not isinstance(stated, ast.FunctionDef) or defined is None:
+        return f"helper {name}: its signature {signature!r} is not a Python signature"
+    said, written = _parameter_list(stated.args), _parameter_list(defined.args)
+    if said != written:
+        return (f"helper {name}: its signature says ({', '.join(said)}) but its code takes "
+                f"({', '.join(written)})")
+    return None
+
+
+def _parameter_list(args: ast.arguments) -> list[str]:
+    """Parameters as a call sees them: `image`, `k=...`, `*rest`, `**options`."""
+    positional = [*args.posonlyargs, *args.args]
+    first_default = len(positional) - len(args.defaults)
+    shown = [a.arg + ("=..." if i >= first_default else "") for i, a in enumerate(positional)]
+    if args.posonlyargs:
+        shown.insert(len(args.posonlyargs), "/")
+    if args.vararg is not None:
+        shown.append("*" + args.vararg.arg)
+    elif args.kwonlyargs:
+        shown.append("*")
+    shown += [a.arg + ("=..." if d is not None else "") for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
+    if args.kwarg is not None:
+        shown.append("**" + args.kwarg.arg)
+    return shown
+
+
+def called_names(code: str) -> set[str]:
+    """Names a helper's code calls as plain functions (`_b(...)`, `loc(...)`)."""
+    return {node.func.id for node in ast.walk(ast.parse(code))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+
+
+def recursion_problem(name: str, calls: Iterable[str]) -> str | None:
+    """A helper may not call itself: a program's one question must not turn into unbounded calls."""
+    return f"`{name}` calls itself: recursion is not allowed" if name in set(calls) else None
+
+
+def cycle_text(path: Sequence[str]) -> str:
+    """A cycle of calls as every refusal writes it: `cycle of calls: _a -> _b -> _a`."""
+    return f"cycle of calls: {' -> '.join(path)}"
+
+
+def call_problem(calls: Mapping[str, Iterable[str]]) -> str | None:
+    """The first helper that calls itself or takes part in a cycle of calls among `calls` (each
+    helper's name to the names its code calls), or None. The API agent refuses both as it implements;
+    a library that arrives whole (an import) is held to the same rule."""
+    graph = {name: sorted(set(called) & set(calls)) for name, called in calls.items()}
+    for name in graph:
+        problem = recursion_problem(name, graph[name])
+        if problem is not None:
+            return problem
+    done: set[str] = set()  # helpers whose calls lead to no cycle
+    for start in graph:
+        if start in done:
+            continue
+        path, pending = [start], [iter(graph[start])]
+        while pending:
+            following = next(pending[-1], None)
+            if following is None:
+                done.add(path.pop())
+                pending.pop()
+            elif following in path:
+                return cycle_text([*path[path.index(following):], following])
+            elif following not in done:
+                path.append(following)
+                pending.append(iter(graph[following]))
+    return None
+
+
+def stored_calls(functions: Iterable[FunctionRecord], *, excluding: Collection[str] = ()) -> dict[str, set[str]]:
+    """Each stored function's name (but those in `excluding`, which are being replaced) to the names
+    its code calls; a function that does not run (proposed, failed) calls nothing."""
+    return {f.name: called_names(f.code) if f.code and f.status == FunctionStatus.IMPLEMENTED else set()
+            for f in functions if f.name not in excluding}
+
+
+def joining_problem(existing: Mapping[str, Iterable[str]], adding: Mapping[str, Iterable[str]]) -> str | None:
+    """What adding helpers (`adding`: name to the names its code calls) to a library (`existing`, from
+    `stored_calls`) would break: its bound of `MAX_LIBRARY_HELPERS`, or a call of itself or a cycle of
+    calls, among them or through the library's own helpers."""
+    if len(existing) + len(adding) > MAX_LIBRARY_HELPERS:
+        return (f"the library has {len(existing):,} other functions; with these {len(adding):,} it would hold "
+                f"more than the {MAX_LIBRARY_HELPERS:,} allowed")
+    problem = call_problem(adding)
+    if problem is None:
+        problem = call_problem({**existing, **adding})
+        problem = f"with the library's functions: {problem}" if problem is not None else None
+    return problem
 
 
 @dataclass(frozen=True)

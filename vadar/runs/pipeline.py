@@ -33,6 +33,7 @@ from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
 from vadar.programs.stubs import Stub
 from vadar.programs.api_text import render_api
+from vadar.programs.helper_rules import fit_library
 from vadar.runs.storage import write_text_atomically, writing
 from vadar.runs.evaluation import EvalSummary, run_questions, summarize_results, write_summary
 from vadar.runs.executors import QuestionExecutor
@@ -273,7 +274,7 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
     """Top-down: the Signature agent proposes, the API agent implements, admission decides."""
     store = session.store
     provenance = {"run_id": batch.run_id, "batch_id": batch.id, "model": session.model_name}
-    api_text = render_api(store.functions(FunctionStatus.IMPLEMENTED))
+    api_text = render_api(fit_library(store.functions(FunctionStatus.IMPLEMENTED)))  # the request's bound
     existing = [f.name for f in store.functions()]
     memory = remembered_helpers(store)
     limits = session.config.agents

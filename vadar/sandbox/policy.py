@@ -26,7 +26,6 @@ from RestrictedPython import compile_restricted_exec
 from RestrictedPython.Guards import (
     guarded_iter_unpack_sequence,
     guarded_unpack_sequence,
-    safer_getattr,
     safer_getattr_raise,
 )
 from RestrictedPython.transformer import FORBIDDEN_FUNC_NAMES, IOPERATOR_TO_STR, RestrictingNodeTransformer
@@ -208,16 +207,20 @@ def _apply(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 
 def _safe_getattr(obj: Any, name: str, *default: Any) -> Any:
-    """`getattr` for programs: no private names, no `str.format`, no frame/code attributes."""
+    """`getattr` for programs: no private names, no `str.format`, no frame/code attributes.
+
+    With a default, a refused attribute counts as a missing one, as in Python's `getattr`:
+    `getattr(1, '__class__', None)` is None, not an error (the same answer `hasattr` gives)."""
     if len(default) > 1:
         raise TypeError("getattr expected at most 3 arguments")
-    if name in CLASS_WALKS:
+    try:
+        if name in CLASS_WALKS:
+            raise AttributeError(f'"{name}" is a restricted name: it leads from a class to `object`')
+        return safer_getattr_raise(obj, name)
+    except (AttributeError, NotImplementedError):
         if default:
             return default[0]
-        raise AttributeError(f'"{name}" is a restricted name: it leads from a class to `object`')
-    if not default:
-        return safer_getattr_raise(obj, name)
-    return safer_getattr(obj, name, default[0])
+        raise
 
 
 def _safe_hasattr(obj: Any, name: str) -> bool:
@@ -230,8 +233,22 @@ def _safe_hasattr(obj: Any, name: str) -> bool:
     return True
 
 
+MAX_PRINTED_CHARS = 1_000_000
+"""Most characters one execution may print, kept or not (at least its kept `limit`). Text past the
+kept limit is dropped unread, but still made: a helper printing 5 MB per call spent its time on text
+nobody reads in every program that called it, and passed its test call. Past this bound the
+execution fails (`PrintLimitError`)."""
+
+
+class PrintLimitError(BaseException):
+    """An execution printed more than its bound. Not an `Exception`, so that a program's
+    `except Exception` does not swallow it; one that swallows it anyway still fails (the worker
+    asks `PrintCollector.flooded` after the run)."""
+
+
 class PrintCollector:
-    """Captures `print` output for one execution, keeping at most `limit` characters.
+    """Captures `print` output for one execution, keeping at most `limit` characters and refusing
+    more than `MAX_PRINTED_CHARS` in all.
 
     The transformer rewrites `print(...)` to `_print._call_print(...)` and `printed` to
     `_print()`, so the program only ever holds the bound `_call_print` or the text itself.
@@ -239,9 +256,20 @@ class PrintCollector:
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
+        self._ceiling = max(limit, MAX_PRINTED_CHARS)
         self._parts: list[str] = []
         self._kept = 0
         self.dropped = 0
+        self.printed = 0
+
+    @property
+    def flooded(self) -> bool:
+        """Whether the execution printed past its bound, whatever it did about the error."""
+        return self.printed > self._ceiling
+
+    def limit_error(self) -> PrintLimitError:
+        return PrintLimitError(f"the program printed more than {self._ceiling:,} characters in one run; print "
+                               f"less (only the first {self._limit:,} are kept)")
 
     def __call__(self) -> str:
         return "".join(self._parts)
@@ -252,12 +280,15 @@ class PrintCollector:
         if type(sep) is not str or type(end) is not str:
             raise TypeError("sep and end must be strings")
         text = sep.join(str(o) for o in objects) + end
+        self.printed += len(text)
         room = self._limit - self._kept
         if room > 0:
             piece = text[:room]
             self._parts.append(piece)
             self._kept += len(piece)
         self.dropped += len(text) - max(min(room, len(text)), 0)
+        if self.flooded:
+            raise self.limit_error()
 
     def text(self) -> str:
         out = "".join(self._parts)

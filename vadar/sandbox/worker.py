@@ -35,7 +35,7 @@ from vadar.sandbox.codec import (
 )
 from vadar.sandbox.errors import MAX_MESSAGE_CHARS, format_error, source_line
 from vadar.sandbox.library_source import LibrarySourceError, check_library_source
-from vadar.sandbox.policy import PolicyError, PrintCollector, build_globals, compile_program
+from vadar.sandbox.policy import PolicyError, PrintCollector, PrintLimitError, build_globals, compile_program
 from vadar.text import clip, utf8_safe
 
 try:
@@ -192,6 +192,8 @@ def run_program(request: dict[str, Any], channel: HostChannel) -> bytes:
     reserve = [bytearray(RESERVE_BYTES)]
     _set_memory_limit(memory_mb)
     outcome, exc = _guarded(step, reserve)
+    if stdout.flooded and not isinstance(exc, PrintLimitError):  # the program caught it and went on
+        outcome, exc = None, stdout.limit_error()
     frame = _guarded(finish, reserve)[0]  # a failure to report is dropped at once, with its frames
     exc = None
     _set_memory_limit(None)
