@@ -48,7 +48,7 @@ def test_the_run_directory_is_given_back_when_build_ends(tmp_path):
 
 
 @pytest.mark.parametrize("section, field, value, message", [
-    ("sandbox", "memory_mb", -1, "sandbox.memory_mb must be a positive number, got -1"),
+    ("sandbox", "memory_mb", -1, "sandbox.memory_mb must be between 128 and 1048576 (1 TiB), got -1"),
     ("llm", "temperature", math.nan, "llm.temperature must be between 0 and 2, got nan"),
     ("sandbox", "timeout_s", "soon", "sandbox.timeout_s must be"),
 ])

@@ -50,7 +50,7 @@ def test_a_refused_setting_exits_2_with_one_error_line_on_every_command(tmp_path
     result = runner.invoke(app, [*path, *_arguments(path, tmp_path), "--set", "sandbox.memory_mb=-1"])
     assert result.exit_code == REFUSED == 2, result.output
     assert result.output.strip().splitlines() == [
-        "Error: sandbox.memory_mb must be a positive number, got -1 (VADAR_SANDBOX_MEMORY_MB; set by "
+        "Error: sandbox.memory_mb must be between 128 and 1048576 (1 TiB), got -1 (VADAR_SANDBOX_MEMORY_MB; set by "
         "--set sandbox.memory_mb)"]
 
 
