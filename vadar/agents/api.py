@@ -25,7 +25,8 @@ from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.programs.sampling import IMPLEMENTATION
 from vadar.agents.helper_search import CaseCheck, HelperVerifier, Sample, SearchRecord, SearchSettings, search
 from vadar.programs.step_loop import LLMCost, LoopEnd, Reply, StepLoop, Verdict
-from vadar.programs.stubs import StubFormatError, called_names, parse_implementation
+from vadar.programs.calls import called_names
+from vadar.programs.stubs import StubFormatError, parse_implementation
 from vadar.programs.helper_rules import MAX_CODE_CHARS, name_problem
 from vadar.programs.helper_calls import build_test_call
 from vadar.programs.api_text import function_stub, render_api

@@ -35,7 +35,7 @@ from vadar.library.truth_checks import TruthChecks
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.namespace import library_functions, program_namespace
 from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure, run_program
-from vadar.programs.stubs import StubFormatError, called_names
+from vadar.programs.calls import helpers_reached
 
 MODES = ("labelled", "unlabelled", "off")
 MIN_TRUTH_CASES = 4  # ground-truth cases a helper must pass to be admitted on them (a relation case checks a whole list)
@@ -161,20 +161,7 @@ class Admission:
 
     def _reached(self, program: str | None, candidates: Sequence[FunctionRecord]) -> set[str]:
         """Functions of `candidates` a program calls, directly or through the helpers it calls."""
-        if not program:
-            return set()
-        try:
-            pending = list(called_names(program))
-        except (SyntaxError, StubFormatError):
-            return set()
-        by_name = {c.name: c for c in candidates}
-        reached: set[str] = set()
-        while pending:
-            name = pending.pop()
-            if name in by_name and name not in reached:
-                reached.add(name)
-                pending += list(by_name[name].dependencies)
-        return reached
+        return helpers_reached(program, {c.name: c.dependencies for c in candidates})
 
     def _record(self, item: QuestionEvidence, variant: str, outcome: ProgramOutcome, uses: set[str]) -> None:
         judged = item.reference is not None

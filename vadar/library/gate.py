@@ -14,7 +14,6 @@ programs' right answers, and the ground-truth check of the helper's claim.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from omni3d_bench.types import Dataset, Question
 from vadar.library.candidates import Candidate, Route
 from vadar.library.problems import AnswersChanged, Case, Problem, SourceProblem, TruthFailed
 from vadar.library.truth_checks import TruthChecks
+from vadar.programs.calls import helpers_called
 from vadar.programs.namespace import program_namespace
 from vadar.programs.outcome import Executor, ProgramRun, run_program
 from vadar.sandbox import LibrarySourceError, check_library_source
@@ -59,13 +59,13 @@ def admit(store: ApiStore, candidate: Candidate, *, library: Sequence[Any], batc
     with store.transaction():
         if candidate.route is not Route.PROPOSAL:
             store.propose(candidate.name, candidate.signature, candidate.docstring, batch_id=batch_id)
-            store.implement(candidate.name, candidate.code, dependencies=sorted(called_names(candidate.code) & names))
+            store.implement(candidate.name, candidate.code, dependencies=sorted(helpers_called(candidate.code, names)))
         store.record_decision(candidate.name, "admitted", mode=mode, evidence=candidate.stored_evidence())
         for use in candidate.uses:
             store.record_verified_program(
                 batch_id=batch_id, question_id=use.source.question_id, question=use.source.question,
                 variant=REWRITTEN, code=use.code, answer=use.source.answer, gold=use.source.gold, error=None,
-                correct=True, uses=called_names(use.code) & (names | {candidate.name}))
+                correct=True, uses=helpers_called(use.code, names | {candidate.name}))
 
 
 def reject(store: ApiStore, candidate: Candidate, problem: Problem, *, mode: str) -> None:
@@ -73,11 +73,6 @@ def reject(store: ApiStore, candidate: Candidate, problem: Problem, *, mode: str
     store.record_decision(candidate.name, "rejected", mode=mode, evidence={
         "reason": problem.log, "problem": type(problem).__name__, **candidate.stored_evidence()})
     store.mark_failed(candidate.name, f"not admitted: {problem.log}")
-
-
-def called_names(code: str) -> set[str]:
-    """Names the code calls directly (`f(...)`)."""
-    return {n.func.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
 
 
 def scored_right(run: ProgramRun, gold: Any, question: Question) -> bool:

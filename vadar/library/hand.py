@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from api_store import ApiStore
+from vadar.programs.calls import called_names
 from vadar.programs.helper_rules import HelperRuleError, check_helper, name_problem
 
 
@@ -60,7 +61,7 @@ def parse_functions(source: str) -> list[HandFunction]:
             check_helper(node.name, signature, docstring, code)
         except HelperRuleError as exc:
             raise HandLibraryError(f"line {node.lineno}: {exc}") from None
-        called = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        called = called_names(code)
         functions.append(HandFunction(node.name, signature, docstring, code,
                                       tuple(sorted((called & names) - {node.name}))))
     return functions

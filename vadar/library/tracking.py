@@ -10,12 +10,12 @@ it leaves the prompts, its versions and decisions stay in history.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from api_store import ApiStore, FunctionStatus
+from vadar.programs.calls import helpers_called
 
 
 class ResultLike(Protocol):
@@ -43,12 +43,10 @@ class HelperUse:
 def helper_uses(results: Iterable[ResultLike], names: Sequence[str],
                 baseline: Mapping[str, ResultLike] | None = None) -> dict[str, HelperUse]:
     """Per function name: the programs of `results` that call it and how they scored."""
-    calls = {name: re.compile(rf"\b{re.escape(name)}\s*\(") for name in names}
     found: dict[str, list[ResultLike]] = {name: [] for name in names}
     for result in results:
-        for name, pattern in calls.items():
-            if result.program and pattern.search(result.program):
-                found[name].append(result)
+        for name in helpers_called(result.program, names):
+            found[name].append(result)
     uses = {}
     for name, using in found.items():
         if not using:

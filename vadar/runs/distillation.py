@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
 from vadar.programs.outcome import ProgramOutcome
-from vadar.programs.stubs import StubFormatError, called_names
+from vadar.programs.calls import helpers_called
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import Distiller
 from vadar.library.sources import DistillReport
@@ -48,10 +48,7 @@ def distill_batch(session: Session, data: PreparedData, chunk: Sequence[Question
                 on_event(f"writing a program for build question {question.question_id}")
             outcome = answer(question)
             right = is_right(question, outcome)
-            try:
-                uses = set(called_names(outcome.program)) & names if outcome.program else set()
-            except (SyntaxError, StubFormatError):  # a program that does not parse calls nothing
-                uses = set()
+            uses = helpers_called(outcome.program, names)
             store.record_verified_program(
                 batch_id=batch_id, question_id=question.question_id, question=question.question, variant=BUILD,
                 code=outcome.program, answer=outcome.answer, gold=question.answer, error=outcome.error,

@@ -31,6 +31,7 @@ from vadar.library.claims import claim_label
 from vadar.library.memory import remembered_helpers
 from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
+from vadar.programs.calls import helpers_called
 from vadar.programs.stubs import Stub
 from vadar.programs.api_text import render_api
 from vadar.runs.storage import write_text_atomically, writing
@@ -130,7 +131,7 @@ def select_questions(questions: Sequence[Question], built_from: set[str], scope:
 
 
 def _library_functions_used(results: Sequence[Any], names: Sequence[str]) -> set[str]:
-    return {n for r in results if r.program for n in names if f"{n}(" in r.program}
+    return {n for r in results for n in helpers_called(r.program, names)}
 
 
 # ---------------------------------------------------------------- building the API

@@ -22,7 +22,7 @@ from vadar.library.validation import Answered, ValidationRound, judge, withdraw
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.outcome import ProgramOutcome
 from vadar.programs.sampling import PROGRAM_SAMPLE
-from vadar.programs.stubs import StubFormatError, called_names
+from vadar.programs.calls import helpers_called
 from vadar.runs.methods import example_retriever, make_answerer, program_agent_for, question_context, read_library
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
@@ -106,7 +106,7 @@ def _vadar_round(session: Session, data: PreparedData, questions: Sequence[Quest
         answered.append(Answered(
             question.question_id, _score(outcome, reference, question), _score(static[question.question_id],
                                                                                 reference, question),
-            frozenset(_calls(outcome.program) & names),
+            frozenset(helpers_called(outcome.program, names)),
             frozenset(p.id for p in examples.select(question.question)) if examples is not None else frozenset()))
     return answered
 
@@ -118,13 +118,6 @@ def _score(outcome: ProgramOutcome, reference: str | None, question: Question) -
         return score_answer(outcome.answer, reference, question.answer_type, question.metric)
     except ValueError:  # a reference the metric cannot read scores nothing, for either method
         return 0.0
-
-
-def _calls(program: str | None) -> set[str]:
-    try:
-        return set(called_names(program)) if program else set()
-    except (SyntaxError, StubFormatError):
-        return set()
 
 
 def _apply(session: Session, round_: ValidationRound) -> None:
