@@ -45,7 +45,7 @@ def test_depth_first_dependency_is_implemented_before_its_caller(store):
     ])
     report = ApiAgent(llm, store, executor).implement(["_count_all", "_center_x"], [CONTEXT])
     assert report.implemented == ["_center_x", "_count_all"]  # the callee finished first
-    assert store.current("_count_all").status == FunctionStatus.IMPLEMENTED
+    assert store.current("_count_all").status == FunctionStatus.CANDIDATE
     assert store.dependencies("_count_all") == ["_center_x"]
     assert "Implement this function:\n```python\ndef _center_x(bbox: BBox) -> float:" in llm.calls[1][-1]["content"]
     # the caller's prompt showed the proposed signature it could call

@@ -153,7 +153,7 @@ def test_one_sample_sends_exactly_the_requests_of_an_agent_without_a_search(samp
         agent = agent_for(llm, store, sample_data, samples=1) if verifier_on else ApiAgent(llm, store, executor)
         agent.implement(["_objects_left_of"], [context(sample_data)])
         requests.append(llm.requests)
-        assert store.current("_objects_left_of").status == FunctionStatus.IMPLEMENTED  # no search: as before
+        assert store.current("_objects_left_of").status == FunctionStatus.CANDIDATE  # no search: as before
     assert requests[0] == requests[1]
 
 

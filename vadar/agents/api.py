@@ -62,8 +62,8 @@ class ImplementationReport:
 
 
 def library_namespace(store: ApiStore) -> dict[str, LibraryFunction]:
-    """The store's current implemented functions (re-read: the API agent adds to them)."""
-    return library_functions(store.functions(FunctionStatus.IMPLEMENTED))
+    """The library and the candidates before the gate (re-read: the API agent adds to them)."""
+    return library_functions(store.library(with_candidates=True))
 
 
 class ApiAgent:
@@ -104,9 +104,9 @@ class ApiAgent:
 
     def _implement(self, name: str, stack: list[str], context: TestContext, report: ImplementationReport) -> bool:
         record = self.store.current(name)
-        if record.status == FunctionStatus.IMPLEMENTED:
+        if record.status.runs:
             return True
-        if record.status == FunctionStatus.FAILED:
+        if record.status.gone:
             return False
         problem = name_problem(name)  # the helper rules: a proposal stored before they held is not implemented
         if problem is not None:
@@ -296,7 +296,7 @@ class ApiAgent:
 
     def _api_text(self, *, exclude: str) -> str:
         """Predefined modules, implemented functions, and proposed signatures still to come."""
-        shown = [f for f in self.store.functions([FunctionStatus.IMPLEMENTED, FunctionStatus.PROPOSED])
+        shown = [f for f in self.store.functions([FunctionStatus.ADMITTED, FunctionStatus.CANDIDATE, FunctionStatus.PROPOSED])
                  if f.name != exclude]
         return render_api(shown)
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from api_store import ApiStore, FunctionRecord
+from api_store import ApiStore, FunctionRecord, FunctionStatus
 from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
@@ -71,7 +71,7 @@ class AdmissionReport:
 
 
 class Admission:
-    """Decides which implemented-but-unverified helpers join the library, through the admission gate."""
+    """Decides which candidates join the library, through the admission gate."""
 
     def __init__(self, store: ApiStore, agent: ProgramAgent, executor: Executor, *, mode: str = "labelled",
                  sampler: ProgramAgent | None = None, repair: Repairer | None = None,
@@ -94,7 +94,7 @@ class Admission:
         names = {c.name for c in candidates}
         if not candidates or self.mode == "off":
             return report
-        before = [f for f in self.store.functions("implemented") if f.name not in names]
+        before = self.store.library()
         evidence = [self._question(q, dataset, modules, before, candidates, report) for q in questions]
         image_namespace = program_namespace(dataset.image(questions[0]), modules) if questions else {}
         checked: dict[str, CheckResult] = {}  # behaviour checks written so far, by helper
@@ -184,7 +184,7 @@ class Admission:
         if not self.repair or not self.repair(name, [case.to_dict() for case in problem.cases[:3]], contexts[0]):
             return candidate, problem
         report.repaired.append(name)
-        library = [*before, *[f for f in self.store.functions("implemented") if f.name not in {b.name for b in before}]]
+        library = [*before, *self.store.candidates()]
         for item in evidence:
             if name in item.uses and item.with_.program:
                 item.with_ = self._rerun(item.with_, item.question, dataset, modules, library)
@@ -322,7 +322,7 @@ def retire_harmful(store: ApiStore, *, min_uses: int, below: float) -> dict[str,
     for name, stats in store.function_stats().items():
         if name not in admitted or stats.judged < min_uses or (stats.accuracy or 0.0) >= below:
             continue
-        if store.current(name).status != "implemented":
+        if store.current(name).status is not FunctionStatus.ADMITTED:
             continue
         reason = f"programs using it were right {stats.correct} of {stats.judged} times"
         store.record_decision(name, "retired", mode="stats", evidence={

@@ -21,7 +21,7 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from api_store import ApiStore, DuplicateFunctionError
-from api_store.records import FunctionStatus
+from api_store.records import STATUS_NAMES, FunctionStatus
 from vadar.programs.helper_rules import HelperRuleError, check_helper, check_name, text_problem
 
 
@@ -38,7 +38,7 @@ _ATTEMPT = {"type": "object", "required": ["attempt"], "properties": {
                                     "created_at")}}}
 _HISTORY_ENTRY = {"type": "object", "required": ["version", "signature", "docstring", "status"], "properties": {
     "version": _VERSION, "signature": _TEXT, "docstring": _TEXT,
-    "status": {"enum": [status.value for status in FunctionStatus]},
+    "status": {"enum": list(STATUS_NAMES)},
     "dependencies": {"type": "array", "items": _TEXT}, "attempts": {"type": "array", "items": _ATTEMPT},
     **{key: _MAYBE_TEXT for key in ("code", "last_error", "model", "created_at", "updated_at")}}}
 EXPORT_SCHEMA: dict[str, Any] = {
@@ -138,7 +138,7 @@ def _rule_problem(data: dict[str, Any]) -> str | None:
             return f"function {name}: {exc}"
         for version in entry["history"]:
             where = f"function {name}, version {version['version']}"
-            if version["status"] == FunctionStatus.IMPLEMENTED.value:
+            if FunctionStatus(version["status"]).runs:
                 if version.get("code") is None:
                     return f"{where}: an implemented version needs its code"
                 try:

@@ -11,7 +11,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store import ApiStore, FunctionRecord
 from api_store.evidence import VerifiedProgram
 from omni3d_bench.types import Question
 from vadar.library.gate import REWRITTEN
@@ -64,7 +64,7 @@ def api_signatures(library: Sequence[FunctionRecord]) -> tuple[dict[str, list[tu
 def right_programs(store: ApiStore, questions: Sequence[Question]) -> tuple[dict[str, Question], list[VerifiedProgram]]:
     """`questions` by id, and the right program of each that calls only helpers still in the library."""
     by_id = {q.question_id: q for q in questions}
-    implemented = {f.name for f in store.functions(FunctionStatus.IMPLEMENTED)}
+    implemented = {f.name for f in store.library()}
     return by_id, current_programs(store.verified_programs(correct_only=True), set(by_id), implemented)
 
 

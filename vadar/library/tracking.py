@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from api_store import ApiStore, FunctionStatus
+from api_store import ApiStore
 from vadar.programs.calls import helpers_called
 
 
@@ -60,8 +60,8 @@ def helper_uses(results: Iterable[ResultLike], names: Sequence[str],
 
 def track_evaluation(store: ApiStore, results: Sequence[ResultLike], *, run: str,
                      baseline: Mapping[str, ResultLike] | None = None, min_uses: int = 4) -> dict[str, str]:
-    """Record each implemented function's figures in this run; retire those that did worse. Returns retirements."""
-    library = store.functions(FunctionStatus.IMPLEMENTED)
+    """Record each admitted function's figures in this run; retire those that did worse. Returns retirements."""
+    library = store.library()
     worse, evidence = {}, {}
     for name, use in helper_uses(results, [f.name for f in library], baseline).items():
         evidence[name] = {"run": run, **use.to_dict()}
@@ -74,10 +74,10 @@ def track_evaluation(store: ApiStore, results: Sequence[ResultLike], *, run: str
 
 def retire_helpers(store: ApiStore, reasons: Mapping[str, str], *, mode: str,
                    evidence: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
-    """Retire each helper of `reasons`, and every implemented helper that calls one (they could not
+    """Retire each helper of `reasons`, and every admitted helper that calls one (they could not
     run any more). Each gets a `retired` decision with its reason; returns name -> reason."""
     retired = dict(reasons)
-    library = store.functions(FunctionStatus.IMPLEMENTED)
+    library = store.library()
     changed = True
     while changed:
         changed = False
@@ -89,5 +89,5 @@ def retire_helpers(store: ApiStore, reasons: Mapping[str, str], *, mode: str,
     for name, reason in retired.items():
         details = dict((evidence or {}).get(name, {}))
         store.record_decision(name, "retired", mode=mode, evidence={**details, "reason": reason})
-        store.mark_failed(name, f"retired: {reason}")
+        store.mark_retired(name, f"retired: {reason}")
     return retired

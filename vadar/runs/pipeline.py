@@ -26,6 +26,7 @@ from vadar.agents.signature import SignatureAgent
 from vadar.agents.techniques.vote import VoteRecord
 from vadar.library.admission import Admission, retire_harmful
 from vadar.library.checks import BehaviourChecks
+from vadar.library.gate import admit_as_given
 from vadar.library.aims import proposal_aims
 from vadar.library.claims import claim_label
 from vadar.library.memory import remembered_helpers
@@ -274,7 +275,7 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
     """Top-down: the Signature agent proposes, the API agent implements, admission decides."""
     store = session.store
     provenance = {"run_id": batch.run_id, "batch_id": batch.id, "model": session.model_name}
-    api_text = render_api(store.functions(FunctionStatus.IMPLEMENTED))
+    api_text = render_api(store.library())
     existing = [f.name for f in store.functions()]
     memory = remembered_helpers(store)
     limits = session.config.agents
@@ -291,7 +292,7 @@ def _propose_and_implement(session: Session, data: PreparedData, chunk: Sequence
     assert batch.proposals is not None
     report.rejected = list(batch.proposals["rejected"])
     # one helper per checkable claim: a second `_objects_left_of` under another name only splits its uses
-    claimed = {label: f.name for f in store.functions(FunctionStatus.IMPLEMENTED)
+    claimed = {label: f.name for f in store.library(with_candidates=True)
                if (label := claim_label(f.name, f.signature)) is not None}
     for stub in (Stub(**fields) for fields in batch.proposals["accepted"]):
         if stub.name in store and any(v.batch_id == batch.id for v in store.history(stub.name)):
@@ -334,8 +335,11 @@ def _admit(session: Session, data: PreparedData, chunk: Sequence[Question], cont
            agent: ApiAgent, batch_id: int, report: BatchReport, on_event: Callable[[str], None] | None) -> None:
     """Outcome-verified admission of the batch's new helpers (and any left unverified by a crash)."""
     settings = session.config.library
-    candidates = session.store.unverified()
-    if settings.admission == "off" or not candidates:
+    candidates = session.store.candidates()
+    if settings.admission == "off":  # no check judges them: the library takes them as they are
+        admit_as_given(session.store, [c.name for c in candidates], mode="off")
+        return
+    if not candidates:
         return
     program_agent = program_agent_for(session.config, session.llm, session.executor)
     sampler = program_agent_for(session.config, session.llm, session.executor, sampling=PROGRAM_SAMPLE)
