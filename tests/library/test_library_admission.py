@@ -195,7 +195,7 @@ def test_a_build_program_with_an_unencodable_answer_is_stored_escaped():
 
 
 def test_retirement_removes_a_function_from_the_prompt_but_keeps_its_history(config):
-    from vadar.library.admission import retire_harmful
+    from vadar.library.retirement import retire_harmful
     from vadar.runs.methods import make_answerer
 
     with open_session(config, llm=ScriptedLLM(["```python\nfinal_result = 1\n```"] * 2)) as session:

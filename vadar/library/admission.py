@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store import ApiStore, FunctionRecord
 from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
@@ -308,29 +308,6 @@ def majority(outcomes: Any) -> str | None:
         return None
     answer, count = answers.most_common(1)[0]
     return answer if count >= 2 else None
-
-
-def retire_harmful(store: ApiStore, *, min_uses: int, below: float) -> dict[str, str]:
-    """Retire admitted functions whose programs on build questions are mostly wrong.
-
-    Later batches keep writing programs that call older functions; a function used by at least
-    `min_uses` judged programs of which fewer than `below` were right leaves the prompts (its
-    versions stay in history, with a `retired` decision and the figures).
-    """
-    retired = {}
-    admitted = {d.name for d in store.decisions() if d.decision == "admitted" and d.mode != "hand"}
-    for name, stats in store.function_stats().items():
-        if name not in admitted or stats.judged < min_uses or (stats.accuracy or 0.0) >= below:
-            continue
-        if store.current(name).status is not FunctionStatus.ADMITTED:
-            continue
-        reason = f"programs using it were right {stats.correct} of {stats.judged} times"
-        store.record_decision(name, "retired", mode="stats", evidence={
-            "reason": reason, "used": stats.used, "errors": stats.errors, "correct": stats.correct,
-            "judged": stats.judged})
-        store.mark_failed(name, f"retired: {reason}")
-        retired[name] = reason
-    return retired
 
 
 def _compared(with_: float, without: float, questions: int) -> str:

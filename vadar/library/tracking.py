@@ -5,7 +5,8 @@ evaluation, every library function gets an `evaluated` decision with the run's f
 that called it, their score, and (given a run of a method without the library on the same
 questions, e.g. static-api) that run's score on the same questions. A function called by at
 least `min_uses` programs that scored lower than the baseline on the same questions is retired:
-it leaves the prompts, its versions and decisions stay in history.
+it leaves the prompts, its versions and decisions stay in history
+(`vadar.library.retirement`, with every helper that calls it).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from api_store import ApiStore
+from vadar.library.retirement import retire_helpers
 from vadar.programs.calls import helpers_called
 
 
@@ -70,24 +72,3 @@ def track_evaluation(store: ApiStore, results: Sequence[ResultLike], *, run: str
             worse[name] = (f"in {run}, the {use.uses} programs calling it scored {use.score:g}, "
                            f"the same questions without the library {use.baseline_score:g}")
     return retire_helpers(store, worse, mode="evaluation", evidence=evidence)
-
-
-def retire_helpers(store: ApiStore, reasons: Mapping[str, str], *, mode: str,
-                   evidence: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
-    """Retire each helper of `reasons`, and every admitted helper that calls one (they could not
-    run any more). Each gets a `retired` decision with its reason; returns name -> reason."""
-    retired = dict(reasons)
-    library = store.library()
-    changed = True
-    while changed:
-        changed = False
-        for record in library:
-            broken = sorted(set(record.dependencies) & set(retired))
-            if record.name not in retired and broken:
-                retired[record.name] = f"it calls the retired helper {broken[0]}"
-                changed = True
-    for name, reason in retired.items():
-        details = dict((evidence or {}).get(name, {}))
-        store.record_decision(name, "retired", mode=mode, evidence={**details, "reason": reason})
-        store.mark_retired(name, f"retired: {reason}")
-    return retired

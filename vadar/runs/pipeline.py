@@ -24,7 +24,8 @@ from vadar.agents.helper_search import SearchRecord, SearchSettings
 from vadar.programs.sampling import PROGRAM_SAMPLE
 from vadar.agents.signature import SignatureAgent
 from vadar.agents.techniques.vote import VoteRecord
-from vadar.library.admission import Admission, retire_harmful
+from vadar.library.admission import Admission
+from vadar.library.retirement import retire_harmful
 from vadar.library.checks import BehaviourChecks
 from vadar.library.gate import admit_as_given
 from vadar.library.aims import proposal_aims

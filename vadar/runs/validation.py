@@ -17,7 +17,7 @@ from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
 from vadar.config import LibraryConfig
 from vadar.library.admission import majority, scorable_reference
-from vadar.library.tracking import retire_helpers
+from vadar.library.retirement import retire_helpers
 from vadar.library.validation import Answered, ValidationRound, judge, withdraw
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.outcome import ProgramOutcome
