@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from PIL import Image as PILImage
 
-from api_store import ApiStore, FunctionStatus
+from api_store import ApiStore
 from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from omni3d_bench.datasets import BenchDataset
 from omni3d_bench.relations import object_measure, relation_holds, unique_phrase

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from typer.testing import CliRunner
 
-from api_store import ApiStore, FunctionStatus
+from api_store import ApiStore
 from vadar.cli import app
 from vadar.library.hand import add_functions
 from vadar.library.tracking import helper_uses, track_evaluation

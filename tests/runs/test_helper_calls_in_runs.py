@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from vadar.library.tracking import helper_uses
 from vadar.programs.calls import helpers_called, helpers_reached
-from vadar.runs import pipeline
+from vadar.runs import evaluate
 
 PROGRAM = "objects = _objects_left(image)\nfinal_result = len(objects)\n"
 
@@ -24,7 +24,7 @@ def test_a_longer_name_ending_alike_is_not_a_call():
 
 def test_an_evaluation_counts_only_the_helpers_its_programs_call():
     results = [Result("1", PROGRAM, 1.0)]
-    assert pipeline._library_functions_used(results, ["_left", "_objects_left"]) == {"_objects_left"}
+    assert evaluate._library_functions_used(results, ["_left", "_objects_left"]) == {"_objects_left"}
 
 
 def test_tracking_counts_calls_not_text():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from api_store import ApiStore, FunctionStatus
+from api_store import ApiStore
 from omni3d_bench import sample_path
 from omni3d_bench.datasets import load_dataset
 from vadar.config import VadarConfig
