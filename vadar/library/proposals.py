@@ -23,6 +23,7 @@ from vadar.library.batch import BuildBatch
 from vadar.library.checks import BehaviourChecks
 from vadar.library.claims import claim_label
 from vadar.library.gate import admit_as_given
+from vadar.library.implementation_log import StoreLog
 from vadar.library.memory import Remembered, remembered_helpers
 from vadar.library.retirement import retire_harmful
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
@@ -120,8 +121,9 @@ def _api_agent(batch: BuildBatch) -> ApiAgent:
     # ground-truth cases come from the scenes of every build question (never a held-back one)
     verifier = TruthVerifier(TruthChecks(batch.executor), batch.store, batch.dataset, batch.modules,
                              list(batch.scenes))
-    return ApiAgent(batch.llm, batch.store, batch.executor, max_attempts=batch.limits.implementation_attempts,
-                    on_event=batch.on_event, search=search, verifier=verifier, **batch.provenance)
+    return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
+                    max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
+                    verifier=verifier)
 
 
 def _admit(batch: BuildBatch, agent: ApiAgent, contexts: list[TestContext], report: ProposalReport) -> None:

@@ -18,17 +18,15 @@ from collections.abc import Callable, Sequence
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
 from vadar.programs.outcome import ProgramOutcome
-from vadar.programs.calls import helpers_called
 from vadar.library.batch import BuildBatch
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import Distiller
-from vadar.library.sources import DistillReport
+from vadar.library.sources import DistillReport, record_build_program
 from vadar.library.truth_checks import TruthChecks
 from vadar.runs.methods import make_answerer
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
-BUILD = "build"  # variant of a verified program written for distillation
 
 
 def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> DistillReport | None:
@@ -47,12 +45,7 @@ def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> Di
         for question in todo:
             batch.on_event(f"writing a program for build question {question.question_id}")
             outcome = answer(question)
-            right = is_right(question, outcome)
-            uses = helpers_called(outcome.program, names)
-            store.record_verified_program(
-                batch_id=batch.batch_id, question_id=question.question_id, question=question.question,
-                variant=BUILD, code=outcome.program, answer=outcome.answer, gold=question.answer,
-                error=outcome.error, correct=right, uses=uses)
+            record_build_program(store, batch.batch_id, question, outcome, is_right(question, outcome), names)
     batch.on_event("distilling helpers from the right build programs")
     return distill_helpers(session, data, batch.built_from, batch.batch_id, batch.on_event)
 
