@@ -38,3 +38,9 @@ def test_only_the_library_writes_to_the_store_and_runs_keep_their_bookkeeping():
         if writes:
             offenders[relative] = sorted(writes)
     assert offenders == {}
+
+
+def test_the_gate_is_the_only_writer_of_admitted():
+    writers = {path.relative_to(ROOT).as_posix() for path in sorted((ROOT / "vadar").rglob("*.py"))
+               if "mark_admitted" in _store_writes(path)}
+    assert writers == {"vadar/library/gate.py"}
