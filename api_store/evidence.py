@@ -128,10 +128,9 @@ class EvidenceMixin(StoreBase):
         return [Decision(r["name"], r["version"], r["decision"], r["mode"], json.loads(r["evidence"]),
                          r["created_at"]) for r in rows]
 
-    def unverified(self) -> list[FunctionRecord]:
-        """Implemented functions whose current version has no final decision yet."""
-        decided = {(d.name, d.version) for d in self.decisions() if d.decision not in NOT_FINAL}
-        return [f for f in self.functions(FunctionStatus.IMPLEMENTED) if (f.name, f.version) not in decided]
+    def candidates(self) -> list[FunctionRecord]:
+        """Helpers whose current version waits for the admission gate's verdict."""
+        return self.functions(FunctionStatus.CANDIDATE)
 
     def function_stats(self) -> dict[str, FunctionStats]:
         """Per function name: programs on build questions that called it, their errors and scores."""

@@ -1,7 +1,8 @@
 """The function library: proposals, versioned implementations, failures, dependencies, attempts.
 
 Versions are append-only. `propose` and `implement` add a version and move the function's
-current-version pointer to it; `mark_failed` changes only the status of the current version.
+current-version pointer to it; `mark_admitted`, `mark_retired` and `mark_failed` change only the
+status of the current version (`FunctionStatus`: proposed -> candidate -> admitted -> retired).
 The database enforces the append-only rule with triggers, so no caller can rewrite history.
 """
 
@@ -39,7 +40,7 @@ class FunctionsMixin(StoreBase):
     ) -> FunctionRecord:
         """Record a new function proposed by the Signature agent (status `proposed`, no code).
 
-        A name whose current version failed may be proposed again (a new version). Any other
+        A name whose current version failed or was retired may be proposed again (a new version). Any other
         clash, including a trivial rename (same `normalize_name`), raises
         `DuplicateFunctionError`, so the library never holds two copies of one helper.
         """
@@ -47,7 +48,7 @@ class FunctionsMixin(StoreBase):
         with self.transaction():
             existing = self._function_row_by_normalized(normalize_name(name))
             if existing is not None:
-                if existing["name"] != name or existing["status"] != FunctionStatus.FAILED:
+                if existing["name"] != name or not FunctionStatus(existing["status"]).gone:
                     raise DuplicateFunctionError(name, existing["name"])
                 function_id = existing["function_id"]
             else:
@@ -77,12 +78,13 @@ class FunctionsMixin(StoreBase):
         batch_id: int | None = None,
         model: str | None = None,
     ) -> FunctionRecord:
-        """Record working `code` for `name` as a new, current, `implemented` version.
+        """Record working `code` for `name` as a new, current `candidate` version: it runs, but
+        only the admission gate (`mark_admitted`) puts it in the library.
 
         Works from any status (a failed function can be repaired); the name must exist.
         `signature`/`docstring` default to the current version's; `dependencies=None` keeps the
-        current version's dependency list. Recording content identical to an already
-        implemented current version is a no-op, so a resumed run does not add empty versions.
+        current version's dependency list. Recording content identical to a current version that
+        runs (candidate or admitted) is a no-op, so a resumed run does not add empty versions.
         """
         with self.transaction():
             current = self.current(name)
@@ -92,26 +94,43 @@ class FunctionsMixin(StoreBase):
             same_content = current.content_hash == content_hash(signature, docstring, code)
             if (
                 same_content
-                and current.status == FunctionStatus.IMPLEMENTED
+                and current.status.runs
                 and list(current.dependencies) == deps
             ):
                 return current
             row = self._function_row(name)
             self._add_version(
-                row["function_id"], signature, docstring, code, FunctionStatus.IMPLEMENTED,
+                row["function_id"], signature, docstring, code, FunctionStatus.CANDIDATE,
                 run_id=run_id, batch_id=batch_id, model=model,
             )
             self.set_dependencies(name, deps)
             return self.current(name)
 
+    def mark_admitted(self, name: str) -> FunctionRecord:
+        """The current version, a candidate, joins the library (the admission gate's verdict)."""
+        with self.transaction():
+            current = self.current(name)
+            if current.status is FunctionStatus.ADMITTED:
+                return current
+            if current.status is not FunctionStatus.CANDIDATE:
+                raise StoreError(f"only a candidate can be admitted; {name} v{current.version} is {current.status.value}")
+            return self._set_status(name, FunctionStatus.ADMITTED, None)
+
+    def mark_retired(self, name: str, reason: str) -> FunctionRecord:
+        """The current version leaves the library with `reason`; its history stays."""
+        return self._set_status(name, FunctionStatus.RETIRED, reason)
+
     def mark_failed(self, name: str, reason: str) -> FunctionRecord:
         """Mark the current version `failed` with `reason`; failed functions leave the prompts."""
+        return self._set_status(name, FunctionStatus.FAILED, reason)
+
+    def _set_status(self, name: str, status: FunctionStatus, reason: str | None) -> FunctionRecord:
         with self.transaction():
             row = self._function_row(name)
             self._db.execute(
                 "UPDATE function_versions SET status = ?, last_error = ?, updated_at = ? "
                 "WHERE id = ?",
-                [FunctionStatus.FAILED.value, reason, utc_now(), row["version_id"]],
+                [status.value, reason, utc_now(), row["version_id"]],
             )
             return self.current(name)
 
@@ -205,19 +224,24 @@ class FunctionsMixin(StoreBase):
     ) -> list[FunctionRecord]:
         """Current versions in creation order (the order the library grew in).
 
-        `status` filters to one status or several; without it, every status except `failed`
-        (unless `include_failed`). `functions("implemented")` is what prompts should show.
+        `status` filters to one status or several; without it, every status except `failed` and
+        `retired` (unless `include_failed`). What prompts show is `library()`.
         """
         if status is None:
-            wanted = [
-                s.value for s in FunctionStatus if include_failed or s != FunctionStatus.FAILED
-            ]
+            wanted = [s.value for s in FunctionStatus if include_failed or not s.gone]
         elif isinstance(status, str):
             wanted = [FunctionStatus(status).value]
         else:
             wanted = [FunctionStatus(s).value for s in status]
         marks = ", ".join("?" for _ in wanted)
         return self._load_versions(f"is_current AND status IN ({marks})", wanted)
+
+    def library(self, *, with_candidates: bool = False) -> list[FunctionRecord]:
+        """The library: the admitted helpers, in the order it grew. `with_candidates` adds the
+        candidates on their way to the gate, for who builds on them before the verdict (the API
+        agent implementing a batch depth-first, its ground-truth checks)."""
+        wanted = [FunctionStatus.ADMITTED, *([FunctionStatus.CANDIDATE] if with_candidates else [])]
+        return self.functions(wanted)
 
     def history(self, name: str) -> list[FunctionRecord]:
         """Every version of `name`, oldest first; the current one has `is_current=True`."""

@@ -1,6 +1,6 @@
-"""Append-only, named schema migrations.
+"""Append-only, named schema migrations: the steps, in order (`MIGRATIONS`).
 
-`MIGRATIONS` is applied in order; each entry runs once, inside its own transaction together with
+`api_store.migrate` applies them; each entry runs once, inside its own transaction together with
 the row that records it in `schema_migrations`, so a crash mid-migration leaves no trace.
 Never edit or reorder an entry that has shipped: databases in the wild have recorded it as
 applied and will not run it again. Change the schema by appending a new entry.
@@ -9,16 +9,12 @@ applied and will not run it again. Change the schema by appending a new entry.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from sqlite_utils import Database
 
-from api_store.connection import utc_now, write_transaction
-from api_store.errors import StoreError
 
 Migration = tuple[str, Callable[[Database], None]]
-
-MIGRATIONS_TABLE = "schema_migrations"
 
 
 def _script(db: Database, sql: str) -> None:
@@ -196,7 +192,7 @@ def _rebuilds_tables(migrate: Callable[[Database], None]) -> Callable[[Database]
 
     SQLite cannot change a CHECK constraint in place; its documented procedure (create the new
     table, copy, drop the old, rename) needs foreign-key enforcement off, which can only be
-    switched outside a transaction. `apply_migrations` does that around such a migration and
+    switched outside a transaction. `api_store.migrate.apply_migrations` does that around such a migration and
     runs `PRAGMA foreign_key_check` before committing it.
     """
     migrate.rebuilds_tables = True  # type: ignore[attr-defined]
@@ -268,6 +264,82 @@ def _withdrawn_examples(db: Database) -> None:
     _script(db, "ALTER TABLE verified_programs ADD COLUMN withdrawn TEXT;")
 
 
+@_rebuilds_tables
+def _helper_lifecycle(db: Database) -> None:
+    """A helper's life is its version's status: proposed, candidate, admitted, retired or failed.
+
+    What was `implemented` was the library to every reader, so it becomes `admitted` (a version
+    the gate had judged, one added by hand or imported, one built with admission off alike); a
+    `failed` version whose last decision retired it becomes `retired`. Only the status column's
+    check changes: the table, the triggers and the view over it are made again around the same rows.
+    """
+    _script(
+        db,
+        """
+        DROP VIEW function_version_rows;
+        DROP TRIGGER functions_pointer_same_function;
+        CREATE TABLE function_versions_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            function_id INTEGER NOT NULL REFERENCES functions(id),
+            version INTEGER NOT NULL CHECK (version >= 1),
+            signature TEXT NOT NULL,
+            docstring TEXT NOT NULL,
+            code TEXT,
+            content_hash TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('proposed', 'candidate', 'admitted', 'retired', 'failed')),
+            last_error TEXT,
+            run_id INTEGER REFERENCES runs(id),
+            batch_id INTEGER REFERENCES batches(id),
+            model TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (function_id, version),
+            CHECK (status NOT IN ('candidate', 'admitted') OR code IS NOT NULL)
+        );
+        INSERT INTO function_versions_new
+            SELECT v.id, v.function_id, v.version, v.signature, v.docstring, v.code, v.content_hash,
+                   CASE
+                       WHEN v.status = 'implemented' THEN 'admitted'
+                       WHEN v.status = 'failed' AND v.code IS NOT NULL AND (
+                           SELECT d.decision FROM function_decisions AS d
+                           WHERE d.version_id = v.id AND d.decision IN ('admitted', 'rejected', 'retired')
+                           ORDER BY d.id DESC LIMIT 1) = 'retired' THEN 'retired'
+                       ELSE v.status
+                   END,
+                   v.last_error, v.run_id, v.batch_id, v.model, v.created_at, v.updated_at
+            FROM function_versions AS v;
+        DROP TABLE function_versions;
+        ALTER TABLE function_versions_new RENAME TO function_versions;
+        CREATE TRIGGER function_versions_content_immutable
+        BEFORE UPDATE OF function_id, version, signature, docstring, code, content_hash,
+                         run_id, batch_id, model, created_at
+        ON function_versions
+        BEGIN
+            SELECT RAISE(ABORT, 'function versions are append-only; record a new version');
+        END;
+        CREATE TRIGGER function_versions_no_delete
+        BEFORE DELETE ON function_versions
+        BEGIN
+            SELECT RAISE(ABORT, 'function versions are append-only; they cannot be deleted');
+        END;
+        CREATE TRIGGER functions_pointer_same_function
+        BEFORE UPDATE OF current_version_id ON functions
+        WHEN NEW.current_version_id IS NOT NULL
+             AND (SELECT function_id FROM function_versions WHERE id = NEW.current_version_id)
+                 IS NOT NEW.id
+        BEGIN
+            SELECT RAISE(ABORT, 'current_version_id must point at a version of the same function');
+        END;
+        CREATE VIEW function_version_rows AS
+        SELECT v.id AS version_id, f.id AS function_id, f.name, f.normalized_name,
+               v.version, v.signature, v.docstring, v.code, v.content_hash, v.status,
+               v.last_error, v.run_id, v.batch_id, v.model, v.created_at, v.updated_at,
+               (f.current_version_id = v.id) AS is_current
+        FROM function_versions AS v JOIN functions AS f ON f.id = v.function_id;
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     ("0001_initial_schema", _initial_schema),
     ("0002_library_evidence", _library_evidence),
@@ -275,55 +347,5 @@ MIGRATIONS: list[Migration] = [
     ("0004_evaluated_decisions", _evaluated_decisions),
     ("0005_decision_kinds_in_code", _decision_kinds_in_code),
     ("0006_withdrawn_examples", _withdrawn_examples),
+    ("0007_helper_lifecycle", _helper_lifecycle),
 ]
-
-
-def applied_migrations(db: Database) -> list[tuple[str, str]]:
-    """`(name, applied_at)` of every migration recorded in `db`, in the order applied."""
-    if not db[MIGRATIONS_TABLE].exists():
-        return []
-    rows = db.query(f"SELECT name, applied_at FROM {MIGRATIONS_TABLE} ORDER BY rowid")
-    return [(row["name"], row["applied_at"]) for row in rows]
-
-
-def apply_migrations(db: Database, migrations: Sequence[Migration] = MIGRATIONS) -> list[str]:
-    """Apply the not-yet-applied entries of `migrations`, in order; return the names applied now.
-
-    Refuses a database that records migrations this code does not know: it was written by a
-    newer version of the store, and guessing at its schema could corrupt it.
-    """
-    names = [name for name, _ in migrations]
-    if len(set(names)) != len(names):
-        raise ValueError(f"migration names must be unique: {names}")
-    applied = [name for name, _ in applied_migrations(db)]
-    if applied == names:
-        return []  # up to date: open without writing, so read-only files work
-    with write_transaction(db):
-        db.execute(
-            f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
-            "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-        )
-    unknown = [name for name, _ in applied_migrations(db) if name not in names]
-    if unknown:
-        raise StoreError(
-            f"database records unknown migrations {unknown}; it was written by a newer vadar"
-        )
-    newly_applied = []
-    for name, migrate in migrations:
-        rebuilds = getattr(migrate, "rebuilds_tables", False)
-        if rebuilds:
-            db.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction, so set it first
-        try:
-            with write_transaction(db):
-                # Re-checked under the write lock, so two processes opening at once apply it once.
-                if db.execute(f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE name = ?", [name]).fetchone():
-                    continue
-                migrate(db)
-                if rebuilds and db.execute("PRAGMA foreign_key_check").fetchone() is not None:
-                    raise StoreError(f"migration {name} would break foreign keys; nothing was changed")
-                db[MIGRATIONS_TABLE].insert({"name": name, "applied_at": utc_now()})
-        finally:
-            if rebuilds:
-                db.execute("PRAGMA foreign_keys = ON")
-        newly_applied.append(name)
-    return newly_applied

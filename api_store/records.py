@@ -15,11 +15,41 @@ from api_store.answers import decode_answer
 
 
 class FunctionStatus(StrEnum):
-    """Lifecycle of a version: proposed by the Signature agent, then implemented or failed."""
+    """A helper's life, stored on each of its versions.
+
+    `proposed` (a stub, no code) -> `candidate` (code that runs: the API agent's implementation,
+    or a route's draft on its way to the gate) -> `admitted` (the gate let it in: it is the
+    library) -> `retired` (it left the library on later evidence; its history stays). `failed`
+    is a version that never made it: no working implementation, or the gate said no. A version
+    that is no longer current is superseded whatever its status (`FunctionRecord.superseded`).
+    """
 
     PROPOSED = "proposed"
-    IMPLEMENTED = "implemented"
+    CANDIDATE = "candidate"
+    ADMITTED = "admitted"
+    RETIRED = "retired"
     FAILED = "failed"
+
+    @classmethod
+    def _missing_(cls, value: object) -> FunctionStatus | None:
+        """`implemented`, the one status of working code before the lifecycle, reads as admitted
+        (what it meant to every reader: in the library), so older exports still import."""
+        return cls.ADMITTED if value == LEGACY_IMPLEMENTED else None
+
+    @property
+    def runs(self) -> bool:
+        """A version in this state may run in programs (its code passes the stored-source rule)."""
+        return self in (FunctionStatus.CANDIDATE, FunctionStatus.ADMITTED)
+
+    @property
+    def gone(self) -> bool:
+        """A version in this state is out of the library for good: failed or retired."""
+        return self in (FunctionStatus.FAILED, FunctionStatus.RETIRED)
+
+
+LEGACY_IMPLEMENTED = "implemented"
+STATUS_NAMES = (*(status.value for status in FunctionStatus), LEGACY_IMPLEMENTED)
+"""Every status a stored or exported version may spell, the legacy one included."""
 
 
 class RunStatus(StrEnum):
@@ -116,6 +146,11 @@ class FunctionRecord:
     updated_at: str
     is_current: bool
     dependencies: tuple[str, ...] = field(default=())
+
+    @property
+    def superseded(self) -> bool:
+        """A later version of the helper took this one's place."""
+        return not self.is_current
 
     @classmethod
     def from_row(cls, row: dict[str, Any], dependencies: tuple[str, ...] = ()) -> FunctionRecord:

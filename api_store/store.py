@@ -17,7 +17,8 @@ from api_store.errors import StoreError
 from api_store.evidence import EvidenceMixin
 from api_store.functions import FunctionsMixin
 from api_store.imports import EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ImportMixin
-from api_store.migrations import MIGRATIONS, applied_migrations, apply_migrations
+from api_store.migrate import applied_migrations, apply_migrations
+from api_store.migrations import MIGRATIONS
 from api_store.runs import RunsMixin
 
 

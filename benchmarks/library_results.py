@@ -143,14 +143,14 @@ def main() -> None:
 
 def check_helpers(db: Path, data: Path, split: str | None) -> dict:
     """The library's admitted helpers and those failing their ground-truth property checks."""
-    from api_store import ApiStore, FunctionStatus
+    from api_store import ApiStore
     from vadar.library.truth_checks import TruthChecks
     from vadar.runs.prepare import DataSelection
     from vadar.sandbox import execute
 
     prepared = DataSelection(data, split).prepare()
     with ApiStore(db, create=False) as store:
-        library = store.functions(FunctionStatus.IMPLEMENTED)
+        library = store.library()
         build = store.build_question_ids(data=str(prepared.dataset.root), split=prepared.split)
     checks = TruthChecks(lambda code, namespace: execute(code, namespace, timeout_s=10))
     failing = [f.name for f in library

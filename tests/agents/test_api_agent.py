@@ -3,6 +3,7 @@
 import pytest
 
 from api_store import ApiStore, FunctionStatus
+from vadar.library.implementation_log import StoreLog
 from vadar.agents.api import ApiAgent, TestContext, library_namespace
 from vadar.llm.doubles import ScriptedLLM
 from vadar.sandbox import execute
@@ -43,9 +44,9 @@ def test_depth_first_dependency_is_implemented_before_its_caller(store):
         code("def _count_all(image):\n    xs = [_center_x(b) for b in loc(image, 'objects')]\n    return len(xs)"),
         code("def _center_x(bbox):\n    return (bbox[0] + bbox[2]) / 2"),
     ])
-    report = ApiAgent(llm, store, executor).implement(["_count_all", "_center_x"], [CONTEXT])
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_count_all", "_center_x"], [CONTEXT])
     assert report.implemented == ["_center_x", "_count_all"]  # the callee finished first
-    assert store.current("_count_all").status == FunctionStatus.IMPLEMENTED
+    assert store.current("_count_all").status == FunctionStatus.CANDIDATE
     assert store.dependencies("_count_all") == ["_center_x"]
     assert "Implement this function:\n```python\ndef _center_x(bbox: BBox) -> float:" in llm.calls[1][-1]["content"]
     # the caller's prompt showed the proposed signature it could call
@@ -60,7 +61,7 @@ def test_retry_feeds_back_the_failing_line_then_succeeds(store):
         code("def _center_x(bbox):\n    y = 1\n    return bbox[7]"),
         code("def _center_x(bbox):\n    return (bbox[0] + bbox[2]) / 2"),
     ])
-    report = ApiAgent(llm, store, executor).implement(["_center_x"], [CONTEXT])
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_center_x"], [CONTEXT])
     assert report.implemented == ["_center_x"] and report.attempts["_center_x"] == 2
     feedback = llm.calls[1][-1]["content"]
     assert "IndexError" in feedback and "line 3" in feedback
@@ -71,7 +72,7 @@ def test_retry_feeds_back_the_failing_line_then_succeeds(store):
 
 def test_retry_exhaustion_marks_failed_and_hides_it(store):
     llm = ScriptedLLM([code("def _center_x(bbox):\n    return undefined_name")] * 5)
-    report = ApiAgent(llm, store, executor, max_attempts=5).implement(["_center_x"], [CONTEXT])
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=executor, max_attempts=5).implement(["_center_x"], [CONTEXT])
     assert "_center_x" in report.failed and "after 5 attempts" in report.failed["_center_x"]
     assert store.current("_center_x").status == FunctionStatus.FAILED
     assert "_center_x" not in [f.name for f in store.functions()]
@@ -81,7 +82,7 @@ def test_retry_exhaustion_marks_failed_and_hides_it(store):
 
 def test_self_recursion_fails_cleanly(store):
     llm = ScriptedLLM([code("def _center_x(bbox):\n    return _center_x(bbox)")])
-    report = ApiAgent(llm, store, executor).implement(["_center_x"], [CONTEXT])
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_center_x"], [CONTEXT])
     assert "calls itself" in report.failed["_center_x"]
     assert store.current("_center_x").last_error.startswith("`_center_x` calls itself")
 
@@ -92,7 +93,7 @@ def test_two_cycle_is_detected_and_the_caller_recovers(store):
         code("def _center_x(bbox):\n    return _count_all(None)"),  # B -> A: cycle
         code("def _count_all(image):\n    return len(loc(image, 'objects'))"),  # A without B
     ])
-    report = ApiAgent(llm, store, executor).implement(["_count_all", "_center_x"], [CONTEXT])
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_count_all", "_center_x"], [CONTEXT])
     assert report.failed["_center_x"] == "cycle of calls: _count_all -> _center_x -> _count_all"
     assert report.implemented == ["_count_all"]
     assert "`_center_x` is not available" in llm.calls[2][-1]["content"]
@@ -101,7 +102,7 @@ def test_two_cycle_is_detected_and_the_caller_recovers(store):
 
 def test_malformed_reply_is_retried(store):
     llm = ScriptedLLM(["I cannot do that", code("def _center_x(bbox):\n    return 1.0")])
-    report = ApiAgent(llm, store, executor).implement(["_center_x"], [CONTEXT])
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_center_x"], [CONTEXT])
     assert report.implemented == ["_center_x"]
     assert "syntax error" in store.attempts("_center_x")[0].error
 
@@ -109,7 +110,7 @@ def test_malformed_reply_is_retried(store):
 def test_progress_events_name_each_attempt_and_outcome(store):
     events = []
     llm = ScriptedLLM([code("def _center_x(bbox):\n    return bbox[9]"), code("def _center_x(bbox):\n    return 1.0")])
-    ApiAgent(llm, store, executor, on_event=events.append).implement(["_center_x"], [CONTEXT])
+    ApiAgent(llm, store, log=StoreLog(store), executor=executor, on_event=events.append).implement(["_center_x"], [CONTEXT])
     assert events == [
         "implementing _center_x (attempt 1/5)",
         "implementing _center_x (attempt 2/5)",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from api_store import ApiStore, FunctionStatus
+from vadar.library.implementation_log import StoreLog
 from vadar.agents.api import ApiAgent, TestContext
 from vadar.agents.signature import SignatureAgent
 from vadar.library.group_replies import parse_reply
@@ -47,7 +48,7 @@ def test_the_api_agent_never_implements_a_stored_proposal_of_such_a_name(name):
     store.propose(name, "(image: Image) -> int", "Count all objects.")
     llm = ScriptedLLM([])
     context = TestContext("How many objects?", {"image": "img", "loc": lambda image, prompt: []})
-    report = ApiAgent(llm, store, lambda code, ns: execute(code, dict(ns), timeout_s=10, memory_mb=512)).implement(
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=lambda code, ns: execute(code, dict(ns), timeout_s=10, memory_mb=512)).implement(
         [name], [context])
     assert report.implemented == [] and name in report.failed and llm.calls == []
     assert store.current(name).status == FunctionStatus.FAILED

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from api_store import ApiStore, FunctionStatus
+from vadar.library.implementation_log import StoreLog
 from vadar.agents.api import ApiAgent, TestContext
 from vadar.agents.helper_search import Sample, SearchSettings, search
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
@@ -81,7 +82,7 @@ def sample_data():
 
 def agent_for(llm, store, data, samples, rounds=2):
     verifier = TruthVerifier(TruthChecks(executor), store, data.dataset, data.modules, data.questions)
-    return ApiAgent(llm, store, executor, search=SearchSettings(samples=samples, rounds=rounds), verifier=verifier)
+    return ApiAgent(llm, store, log=StoreLog(store), executor=executor, search=SearchSettings(samples=samples, rounds=rounds), verifier=verifier)
 
 
 def executor(code, namespace):
@@ -150,10 +151,10 @@ def test_one_sample_sends_exactly_the_requests_of_an_agent_without_a_search(samp
         store = ApiStore.memory()
         store.propose("_objects_left_of", SIGNATURE, "Objects left of the reference object.")
         llm = ScriptedLLM([code(WRONG)])
-        agent = agent_for(llm, store, sample_data, samples=1) if verifier_on else ApiAgent(llm, store, executor)
+        agent = agent_for(llm, store, sample_data, samples=1) if verifier_on else ApiAgent(llm, store, log=StoreLog(store), executor=executor)
         agent.implement(["_objects_left_of"], [context(sample_data)])
         requests.append(llm.requests)
-        assert store.current("_objects_left_of").status == FunctionStatus.IMPLEMENTED  # no search: as before
+        assert store.current("_objects_left_of").status == FunctionStatus.CANDIDATE  # no search: as before
     assert requests[0] == requests[1]
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from api_store import FunctionStatus
 from vadar.config import VadarConfig
 from vadar.llm.doubles import ReplayLLM
 from vadar.runs.pipeline import build_api, evaluate
@@ -33,7 +32,7 @@ def test_recorded_real_model_run_replays_to_the_same_library_and_answers(config,
     replay = ReplayLLM(CASSETTE)
     with open_session(config, llm=replay) as session:
         reports = build_api(session, data, tmp_path / "run", batch_size=3)
-        library = [f.name for f in session.store.functions(FunctionStatus.IMPLEMENTED)]
+        library = [f.name for f in session.store.library()]
         summary = evaluate(session, data, tmp_path / "run", show_progress=False, scope="build")
         searches = {d.name: d.evidence for d in session.store.decisions() if d.decision == "searched"}
     assert reports[0].implemented == library and len(library) == 5

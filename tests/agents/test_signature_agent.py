@@ -1,7 +1,8 @@
 import pytest
 
 from vadar.agents.signature import SignatureAgent, rejection_reason
-from vadar.programs.stubs import Stub, StubFormatError, called_names, normalized_name, parse_implementation, parse_stubs
+from vadar.programs.calls import called_names
+from vadar.programs.stubs import Stub, StubFormatError, normalized_name, parse_implementation, parse_stubs
 from vadar.programs.api_text import render_api
 from vadar.llm.doubles import ScriptedLLM
 

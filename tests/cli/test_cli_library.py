@@ -24,6 +24,7 @@ def db(tmp_path: Path) -> Path:
         store.propose("_broken", "() -> int", "Never worked.")
         store.record_attempt("_left_of", 1, error="NameError", passed=False)
         store.implement("_center", "def _center(box):\n    return [(box[0] + box[2]) / 2]\n")
+        store.mark_admitted("_center")
         store.implement("_left_of", "def _left_of(a, b):\n    return _center(a) < _center(b)\n",
                         dependencies=["_center"])
         store.mark_failed("_broken", "5 attempts failed: SyntaxError")
@@ -40,7 +41,7 @@ def test_list_shows_live_functions_and_hides_failed(db: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "_center" in result.output and "_left_of" in result.output
     assert "(box: BBox) -> list[float]" in result.output  # brackets are not eaten as markup
-    assert "implemented" in result.output
+    assert "admitted" in result.output and "candidate" in result.output  # each helper's state
     assert "_broken" not in result.output
 
     everything = _run("list", "--all", "--db", str(db))
@@ -58,11 +59,11 @@ def test_show_prints_code_docstring_history_and_dependencies(db: Path) -> None:
     result = _run("show", "_left_of", "--db", str(db))
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "_left_of  (version 2, implemented)" in out
+    assert "_left_of  (version 2, candidate)" in out
     assert "True if a is left of b." in out
     assert "return _center(a) < _center(b)" in out
     assert "dependencies: _center" in out and "attempts:     1" in out
-    assert "v1  proposed" in out and "* v2  implemented" in out
+    assert "v1  proposed" in out and "* v2  candidate" in out
 
     used = _run("show", "_center", "--db", str(db))
     assert "used by:      _left_of" in used.output and "run 1, model qwen" in used.output

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from PIL import Image as PILImage
 
-from api_store import ApiStore, FunctionStatus
+from api_store import ApiStore
 from base_modules.oracle.annotations3d import annotations3d_oracle_modules
 from omni3d_bench.datasets import BenchDataset
 from omni3d_bench.relations import object_measure, relation_holds, unique_phrase
@@ -163,9 +163,9 @@ def _doubled_size(image: Image, object_prompt: str) -> float:
         add_functions(store, PIXEL_HEIGHT + CAMERA_DEPTH + calls_it)
         looked = recheck_library(store, TruthChecks(run), dataset, modules, questions)
         assert looked["_height_of_object"].passed is False and looked["_distance_from_camera"].passed is True
-        assert len(store.functions(FunctionStatus.IMPLEMENTED)) == 3  # without retire, only a report
+        assert len(store.library()) == 3  # without retire, only a report
         recheck_library(store, TruthChecks(run), dataset, modules, questions, retire=True)
-        assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_distance_from_camera"]
+        assert [f.name for f in store.library()] == ["_distance_from_camera"]
         last = store.decisions("_height_of_object")[-1]
         assert last.decision == "retired" and last.mode == "truth-check"
         assert last.evidence["truth_check"]["passed"] is False
@@ -187,7 +187,7 @@ def test_library_check_command_reports_and_retires(tmp_path, bench, monkeypatch)
     assert "_height_of_object: measure:height: FAILED (4 cases)" in result.output and "retired" in result.output
     assert "_is_in_front: relation_test:front: passed" in result.output
     with ApiStore(tmp_path / "vadar.sqlite") as store:
-        assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_is_in_front"]
+        assert [f.name for f in store.library()] == ["_is_in_front"]
 
 
 ROUGH_HEIGHT = '''

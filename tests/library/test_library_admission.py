@@ -68,7 +68,7 @@ def build(config, llm, tmp_path, *, mode="labelled"):
     data = DataSelection(limit=2).prepare()  # question 1: "How many things are left of the red sphere?" (5)
     with open_session(config, llm=llm) as session:
         reports = build_api(session, data, tmp_path / "run", batch_size=2)
-        return reports[0], session.store.functions(FunctionStatus.IMPLEMENTED), session.store
+        return reports[0], session.store.library(), session.store
 
 
 def test_a_helper_that_runs_but_answers_wrong_is_rejected_after_one_repair(config, tmp_path):
@@ -76,7 +76,7 @@ def test_a_helper_that_runs_but_answers_wrong_is_rejected_after_one_repair(confi
     assert report.implemented == ["_objects_left_of"] and report.admitted == []
     assert "ground-truth check failed" in report.not_admitted["_objects_left_of"]  # caught before outcomes
     store = ApiStore(config.paths.database)
-    assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == []
+    assert [f.name for f in store.library()] == []
     kinds = [d.decision for d in store.decisions("_objects_left_of")]
     assert kinds == ["repair", "rejected"]
     repair = store.decisions("_objects_left_of")[0].evidence
@@ -184,9 +184,9 @@ def test_hand_written_helpers_join_the_library_through_the_cli(tmp_path):
     result = CliRunner().invoke(app, ["library", "add", str(hand), "--db", str(db)])
     assert result.exit_code == 0, result.output
     store = ApiStore(db)
-    names = [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)]
+    names = [f.name for f in store.library()]
     assert "_objects_left_of" in names and store.current("_objects_left_of").dependencies == ("_camera_x",)
-    assert store.unverified() == []  # admitted by hand, never re-checked as a candidate
+    assert store.candidates() == []  # admitted by hand, never re-checked as a candidate
     bad = tmp_path / "bad.py"
     bad.write_text("def helper(x):\n    return x\n")
     result = CliRunner().invoke(app, ["library", "add", str(bad), "--db", str(db)])
@@ -202,7 +202,7 @@ def test_a_build_program_with_an_unencodable_answer_is_stored_escaped():
 
 
 def test_retirement_removes_a_function_from_the_prompt_but_keeps_its_history(config):
-    from vadar.library.admission import retire_harmful
+    from vadar.library.retirement import retire_harmful
     from vadar.runs.methods import make_answerer
 
     with open_session(config, llm=ScriptedLLM(["```python\nfinal_result = 1\n```"] * 2)) as session:
@@ -211,13 +211,14 @@ def test_retirement_removes_a_function_from_the_prompt_but_keeps_its_history(con
             store.propose(name, "(image: Image) -> int", "Count things.")
             store.implement(name, f"def {name}(image):\n    return 1\n")
             store.record_decision(name, "admitted", mode="labelled")
+            store.mark_admitted(name)
         for i in range(4):
             for name, right in (("_good", True), ("_bad", i == 0)):
                 store.record_verified_program(batch_id=None, question_id=str(i), question="q", variant="with",
                                               code=f"final_result = {name}(image)", answer=1, gold=1,
                                               error=None, correct=right, uses=[name])
         assert retire_harmful(store, min_uses=4, below=0.3) == {"_bad": "programs using it were right 1 of 4 times"}
-        assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_good"]
+        assert [f.name for f in store.library()] == ["_good"]
         assert store.history("_bad")[-1].code and store.decisions("_bad")[-1].decision == "retired"
         data = DataSelection(limit=1).prepare()
         answer, _ = make_answerer("vadar", session, data)

@@ -4,6 +4,7 @@ import pytest
 
 from api_store import ApiStore
 from sandbox_namespace import IMAGE
+from vadar.library.implementation_log import StoreLog
 from vadar.agents.api import ApiAgent, TestContext
 from vadar.library.hand import HandLibraryError, parse_functions
 from vadar.programs.namespace import library_functions
@@ -102,7 +103,7 @@ def test_the_api_agent_refuses_them_and_retries(attack):
     llm = ScriptedLLM([f"```python\n{attack}\n```", "```python\ndef _center_x(bbox):\n    return 1.0\n```"])
     context = TestContext("How many objects?", {"image": "img", "loc": loc, "depth": depth})
     with Sandbox() as box:
-        report = ApiAgent(llm, store, lambda c, ns: box.execute(c, dict(ns), timeout_s=10)).implement(
+        report = ApiAgent(llm, store, log=StoreLog(store), executor=lambda c, ns: box.execute(c, dict(ns), timeout_s=10)).implement(
             ["_center_x"], [context])
     assert report.implemented == ["_center_x"] and report.attempts["_center_x"] == 2
     assert store.attempts("_center_x")[0].error.startswith("library function _center_x:")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from typer.testing import CliRunner
 
-from api_store import ApiStore, FunctionStatus
+from api_store import ApiStore
 from vadar.cli import app
 from vadar.library.hand import add_functions
 from vadar.library.tracking import helper_uses, track_evaluation
@@ -54,7 +54,7 @@ def test_a_helper_worse_than_the_baseline_is_retired_with_its_history_kept(tmp_p
         add_functions(store, HELPERS)
         retired = track_evaluation(store, RUN, run="run-a", baseline=BASELINE, min_uses=4)
         assert list(retired) == ["_bad"] and "scored 1, the same questions without the library 4" in retired["_bad"]
-        assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_good"]
+        assert [f.name for f in store.library()] == ["_good"]
         assert [d.decision for d in store.decisions("_bad")] == ["admitted", "evaluated", "retired"]
         assert store.history("_bad")[-1].code  # kept
         assert [d.evidence["uses"] for d in store.decisions("_good") if d.decision == "evaluated"] == [2]
@@ -65,8 +65,8 @@ def test_without_a_baseline_or_below_the_minimum_uses_nothing_is_retired(tmp_pat
         add_functions(store, HELPERS)
         assert track_evaluation(store, RUN, run="run-a") == {}
         assert track_evaluation(store, RUN, run="run-b", baseline=BASELINE, min_uses=5) == {}
-        assert len(store.functions(FunctionStatus.IMPLEMENTED)) == 2
-        assert store.unverified() == []  # an evaluated decision does not undo the admission
+        assert len(store.library()) == 2
+        assert store.candidates() == []  # an evaluated decision does not undo the admission
 
 
 def _write(run_dir, rows):
@@ -103,5 +103,5 @@ def _twice_bad(image):
         assert store.current("_twice_bad").dependencies == ("_bad",)
         retired = track_evaluation(store, RUN, run="run-a", baseline=BASELINE, min_uses=4)
         assert retired == {"_bad": retired["_bad"], "_twice_bad": "it calls the retired helper _bad"}
-        assert [f.name for f in store.functions(FunctionStatus.IMPLEMENTED)] == ["_good"]
+        assert [f.name for f in store.library()] == ["_good"]
         assert store.decisions("_twice_bad")[-1].evidence["reason"] == "it calls the retired helper _bad"

@@ -58,7 +58,7 @@ def test_build_then_evaluate_then_resume(config, tmp_path):
         reports = build_api(session, selection, out, batch_size=2)
         assert [r.proposed for r in reports] == [["_count"], []]
         assert reports[0].implemented == ["_count"]
-        implemented = session.store.functions(FunctionStatus.IMPLEMENTED)
+        implemented = session.store.library()
         assert [f.name for f in implemented] == ["_count"]
         summary = evaluate(session, selection, out, show_progress=False, scope="all")
     assert summary.questions == 4

@@ -67,6 +67,7 @@ def config_for(home: Path, *, retries: int = 3) -> VadarConfig:
 def with_helper(session) -> None:
     session.store.propose("_count", "(image: Image, object_prompt: str) -> int", "Count matching objects.")
     session.store.implement("_count", HELPER)
+    session.store.mark_admitted("_count")
 
 
 def lines_of(path: Path) -> list[dict]:

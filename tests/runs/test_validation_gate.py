@@ -69,10 +69,10 @@ def test_the_gate_retires_a_helper_whose_programs_lose_and_keeps_one_whose_progr
             data=str(data.dataset.root), split=data.split), "held-out")
     assert held_out == []  # the held-back questions are build questions: never scored
     store = ApiStore(config.paths.database)
-    assert store.current("_bad").status == FunctionStatus.FAILED
+    assert store.current("_bad").status == FunctionStatus.RETIRED
     retired = [d for d in store.decisions("_bad") if d.decision == "retired"][-1]
     assert retired.mode == "validation" and retired.evidence["validation"]["losses"] == 4
-    assert store.current("_good").status == FunctionStatus.IMPLEMENTED
+    assert store.current("_good").status == FunctionStatus.ADMITTED
     validated = store.decisions("_good")[-1]
     assert validated.decision == "validated" and validated.evidence["tally"]["wins"] == 2
     report = json.loads((tmp_path / "build" / "validation.json").read_text())

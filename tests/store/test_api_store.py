@@ -86,7 +86,7 @@ def test_status_transitions_and_failed_functions_are_hidden(store: ApiStore) -> 
 
     assert [f.name for f in store.functions()] == ["_a", "_c"]
     assert [f.name for f in store.functions(include_failed=True)] == ["_a", "_b", "_c"]
-    assert [f.name for f in store.functions("implemented")] == ["_a"]
+    assert [f.name for f in store.functions("candidate")] == ["_a"]
     assert [f.name for f in store.functions(FunctionStatus.FAILED)] == ["_b"]
     assert [f.name for f in store.functions(["proposed", "failed"])] == ["_b", "_c"]
     with pytest.raises(ValueError):
@@ -111,9 +111,9 @@ def test_a_failed_function_can_be_repaired_by_a_new_implementation(store: ApiSto
     _propose(store, "_a")
     store.mark_failed("_a", "NameError")
     repaired = store.implement("_a", "def _a(a): return 1")
-    assert (repaired.version, repaired.status, repaired.last_error) == (2, "implemented", None)
-    assert [h.status for h in store.history("_a")] == ["failed", "implemented"]
-    assert [f.name for f in store.functions("implemented")] == ["_a"]
+    assert (repaired.version, repaired.status, repaired.last_error) == (2, "candidate", None)
+    assert [h.status for h in store.history("_a")] == ["failed", "candidate"]
+    assert [f.name for f in store.candidates()] == ["_a"]
 
 
 def test_implemented_functions_come_in_creation_order_with_their_text(store: ApiStore) -> None:
@@ -122,7 +122,7 @@ def test_implemented_functions_come_in_creation_order_with_their_text(store: Api
     for name in ("_a", "_z", "_m"):  # implemented in another order, and _z twice
         store.implement(name, f"def {name}(a): return 0")
     store.implement("_z", "def _z(a): return 1")
-    records = store.functions(status="implemented")
+    records = store.functions(status="candidate")
     assert [r.name for r in records] == ["_z", "_m", "_a"]
     assert records[0].signature == "_z(a) -> int" and records[0].docstring == "Doc of _z."
     assert records[0].code == "def _z(a): return 1"
@@ -219,7 +219,7 @@ def test_export_is_json_and_contains_the_full_history(store: ApiStore) -> None:
     assert data["format"] == "vadar-api-store" and data["migrations"] == [name for name, _ in MIGRATIONS]
     assert [f["name"] for f in data["functions"]] == ["_a", "_b"]
     a, b = data["functions"]
-    assert (a["status"], a["version"], a["code"]) == ("implemented", 2, "def _a(a): return 1")
+    assert (a["status"], a["version"], a["code"]) == ("candidate", 2, "def _a(a): return 1")
     assert [h["version"] for h in a["history"]] == [1, 2]
     assert [x["error"] for x in a["history"][0]["attempts"]] == ["boom"]
     assert (b["status"], b["last_error"], b["dependencies"]) == ("failed", "dependency broke", ["_a"])

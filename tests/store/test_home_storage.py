@@ -169,7 +169,7 @@ def test_a_build_stopped_by_a_full_library_is_one_line_and_resumes(build_config:
     with open_session(build_config, llm=ScriptedLLM([Router()] * 10)) as session:
         build_api(session, data, out, batch_size=2)
         functions = {f.name: f.status for f in session.store.functions(include_failed=True)}
-    assert functions == {"_count": FunctionStatus.FAILED, "_exists": FunctionStatus.IMPLEMENTED}
+    assert functions == {"_count": FunctionStatus.FAILED, "_exists": FunctionStatus.ADMITTED}
 
 
 # -- the LLM response cache ------------------------------------------------------------------------

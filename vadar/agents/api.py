@@ -4,7 +4,8 @@ When an implementation calls another proposed, not yet implemented function, tha
 implemented first, then the caller is tested. Each function gets up to `max_attempts` tries with
 the error (and failing line) fed back. A function that calls itself, or that closes a cycle of
 calls back to a function still being implemented, is marked failed with the reason; failed
-functions disappear from later prompts. Every attempt is recorded in the store.
+functions disappear from later prompts. The agent only reads the library (`LibraryView`); every
+attempt, implementation and failure is reported to its `ImplementationLog`, which the library stores.
 
 A function whose name makes a claim that ground truth can check is implemented by
 generate-and-test instead (`helper_search`): sampled implementations until one passes the claim's
@@ -18,14 +19,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from api_store import ApiStore, AttemptRecord, FunctionRecord, FunctionStatus
+from api_store import AttemptRecord, FunctionRecord, FunctionStatus
 from api_store.names import prompt_hash
 from vadar import prompts
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.programs.sampling import IMPLEMENTATION
 from vadar.agents.helper_search import CaseCheck, HelperVerifier, Sample, SearchRecord, SearchSettings, search
+from vadar.agents.library_view import ImplementationLog, LibraryView
 from vadar.programs.step_loop import LLMCost, LoopEnd, Reply, StepLoop, Verdict
-from vadar.programs.stubs import StubFormatError, called_names, parse_implementation
+from vadar.programs.calls import called_names
+from vadar.programs.stubs import StubFormatError, parse_implementation
 from vadar.programs.helper_rules import MAX_CODE_CHARS, cycle_text, name_problem, recursion_problem
 from vadar.programs.helper_calls import build_test_call
 from vadar.programs.api_text import function_stub, render_api
@@ -60,9 +63,9 @@ class ImplementationReport:
     cost: LLMCost = field(default_factory=LLMCost)
 
 
-def library_namespace(store: ApiStore) -> dict[str, LibraryFunction]:
-    """The store's current implemented functions (re-read: the API agent adds to them)."""
-    return library_functions(store.functions(FunctionStatus.IMPLEMENTED))
+def library_namespace(store: LibraryView) -> dict[str, LibraryFunction]:
+    """The library and the candidates before the gate (re-read: the API agent adds to them)."""
+    return library_functions(store.library(with_candidates=True))
 
 
 class ApiAgent:
@@ -71,13 +74,11 @@ class ApiAgent:
     def __init__(
         self,
         llm: ChatModel,
-        store: ApiStore,
+        store: LibraryView,
         executor: Executor,
         *,
+        log: ImplementationLog,
         max_attempts: int = 5,
-        run_id: int | None = None,
-        batch_id: int | None = None,
-        model: str | None = None,
         on_event: Callable[[str], None] | None = None,
         search: SearchSettings | None = None,
         verifier: HelperVerifier | None = None,
@@ -86,9 +87,9 @@ class ApiAgent:
         self.search = search or SearchSettings(samples=1)
         self.verifier = verifier
         self.on_event = on_event or (lambda message: None)
-        self.store = store
+        self.store = store  # read only: what the agent does is reported to `log`, which stores it
+        self.log = log
         self.executor = executor
-        self.provenance = {"run_id": run_id, "batch_id": batch_id, "model": model}
 
     def implement(self, names: Sequence[str], contexts: Sequence[TestContext]) -> ImplementationReport:
         """Implement `names` (and whatever they need); `contexts` supply real test inputs."""
@@ -103,9 +104,9 @@ class ApiAgent:
 
     def _implement(self, name: str, stack: list[str], context: TestContext, report: ImplementationReport) -> bool:
         record = self.store.current(name)
-        if record.status == FunctionStatus.IMPLEMENTED:
+        if record.status.runs:
             return True
-        if record.status == FunctionStatus.FAILED:
+        if record.status.gone:
             return False
         problem = name_problem(name)  # the helper rules: a proposal stored before they held is not implemented
         if problem is not None:
@@ -181,11 +182,9 @@ class ApiAgent:
             step = _Step(error=reply.cut_off_error) if reply.cut_off else self._try(
                 name, reply.text, stack, context, report)
             last[:] = [step]
-            self.store.record_attempt(
-                name, attempt, code=step.code, error=step.error, test_call=step.test_call,
-                test_result=step.test_result, passed=step.error is None,
-                prompt_hash=prompt_hash(_prompt_text(messages[:-1])), **self.provenance,
-            )
+            self.log.attempt(name, attempt, code=step.code, error=step.error, test_call=step.test_call,
+                             test_result=step.test_result, passed=step.error is None,
+                             prompt_hash=prompt_hash(_prompt_text(messages[:-1])))
             if step.fatal:
                 return Verdict.give_up()
             if step.error is None:
@@ -201,7 +200,7 @@ class ApiAgent:
 
     def _store_implementation(self, name: str, step: _Step, report: ImplementationReport) -> None:
         assert step.code is not None
-        self.store.implement(name, step.code, dependencies=step.dependencies, **self.provenance)
+        self.log.implemented(name, step.code, step.dependencies)
         report.implemented.append(name)
         self.on_event(f"implemented {name}")
 
@@ -245,7 +244,7 @@ class ApiAgent:
         claim = verifier.claim(name, record.signature) or ""
         found = search(sample, check, self.search, claim, on_event=lambda m: self.on_event(f"{name}: {m}"))
         report.searches[name] = found.record
-        self.store.record_decision(name, "searched", mode="search", evidence=found.record.to_dict())
+        self.log.searched(name, found.record.to_dict())
         if found.sample is not None:
             self._store_implementation(name, _Step(code=found.sample.code, dependencies=list(found.sample.dependencies)),
                                        report)
@@ -289,13 +288,13 @@ class ApiAgent:
         return _Step(code=code, test_call=test.call, test_result=repr(result.value)[:500], dependencies=library)
 
     def _fail(self, name: str, reason: str, report: ImplementationReport) -> None:
-        self.store.mark_failed(name, reason)
+        self.log.failed(name, reason)
         report.failed[name] = reason
         self.on_event(f"failed {name}: {one_line(reason, 120)}")
 
     def _api_text(self, *, exclude: str) -> str:
         """Predefined modules, implemented functions, and proposed signatures still to come."""
-        shown = [f for f in self.store.functions([FunctionStatus.IMPLEMENTED, FunctionStatus.PROPOSED])
+        shown = [f for f in self.store.functions([FunctionStatus.ADMITTED, FunctionStatus.CANDIDATE, FunctionStatus.PROPOSED])
                  if f.name != exclude]
         return render_api(shown)
 
@@ -310,17 +309,17 @@ class _Step:
     fatal: bool = False
 
 
-def _attempts_made(store: ApiStore, record: FunctionRecord) -> int:
+def _attempts_made(store: LibraryView, record: FunctionRecord) -> int:
     """Attempts already recorded for this version of the function (by an interrupted run, say)."""
     return max((a.attempt for a in store.attempts(record.name) if a.version == record.version), default=0)
 
 
-def _failed_attempts(store: ApiStore, record: FunctionRecord) -> list[AttemptRecord]:
+def _failed_attempts(store: LibraryView, record: FunctionRecord) -> list[AttemptRecord]:
     """Recorded attempts at this version of the function that ended in an error, oldest first."""
     return [a for a in store.attempts(record.name) if a.version == record.version and a.error]
 
 
-def _resumed_turns(store: ApiStore, record: FunctionRecord) -> list[dict[str, str]]:
+def _resumed_turns(store: LibraryView, record: FunctionRecord) -> list[dict[str, str]]:
     """After an interruption, the last recorded attempt and its error, so the next one can fix it."""
     failed = _failed_attempts(store, record)
     if not failed:
@@ -332,7 +331,7 @@ def _resumed_turns(store: ApiStore, record: FunctionRecord) -> list[dict[str, st
                 "api_retry", error=last.error, test_call=last.test_call, name=record.name)}]
 
 
-def _last_error(store: ApiStore, record: FunctionRecord) -> str | None:
+def _last_error(store: LibraryView, record: FunctionRecord) -> str | None:
     failed = _failed_attempts(store, record)
     return failed[-1].error if failed else None
 

@@ -230,7 +230,7 @@ class Vadar:
         with self._writing(out_dir):
             reports = build_api(session, prepared, out_dir, batch_size=batch_size, batches=batches,
                                 on_batch=on_batch, on_validation=validation)
-        return Build(out_dir, reports, len(session.store.functions("implemented")), self.config.paths.database,
+        return Build(out_dir, reports, len(session.store.library()), self.config.paths.database,
                      validated[0] if validated else None)
 
     def run(self, data: PathLike | None = None, *, split: str | None = None, limit: int | None = None,

@@ -35,7 +35,7 @@ from vadar.library.truth_checks import TruthChecks
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.namespace import library_functions, program_namespace
 from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure, run_program
-from vadar.programs.stubs import StubFormatError, called_names
+from vadar.programs.calls import helpers_reached
 
 MODES = ("labelled", "unlabelled", "off")
 MIN_TRUTH_CASES = 4  # ground-truth cases a helper must pass to be admitted on them (a relation case checks a whole list)
@@ -70,42 +70,70 @@ class AdmissionReport:
     programs: int = 0
 
 
-class Admission:
-    """Decides which implemented-but-unverified helpers join the library, through the admission gate."""
+@dataclass(frozen=True)
+class AdmissionSetup:
+    """How a batch's admission runs: its mode, the helpers it calls on, its limit, where it reports.
 
-    def __init__(self, store: ApiStore, agent: ProgramAgent, executor: Executor, *, mode: str = "labelled",
-                 sampler: ProgramAgent | None = None, repair: Repairer | None = None,
-                 checks: BehaviourChecks | None = None, batch_id: int | None = None,
-                 truth: TruthChecks | None = None, min_uses: int = 1,
-                 on_event: Callable[[str], None] | None = None) -> None:
-        if mode not in MODES:
-            raise ValueError(f"admission mode must be one of {MODES}, got {mode!r}")
-        self.store, self.agent, self.executor, self.mode = store, agent, executor, mode
-        self.sampler = sampler or agent
-        self.repair = repair
-        self.checks = checks if mode == "unlabelled" else None  # gold answers need no proxy
-        self.truth, self.min_uses = truth, min_uses
-        self.batch_id = batch_id
-        self.on_event = on_event or (lambda message: None)
+    `sampler` writes the second program of an unlabelled reference (default: the agent itself);
+    `repair` asks the API agent for one new version; `checks` are the behaviour checks
+    (unlabelled mode only); `truth` the ground-truth checks.
+    """
+
+    mode: str = "labelled"
+    sampler: ProgramAgent | None = None
+    repair: Repairer | None = None
+    checks: BehaviourChecks | None = None
+    truth: TruthChecks | None = None
+    min_uses: int = 1
+    batch_id: int | None = None
+    on_event: Callable[[str], None] | None = None
+
+
+@dataclass(frozen=True)
+class _Judging:
+    """One `decide`: the batch's questions, their evidence, and what the gates of the batch share."""
+
+    questions: Sequence[Question]
+    dataset: Dataset
+    modules: ModuleSet
+    contexts: Sequence[TestContext]
+    before: list[FunctionRecord]  # the library without the candidates
+    evidence: Sequence[QuestionEvidence]
+    namespace: Mapping[str, Any]  # an image's namespace, for behaviour checks
+    checked: dict[str, CheckResult]  # behaviour checks written so far, by helper
+    report: AdmissionReport
+
+
+class Admission:
+    """Decides which candidates join the library, through the admission gate."""
+
+    def __init__(self, store: ApiStore, agent: ProgramAgent, executor: Executor,
+                 setup: AdmissionSetup = AdmissionSetup()) -> None:
+        if setup.mode not in MODES:
+            raise ValueError(f"admission mode must be one of {MODES}, got {setup.mode!r}")
+        self.store, self.agent, self.executor, self.mode = store, agent, executor, setup.mode
+        self.sampler = setup.sampler or agent
+        self.repair = setup.repair
+        self.checks = setup.checks if setup.mode == "unlabelled" else None  # gold answers need no proxy
+        self.truth, self.min_uses = setup.truth, setup.min_uses
+        self.batch_id = setup.batch_id
+        self.on_event = setup.on_event or (lambda message: None)
 
     def decide(self, candidates: Sequence[FunctionRecord], questions: Sequence[Question], dataset: Dataset,
                modules: ModuleSet, contexts: Sequence[TestContext]) -> AdmissionReport:
         report = AdmissionReport()
-        names = {c.name for c in candidates}
         if not candidates or self.mode == "off":
             return report
-        before = [f for f in self.store.functions("implemented") if f.name not in names]
+        before = self.store.library()
         evidence = [self._question(q, dataset, modules, before, candidates, report) for q in questions]
-        image_namespace = program_namespace(dataset.image(questions[0]), modules) if questions else {}
-        checked: dict[str, CheckResult] = {}  # behaviour checks written so far, by helper
+        judging = _Judging(questions, dataset, modules, contexts, before, evidence,
+                           program_namespace(dataset.image(questions[0]), modules) if questions else {}, {}, report)
         decided: dict[str, tuple[Candidate, Problem | None]] = {}
         for record in candidates:
             candidate = self._candidate(record.name)
-            gate = self._gate(checked, image_namespace, [*before, *candidates], evidence, dataset, modules, questions)
-            problem = gate.first_problem(candidate)
+            problem = self._gate(judging, [*before, *candidates]).first_problem(candidate)
             if problem is not None and self.repair is not None and problem.repairable and problem.cases:
-                candidate, problem = self._repair(candidate, problem, checked, image_namespace, evidence, dataset,
-                                                  modules, before, contexts, report, questions)
+                candidate, problem = self._repair(candidate, problem, judging)
             decided[record.name] = (candidate, problem)
         _drop_dependents_of_rejected(decided, self.store)
         for name, (candidate, problem) in decided.items():
@@ -125,12 +153,11 @@ class Admission:
         return Candidate(Route.PROPOSAL, current.name, current.signature, current.docstring, current.code or "",
                          dependencies=tuple(current.dependencies))
 
-    def _gate(self, checked: dict[str, CheckResult], namespace: Mapping[str, Any], library: list[FunctionRecord],
-              evidence: Sequence[QuestionEvidence], dataset: Dataset, modules: ModuleSet,
-              questions: Sequence[Question]) -> Gate:
+    def _gate(self, judging: _Judging, library: list[FunctionRecord]) -> Gate:
         """A proposal's checks, in order: its behaviour check (unlabelled), its ground truth, the outcomes."""
-        return Gate([BehaviourCheck(self, namespace, library, checked),
-                     TruthCheck(self.truth, dataset, modules, library, questions), OutcomeRule(evidence, self.min_uses)])
+        return Gate([BehaviourCheck(self, judging.namespace, library, judging.checked),
+                     TruthCheck(self.truth, judging.dataset, judging.modules, library, judging.questions),
+                     OutcomeRule(judging.evidence, self.min_uses)])
 
     # ----------------------------------------------------------------- evidence
 
@@ -161,20 +188,7 @@ class Admission:
 
     def _reached(self, program: str | None, candidates: Sequence[FunctionRecord]) -> set[str]:
         """Functions of `candidates` a program calls, directly or through the helpers it calls."""
-        if not program:
-            return set()
-        try:
-            pending = list(called_names(program))
-        except (SyntaxError, StubFormatError):
-            return set()
-        by_name = {c.name: c for c in candidates}
-        reached: set[str] = set()
-        while pending:
-            name = pending.pop()
-            if name in by_name and name not in reached:
-                reached.add(name)
-                pending += list(by_name[name].dependencies)
-        return reached
+        return helpers_reached(program, {c.name: c.dependencies for c in candidates})
 
     def _record(self, item: QuestionEvidence, variant: str, outcome: ProgramOutcome, uses: set[str]) -> None:
         judged = item.reference is not None
@@ -185,26 +199,22 @@ class Admission:
 
     # ----------------------------------------------------------------- repair
 
-    def _repair(self, candidate: Candidate, problem: Problem, checked: dict[str, CheckResult],
-                namespace: Mapping[str, Any], evidence: Sequence[QuestionEvidence], dataset: Dataset, modules: ModuleSet,
-                before: list[FunctionRecord], contexts: Sequence[TestContext], report: AdmissionReport,
-                questions: Sequence[Question]) -> tuple[Candidate, Problem | None]:
+    def _repair(self, candidate: Candidate, problem: Problem, judging: _Judging) -> tuple[Candidate, Problem | None]:
         """One new implementation, shown the cases; its users' programs run again with it, then the gate."""
         name = candidate.name
         self.store.record_decision(name, "repair", mode=self.mode, evidence={
             "reason": problem.log, "cases": [case.to_dict() for case in problem.cases]})
         self.on_event(f"repairing {name}: {problem.log}")
-        if not self.repair or not self.repair(name, [case.to_dict() for case in problem.cases[:3]], contexts[0]):
+        if not self.repair or not self.repair(name, [case.to_dict() for case in problem.cases[:3]], judging.contexts[0]):
             return candidate, problem
-        report.repaired.append(name)
-        library = [*before, *[f for f in self.store.functions("implemented") if f.name not in {b.name for b in before}]]
-        for item in evidence:
+        judging.report.repaired.append(name)
+        library = [*judging.before, *self.store.candidates()]
+        for item in judging.evidence:
             if name in item.uses and item.with_.program:
-                item.with_ = self._rerun(item.with_, item.question, dataset, modules, library)
+                item.with_ = self._rerun(item.with_, item.question, judging.dataset, judging.modules, library)
                 self._record(item, "with", item.with_, self._reached(item.with_.program, library))
         repaired = self._candidate(name)
-        gate = self._gate(checked, namespace, library, evidence, dataset, modules, questions)
-        return repaired, gate.first_problem(repaired)
+        return repaired, self._gate(judging, library).first_problem(repaired)
 
     def _rerun(self, outcome: ProgramOutcome, question: Question, dataset: Dataset, modules: ModuleSet,
                library: list[FunctionRecord]) -> ProgramOutcome:
@@ -321,29 +331,6 @@ def majority(outcomes: Any) -> str | None:
         return None
     answer, count = answers.most_common(1)[0]
     return answer if count >= 2 else None
-
-
-def retire_harmful(store: ApiStore, *, min_uses: int, below: float) -> dict[str, str]:
-    """Retire admitted functions whose programs on build questions are mostly wrong.
-
-    Later batches keep writing programs that call older functions; a function used by at least
-    `min_uses` judged programs of which fewer than `below` were right leaves the prompts (its
-    versions stay in history, with a `retired` decision and the figures).
-    """
-    retired = {}
-    admitted = {d.name for d in store.decisions() if d.decision == "admitted" and d.mode != "hand"}
-    for name, stats in store.function_stats().items():
-        if name not in admitted or stats.judged < min_uses or (stats.accuracy or 0.0) >= below:
-            continue
-        if store.current(name).status != "implemented":
-            continue
-        reason = f"programs using it were right {stats.correct} of {stats.judged} times"
-        store.record_decision(name, "retired", mode="stats", evidence={
-            "reason": reason, "used": stats.used, "errors": stats.errors, "correct": stats.correct,
-            "judged": stats.judged})
-        store.mark_failed(name, f"retired: {reason}")
-        retired[name] = reason
-    return retired
 
 
 def _compared(with_: float, without: float, questions: int) -> str:

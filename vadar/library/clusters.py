@@ -23,7 +23,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store import ApiStore, FunctionRecord
 from api_store.evidence import VerifiedProgram
 from base_modules.module import ModuleSet
 from omni3d_bench.types import Dataset, Question
@@ -96,7 +96,7 @@ class GroupWriter:
             ids = tuple(p.question_id for p in group)
             if ids in tried:
                 continue
-            library = self.store.functions(FunctionStatus.IMPLEMENTED)
+            library = self.store.library()
             anchor = question_frame(group[0].question, group[0].code or "")
             others = frame_questions(anchor, unanswered, codes)[:MAX_OTHERS]
             name, reason, saved = self._write_one(group, others, by_id, dataset, modules, library, batch_id)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store import ApiStore, FunctionRecord
 from api_store.evidence import VerifiedProgram
 from base_modules.module import ModuleSet
 from omni3d_bench.types import Dataset, Question
@@ -75,7 +75,7 @@ class Distiller:
         report.tokens_before = sum(code_tokens(c) for c in codes)
         tried: set[str] = set()
         while len(report.admitted) < self.max_helpers:
-            library = self.store.functions(FunctionStatus.IMPLEMENTED)
+            library = self.store.library()
             found = self._best_pattern(codes, sources, library, tried)
             if found is None:
                 break

@@ -6,7 +6,9 @@ nothing, and the first problem decides. The routes differ only in which checks t
 proposal is judged by the programs that used it, a distilled helper by the programs it must
 reproduce) and in what they do with a problem (ask the LLM again, repair, give up). `admit`
 stores a helper with its evidence and its rewritten programs as worked examples; `reject`
-records why a stored proposal was not admitted.
+records why a stored proposal was not admitted. The gate is the only writer of a helper's
+`admitted` state: `admit` after the checks, `admit_as_given` for helpers no check judges (written
+by hand, or a build that runs with admission off).
 
 The checks every route shares live here: the rule for stored source, reproducing the rewritten
 programs' right answers, and the ground-truth check of the helper's claim.
@@ -14,7 +16,6 @@ programs' right answers, and the ground-truth check of the helper's claim.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ from omni3d_bench.types import Dataset, Question
 from vadar.library.candidates import Candidate, Route
 from vadar.library.problems import AnswersChanged, Case, Problem, SourceProblem, TruthFailed
 from vadar.library.truth_checks import TruthChecks
+from vadar.programs.calls import helpers_called
 from vadar.programs.namespace import program_namespace
 from vadar.programs.outcome import Executor, ProgramRun, run_program
 from vadar.sandbox import LibrarySourceError, check_library_source
@@ -53,19 +55,30 @@ def admit(store: ApiStore, candidate: Candidate, *, library: Sequence[Any], batc
           mode: str) -> None:
     """Store the helper as admitted with its evidence, and its rewritten programs as worked examples.
 
-    A proposal is in the store already (the API agent implemented it); other routes add it here.
+    A proposal is in the store already (the API agent implemented it as a candidate); other
+    routes add it here.
     """
     names = {f.name for f in library}
     with store.transaction():
         if candidate.route is not Route.PROPOSAL:
             store.propose(candidate.name, candidate.signature, candidate.docstring, batch_id=batch_id)
-            store.implement(candidate.name, candidate.code, dependencies=sorted(called_names(candidate.code) & names))
+            store.implement(candidate.name, candidate.code, dependencies=sorted(helpers_called(candidate.code, names)))
         store.record_decision(candidate.name, "admitted", mode=mode, evidence=candidate.stored_evidence())
+        store.mark_admitted(candidate.name)
         for use in candidate.uses:
             store.record_verified_program(
                 batch_id=batch_id, question_id=use.source.question_id, question=use.source.question,
                 variant=REWRITTEN, code=use.code, answer=use.source.answer, gold=use.source.gold, error=None,
-                correct=True, uses=called_names(use.code) & (names | {candidate.name}))
+                correct=True, uses=helpers_called(use.code, names | {candidate.name}))
+
+
+def admit_as_given(store: ApiStore, names: Sequence[str], *, mode: str) -> None:
+    """Admit stored candidates no check judges: helpers written by hand (`mode="hand"`), or a
+    build's with admission off (`mode="off"`). Each gets its `admitted` decision."""
+    with store.transaction():
+        for name in names:
+            store.record_decision(name, "admitted", mode=mode)
+            store.mark_admitted(name)
 
 
 def reject(store: ApiStore, candidate: Candidate, problem: Problem, *, mode: str) -> None:
@@ -73,11 +86,6 @@ def reject(store: ApiStore, candidate: Candidate, problem: Problem, *, mode: str
     store.record_decision(candidate.name, "rejected", mode=mode, evidence={
         "reason": problem.log, "problem": type(problem).__name__, **candidate.stored_evidence()})
     store.mark_failed(candidate.name, f"not admitted: {problem.log}")
-
-
-def called_names(code: str) -> set[str]:
-    """Names the code calls directly (`f(...)`)."""
-    return {n.func.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
 
 
 def scored_right(run: ProgramRun, gold: Any, question: Question) -> bool:

@@ -11,8 +11,9 @@ import ast
 from dataclasses import dataclass
 
 from api_store import ApiStore
-from vadar.programs.helper_rules import (HelperRuleError, called_names, check_helper, joining_problem, name_problem,
-                                         stored_calls)
+from vadar.library.gate import admit_as_given
+from vadar.programs.calls import called_names
+from vadar.programs.helper_rules import HelperRuleError, check_helper, joining_problem, name_problem, stored_calls
 
 
 class HandLibraryError(ValueError):
@@ -61,7 +62,7 @@ def parse_functions(source: str) -> list[HandFunction]:
             check_helper(node.name, signature, docstring, code)
         except HelperRuleError as exc:
             raise HandLibraryError(f"line {node.lineno}: {exc}") from None
-        called = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        called = called_names(code)
         functions.append(HandFunction(node.name, signature, docstring, code,
                                       tuple(sorted((called & names) - {node.name}))))
     return functions
@@ -79,5 +80,5 @@ def add_functions(store: ApiStore, source: str) -> list[str]:
             store.propose(function.name, function.signature, function.docstring)
         for function in functions:
             store.implement(function.name, function.code, dependencies=list(function.dependencies))
-            store.record_decision(function.name, "admitted", mode="hand")
+        admit_as_given(store, [f.name for f in functions], mode="hand")
     return [f.name for f in functions]

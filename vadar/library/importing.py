@@ -24,10 +24,10 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from api_store import ApiStore, DuplicateFunctionError
-from api_store.records import FunctionStatus
-from vadar.programs.helper_rules import (MAX_LIBRARY_HELPERS, HelperRuleError, call_problem, called_names,
-                                         check_helper, check_name, joining_problem, signature_problem,
-                                         stored_calls, text_problem)
+from api_store.records import STATUS_NAMES, FunctionStatus
+from vadar.programs.calls import called_names
+from vadar.programs.helper_rules import (MAX_LIBRARY_HELPERS, HelperRuleError, call_problem, check_helper, check_name,
+                                         joining_problem, signature_problem, stored_calls, text_problem)
 
 
 class LibraryImportError(ValueError):
@@ -47,7 +47,7 @@ _ATTEMPT = {"type": "object", "required": ["attempt"], "properties": {
                                     "created_at")}}}
 _HISTORY_ENTRY = {"type": "object", "required": ["version", "signature", "docstring", "status"], "properties": {
     "version": _VERSION, "signature": _TEXT, "docstring": _TEXT,
-    "status": {"enum": [status.value for status in FunctionStatus]},
+    "status": {"enum": list(STATUS_NAMES)},
     "dependencies": {"type": "array", "items": _TEXT}, "attempts": {"type": "array", "items": _ATTEMPT},
     **{key: _MAYBE_TEXT for key in ("code", "last_error", "model", "created_at", "updated_at")}}}
 EXPORT_SCHEMA: dict[str, Any] = {
@@ -173,7 +173,7 @@ def _rule_problem(data: dict[str, Any]) -> str | None:
             return f"function {name}: {exc}"
         for version in entry["history"]:
             where = f"function {name}, version {version['version']}"
-            if version["status"] == FunctionStatus.IMPLEMENTED.value:
+            if FunctionStatus(version["status"]).runs:
                 if version.get("code") is None:
                     return f"{where}: an implemented version needs its code"
                 try:
@@ -195,7 +195,7 @@ def _current_calls(data: dict[str, Any]) -> dict[str, set[str]]:
     calls = {}
     for entry in data["functions"]:
         current = next((v for v in entry["history"] if v["version"] == entry["version"]), None)
-        code = current.get("code") if current and current["status"] == FunctionStatus.IMPLEMENTED.value else None
+        code = current.get("code") if current and FunctionStatus(current["status"]).runs else None
         calls[entry["name"]] = called_names(code) if code else set()
     return calls
 

@@ -46,7 +46,7 @@ def remembered_helpers(store: ApiStore) -> dict[str, Remembered]:
             problem = (decision.evidence or {}).get("problem") if decision.decision == "rejected" else None
             last_problem[(decision.name, decision.version)] = problem
     remembered = {}
-    for record in store.functions(FunctionStatus.FAILED):
+    for record in store.functions([FunctionStatus.FAILED, FunctionStatus.RETIRED]):
         problem = last_problem.get((record.name, record.version))
         reason = record.last_error or "failed"
         reusable = problem in LACK_OF_EVIDENCE and bool(record.code)

@@ -20,7 +20,8 @@ from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
 from vadar.programs.api_text import ExampleCall
-from vadar.programs.stubs import StubFormatError, called_names
+from vadar.programs.calls import called_names
+from vadar.programs.stubs import StubFormatError
 
 T = TypeVar("T")
 RELATIVE_FLOOR = 0.5  # a match scoring under half the best one is left out

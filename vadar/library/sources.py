@@ -8,14 +8,29 @@ parameter names and types from the API text the LLM sees.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store import ApiStore, FunctionRecord
 from api_store.evidence import VerifiedProgram
 from omni3d_bench.types import Question
 from vadar.library.gate import REWRITTEN
 from vadar.programs.api_text import render_api
+from vadar.programs.calls import helpers_called
+from vadar.programs.outcome import ProgramOutcome
+
+
+BUILD = "build"  # variant of a verified program written for distillation
+
+
+def record_build_program(store: ApiStore, batch_id: int | None, question: Question, outcome: ProgramOutcome,
+                         right: bool, library: Collection[str]) -> None:
+    """Keep a program written for a build question, with the helpers of `library` it calls: the
+    right ones are what the bottom-up routes learn from."""
+    store.record_verified_program(
+        batch_id=batch_id, question_id=question.question_id, question=question.question, variant=BUILD,
+        code=outcome.program, answer=outcome.answer, gold=question.answer, error=outcome.error, correct=right,
+        uses=helpers_called(outcome.program, library))
 
 
 @dataclass
@@ -64,7 +79,7 @@ def api_signatures(library: Sequence[FunctionRecord]) -> tuple[dict[str, list[tu
 def right_programs(store: ApiStore, questions: Sequence[Question]) -> tuple[dict[str, Question], list[VerifiedProgram]]:
     """`questions` by id, and the right program of each that calls only helpers still in the library."""
     by_id = {q.question_id: q for q in questions}
-    implemented = {f.name for f in store.functions(FunctionStatus.IMPLEMENTED)}
+    implemented = {f.name for f in store.library()}
     return by_id, current_programs(store.verified_programs(correct_only=True), set(by_id), implemented)
 
 

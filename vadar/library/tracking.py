@@ -5,17 +5,19 @@ evaluation, every library function gets an `evaluated` decision with the run's f
 that called it, their score, and (given a run of a method without the library on the same
 questions, e.g. static-api) that run's score on the same questions. A function called by at
 least `min_uses` programs that scored lower than the baseline on the same questions is retired:
-it leaves the prompts, its versions and decisions stay in history.
+it leaves the prompts, its versions and decisions stay in history
+(`vadar.library.retirement`, with every helper that calls it).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from api_store import ApiStore, FunctionStatus
+from api_store import ApiStore
+from vadar.library.retirement import retire_helpers
+from vadar.programs.calls import helpers_called
 
 
 class ResultLike(Protocol):
@@ -43,12 +45,10 @@ class HelperUse:
 def helper_uses(results: Iterable[ResultLike], names: Sequence[str],
                 baseline: Mapping[str, ResultLike] | None = None) -> dict[str, HelperUse]:
     """Per function name: the programs of `results` that call it and how they scored."""
-    calls = {name: re.compile(rf"\b{re.escape(name)}\s*\(") for name in names}
     found: dict[str, list[ResultLike]] = {name: [] for name in names}
     for result in results:
-        for name, pattern in calls.items():
-            if result.program and pattern.search(result.program):
-                found[name].append(result)
+        for name in helpers_called(result.program, names):
+            found[name].append(result)
     uses = {}
     for name, using in found.items():
         if not using:
@@ -62,8 +62,8 @@ def helper_uses(results: Iterable[ResultLike], names: Sequence[str],
 
 def track_evaluation(store: ApiStore, results: Sequence[ResultLike], *, run: str,
                      baseline: Mapping[str, ResultLike] | None = None, min_uses: int = 4) -> dict[str, str]:
-    """Record each implemented function's figures in this run; retire those that did worse. Returns retirements."""
-    library = store.functions(FunctionStatus.IMPLEMENTED)
+    """Record each admitted function's figures in this run; retire those that did worse. Returns retirements."""
+    library = store.library()
     worse, evidence = {}, {}
     for name, use in helper_uses(results, [f.name for f in library], baseline).items():
         evidence[name] = {"run": run, **use.to_dict()}
@@ -72,24 +72,3 @@ def track_evaluation(store: ApiStore, results: Sequence[ResultLike], *, run: str
             worse[name] = (f"in {run}, the {use.uses} programs calling it scored {use.score:g}, "
                            f"the same questions without the library {use.baseline_score:g}")
     return retire_helpers(store, worse, mode="evaluation", evidence=evidence)
-
-
-def retire_helpers(store: ApiStore, reasons: Mapping[str, str], *, mode: str,
-                   evidence: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
-    """Retire each helper of `reasons`, and every implemented helper that calls one (they could not
-    run any more). Each gets a `retired` decision with its reason; returns name -> reason."""
-    retired = dict(reasons)
-    library = store.functions(FunctionStatus.IMPLEMENTED)
-    changed = True
-    while changed:
-        changed = False
-        for record in library:
-            broken = sorted(set(record.dependencies) & set(retired))
-            if record.name not in retired and broken:
-                retired[record.name] = f"it calls the retired helper {broken[0]}"
-                changed = True
-    for name, reason in retired.items():
-        details = dict((evidence or {}).get(name, {}))
-        store.record_decision(name, "retired", mode=mode, evidence={**details, "reason": reason})
-        store.mark_failed(name, f"retired: {reason}")
-    return retired

@@ -27,7 +27,7 @@ from itertools import permutations
 from types import MappingProxyType
 from typing import Any
 
-from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store import ApiStore, FunctionRecord
 from base_modules.module import ModuleSet
 from omni3d_bench.metrics import mean_relative_accuracy
 from omni3d_bench.relations import (ATTRIBUTES, object_attribute, object_distance, object_measure, related_objects,
@@ -234,7 +234,7 @@ class TruthVerifier:
     def verify(self, name: str, signature: str, docstring: str, code: str,
                dependencies: Sequence[str]) -> TruthResult:
         helper = Candidate(Route.PROPOSAL, name, signature, docstring, code, dependencies=tuple(dependencies))
-        library = self.store.functions(FunctionStatus.IMPLEMENTED)
+        library = self.store.library(with_candidates=True)
         return self.checks.check(helper, library, self.dataset, self.modules, self.questions)  # type: ignore[arg-type]
 
 
@@ -245,7 +245,7 @@ def recheck_library(store: ApiStore, checks: TruthChecks, dataset: Dataset, modu
     Checks grow: a library admitted under older checks is vetted again under today's. A retired
     helper leaves the prompts (its history stays), and so do the helpers that call it.
     """
-    library = store.functions(FunctionStatus.IMPLEMENTED)
+    library = store.library()
     results = {record.name: checks.check(record, library, dataset, modules, questions) for record in library}
     if not retire:
         return results

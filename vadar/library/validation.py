@@ -16,6 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from api_store import ApiStore
+from vadar.library.retirement import retire_helpers
+
 
 @dataclass(frozen=True)
 class Answered:
@@ -95,3 +98,24 @@ def withdraw(round_: ValidationRound, helpers: Sequence[str], examples: Sequence
     round_.withdrawn = sorted(i for i, tally in round_.examples.items() if tally.net < 0)
     if everything or (not round_.retired and not round_.withdrawn):
         round_.retired, round_.withdrawn, round_.everything = sorted(helpers), sorted(examples), True
+
+
+def apply_round(store: ApiStore, round_: ValidationRound) -> None:
+    """Retire the round's helpers (with every helper that calls one) and withdraw its examples, each
+    with its figures."""
+    why = ("vadar was behind static-api on the held-back build questions and nothing lost on its own"
+           if round_.everything else "questions it touched lost more than they won against static-api")
+    reasons = {name: f"validation: {why}" for name in round_.retired}
+    evidence = {name: {"validation": round_.helpers[name].to_dict()} for name in round_.retired
+                if name in round_.helpers}
+    retire_helpers(store, reasons, mode="validation", evidence=evidence)
+    store.withdraw_programs(round_.withdrawn, f"validation: {why}")
+
+
+def record_validated(store: ApiStore, last: ValidationRound, helpers: Sequence[str]) -> None:
+    """Each helper still in the library (`helpers`) gets a `validated` decision with the last round's figures."""
+    for name in helpers:
+        tally = last.helpers.get(name)
+        store.record_decision(name, "validated", mode="validation", evidence={
+            "questions": last.questions, "vadar": last.vadar, "static": last.static,
+            **({"tally": tally.to_dict()} if tally is not None else {"tally": None})})

@@ -25,9 +25,10 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from api_store import FunctionRecord, FunctionStatus
+from api_store import FunctionRecord
 from base_modules.module import PREDEFINED_MODULES, REGION_MODULES
 from base_modules.view_modules import VIEW_MODULES
+from vadar.programs.calls import called_names
 from vadar.sandbox import LibrarySourceError, check_library_policy, check_library_source, reserved_name
 
 log = logging.getLogger(__name__)
@@ -184,12 +185,6 @@ def _parameter_list(args: ast.arguments) -> list[str]:
     return shown
 
 
-def called_names(code: str) -> set[str]:
-    """Names a helper's code calls as plain functions (`_b(...)`, `loc(...)`)."""
-    return {node.func.id for node in ast.walk(ast.parse(code))
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
-
-
 def recursion_problem(name: str, calls: Iterable[str]) -> str | None:
     """A helper may not call itself: a program's one question must not turn into unbounded calls."""
     return f"`{name}` calls itself: recursion is not allowed" if name in set(calls) else None
@@ -230,7 +225,7 @@ def call_problem(calls: Mapping[str, Iterable[str]]) -> str | None:
 def stored_calls(functions: Iterable[FunctionRecord], *, excluding: Collection[str] = ()) -> dict[str, set[str]]:
     """Each stored function's name (but those in `excluding`, which are being replaced) to the names
     its code calls; a function that does not run (proposed, failed) calls nothing."""
-    return {f.name: called_names(f.code) if f.code and f.status == FunctionStatus.IMPLEMENTED else set()
+    return {f.name: called_names(f.code) if f.code and f.status.runs else set()
             for f in functions if f.name not in excluding}
 
 

@@ -65,16 +65,6 @@ def parse_implementation(reply: str, expected_name: str) -> str:
     return "\n".join(lines[start:node.end_lineno]).rstrip() + "\n"
 
 
-def called_names(source: str) -> set[str]:
-    """Names called as plain functions in `source` (used to find dependencies and recursion)."""
-    tree = parse_bounded(source)
-    return {
-        node.func.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-    }
-
-
 MAX_NESTING = 100
 """Deepest syntax tree accepted from the LLM; `ast.unparse` and `compile` recurse per level."""
 

@@ -18,47 +18,36 @@ from collections.abc import Callable, Sequence
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
 from vadar.programs.outcome import ProgramOutcome
-from vadar.programs.stubs import StubFormatError, called_names
+from vadar.library.batch import BuildBatch
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import Distiller
-from vadar.library.sources import DistillReport
+from vadar.library.sources import DistillReport, record_build_program
 from vadar.library.truth_checks import TruthChecks
 from vadar.runs.methods import make_answerer
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
-BUILD = "build"  # variant of a verified program written for distillation
 
 
-def distill_batch(session: Session, data: PreparedData, chunk: Sequence[Question], batch_id: int,
-                  built_from: Sequence[Question], on_event: Callable[[str], None] | None = None) -> DistillReport | None:
-    """Write the missing programs of `chunk`, then distil from the right programs of `built_from`."""
+def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> DistillReport | None:
+    """Write the missing programs of the batch's questions, then distil from the right programs of
+    every build question so far (`batch.built_from`)."""
     settings = session.config.library
     if not settings.distill or settings.admission == "unlabelled":
         return None
     store = session.store
     answered = {p.question_id for p in store.verified_programs() if p.code}
-    todo = [q for q in chunk if q.question_id not in answered and q.answer is not None]
+    todo = [q for q in batch.questions if q.question_id not in answered and q.answer is not None]
     if todo:
         answer, library = make_answerer("vadar", session, data, accept=right_or_guessable,
                                         tries=settings.build_tries)
         names = {f.name for f in library}
         for question in todo:
-            if on_event:
-                on_event(f"writing a program for build question {question.question_id}")
+            batch.on_event(f"writing a program for build question {question.question_id}")
             outcome = answer(question)
-            right = is_right(question, outcome)
-            try:
-                uses = set(called_names(outcome.program)) & names if outcome.program else set()
-            except (SyntaxError, StubFormatError):  # a program that does not parse calls nothing
-                uses = set()
-            store.record_verified_program(
-                batch_id=batch_id, question_id=question.question_id, question=question.question, variant=BUILD,
-                code=outcome.program, answer=outcome.answer, gold=question.answer, error=outcome.error,
-                correct=right, uses=uses)
-    if on_event:
-        on_event("distilling helpers from the right build programs")
-    return distill_helpers(session, data, built_from, batch_id, on_event)
+            record_build_program(store, batch.batch_id, question, outcome, is_right(question, outcome), names)
+    batch.on_event("distilling helpers from the right build programs")
+    return distill_helpers(session, data, batch.built_from, batch.batch_id, batch.on_event)
 
 
 def is_right(question: Question, outcome: ProgramOutcome) -> bool:

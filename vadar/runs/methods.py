@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from api_store import ApiStore, FunctionRecord, FunctionStatus
+from api_store import ApiStore, FunctionRecord
 from api_store.evidence import VerifiedProgram
 from base_modules.module import PREDEFINED_MODULES, ModuleSet
 from base_modules.view_modules import VIEW_MODULES, ViewModuleSet
@@ -59,7 +59,7 @@ def read_library(store: ApiStore, method: str) -> LibrarySnapshot:
     if method != "vadar":
         return LibrarySnapshot()
     examples = [p for p in store.verified_programs(correct_only=True) if p.withdrawn is None]
-    return LibrarySnapshot(fit_library(store.functions(FunctionStatus.IMPLEMENTED)), examples)
+    return LibrarySnapshot(fit_library(store.library()), examples)
 
 
 def example_retriever(snapshot: LibrarySnapshot, config: VadarConfig) -> ExampleRetriever:

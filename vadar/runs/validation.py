@@ -17,12 +17,11 @@ from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
 from vadar.config import LibraryConfig
 from vadar.library.admission import majority, scorable_reference
-from vadar.library.tracking import retire_helpers
-from vadar.library.validation import Answered, ValidationRound, judge, withdraw
+from vadar.library.validation import Answered, ValidationRound, apply_round, judge, record_validated, withdraw
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.outcome import ProgramOutcome
 from vadar.programs.sampling import PROGRAM_SAMPLE
-from vadar.programs.stubs import StubFormatError, called_names
+from vadar.programs.calls import helpers_called
 from vadar.runs.methods import example_retriever, make_answerer, program_agent_for, question_context, read_library
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
@@ -79,8 +78,10 @@ def validate_library(session: Session, data: PreparedData, questions: Sequence[Q
         # the last round of withdrawing may not end behind: then everything goes, and vadar is static-api
         withdraw(round_, [f.name for f in snapshot.functions], [p.id for p in snapshot.examples],
                  everything=index == MAX_ROUNDS - 1)
-        _apply(session, round_)
-    _record_validated(session, report)
+        apply_round(session.store, round_)
+    if report.rounds:
+        kept = [f.name for f in read_library(session.store, "vadar").functions]
+        record_validated(session.store, report.rounds[-1], kept)
     return report
 
 
@@ -106,7 +107,7 @@ def _vadar_round(session: Session, data: PreparedData, questions: Sequence[Quest
         answered.append(Answered(
             question.question_id, _score(outcome, reference, question), _score(static[question.question_id],
                                                                                 reference, question),
-            frozenset(_calls(outcome.program) & names),
+            frozenset(helpers_called(outcome.program, names)),
             frozenset(p.id for p in examples.select(question.question)) if examples is not None else frozenset()))
     return answered
 
@@ -118,33 +119,3 @@ def _score(outcome: ProgramOutcome, reference: str | None, question: Question) -
         return score_answer(outcome.answer, reference, question.answer_type, question.metric)
     except ValueError:  # a reference the metric cannot read scores nothing, for either method
         return 0.0
-
-
-def _calls(program: str | None) -> set[str]:
-    try:
-        return set(called_names(program)) if program else set()
-    except (SyntaxError, StubFormatError):
-        return set()
-
-
-def _apply(session: Session, round_: ValidationRound) -> None:
-    """Retire the round's helpers and withdraw its examples, each with its figures."""
-    why = ("vadar was behind static-api on the held-back build questions and nothing lost on its own"
-           if round_.everything else "questions it touched lost more than they won against static-api")
-    reasons = {name: f"validation: {why}" for name in round_.retired}
-    evidence = {name: {"validation": round_.helpers[name].to_dict()} for name in round_.retired
-                if name in round_.helpers}
-    retire_helpers(session.store, reasons, mode="validation", evidence=evidence)
-    session.store.withdraw_programs(round_.withdrawn, f"validation: {why}")
-
-
-def _record_validated(session: Session, report: ValidationReport) -> None:
-    """Each helper still in the library gets a `validated` decision with its last round's figures."""
-    if not report.rounds:
-        return
-    last = report.rounds[-1]
-    for record in read_library(session.store, "vadar").functions:
-        tally = last.helpers.get(record.name)
-        session.store.record_decision(record.name, "validated", mode="validation", evidence={
-            "questions": last.questions, "vadar": last.vadar, "static": last.static,
-            **({"tally": tally.to_dict()} if tally is not None else {"tally": None})})

@@ -1,0 +1,148 @@
+"""The proposal route: the Signature agent proposes helpers for a batch, the API agent implements
+them, and the candidates go to the one gate (`vadar.library.admission`, `vadar.library.gate`).
+
+What the route decides before the gate: which proposals to keep (one helper per checkable claim:
+a second `_objects_left_of` under another name only splits its uses; no trivial rename of an
+existing name), what not to try again (`vadar.library.memory`: the rejections remembered), and
+which helper rejected before only for lack of evidence comes back as it was, to be judged on the
+new batch's questions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from api_store import BatchRecord, DuplicateFunctionError, FunctionStatus
+from vadar.agents.api import ApiAgent, ImplementationReport, TestContext
+from vadar.agents.helper_search import SearchRecord, SearchSettings
+from vadar.agents.signature import SignatureAgent
+from vadar.library.admission import Admission, AdmissionSetup
+from vadar.library.aims import proposal_aims
+from vadar.library.batch import BuildBatch
+from vadar.library.checks import BehaviourChecks
+from vadar.library.claims import claim_label
+from vadar.library.gate import admit_as_given
+from vadar.library.implementation_log import StoreLog
+from vadar.library.memory import Remembered, remembered_helpers
+from vadar.library.retirement import retire_harmful
+from vadar.library.truth_checks import TruthChecks, TruthVerifier
+from vadar.programs.api_text import render_api
+from vadar.programs.helper_rules import fit_library
+from vadar.programs.namespace import program_namespace
+from vadar.programs.sampling import PROGRAM, PROGRAM_SAMPLE
+from vadar.programs.stubs import Stub
+
+
+@dataclass
+class ProposalReport:
+    """What the route did with one batch's proposals, name by name."""
+
+    proposed: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # screened out, as `name: why`
+    implemented: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    reused: list[str] = field(default_factory=list)  # came back as implemented before (new evidence, same code)
+    admitted: list[str] = field(default_factory=list)
+    not_admitted: dict[str, str] = field(default_factory=dict)
+    repaired: list[str] = field(default_factory=list)
+    attempts: int = 0  # implementation replies, every sample of a search included
+    searches: dict[str, SearchRecord] = field(default_factory=dict)
+
+
+def proposal_route(batch: BuildBatch, record: BatchRecord) -> ProposalReport:
+    """Top-down: proposals kept by the screen, implemented as candidates, judged by the gate."""
+    report = ProposalReport()
+    memory = remembered_helpers(batch.store)
+    record = _proposals(batch, record, memory)
+    assert record.proposals is not None
+    report.rejected = list(record.proposals["rejected"])
+    _screen(batch, record, memory, report)
+    contexts = [TestContext(q.question, program_namespace(batch.dataset.image(q), batch.modules),
+                            getattr(batch.dataset, "example_words", {})) for q in batch.questions]
+    agent = _api_agent(batch)
+    pending = [f.name for f in batch.store.functions(FunctionStatus.PROPOSED)]  # leftovers of a crash too
+    outcome: ImplementationReport = agent.implement(pending, contexts)
+    report.implemented, report.failed = outcome.implemented, outcome.failed
+    report.attempts, report.searches = sum(outcome.attempts.values()), outcome.searches
+    _admit(batch, agent, contexts, report)
+    return report
+
+
+def _proposals(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembered]) -> BatchRecord:
+    """The batch's proposals: asked of the Signature agent once, or those a resumed batch recorded."""
+    if record.proposals is not None:  # resuming: implement what was proposed before the interruption
+        return record
+    store = batch.store
+    batch.on_event(f"batch {batch.index + 1}: proposing signatures for {len(batch.questions)} questions")
+    signature_agent = SignatureAgent(batch.llm, max_attempts=batch.limits.signature_attempts,
+                                     max_functions=batch.limits.max_new_functions)
+    tried = {m.name: m.reason for m in memory.values() if m.blocked}
+    aims = (proposal_aims(batch.questions, batch.built_from, store.verified_programs())
+            if batch.settings.aim else None)
+    api_text = render_api(fit_library(store.library()))  # the request's bound, as for every program
+    proposals = signature_agent.propose([q.question for q in batch.questions], api_text,
+                                        [f.name for f in store.functions()], tried, aims)
+    return store.record_proposals(record.id, [dataclasses.asdict(stub) for stub in proposals.accepted],
+                                  [f"{stub.name}: {reason}" for stub, reason in proposals.rejected])
+
+
+def _screen(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembered], report: ProposalReport) -> None:
+    """Store the proposals the screen keeps; a helper rejected only for lack of evidence comes back."""
+    store = batch.store
+    claimed = {label: f.name for f in store.library(with_candidates=True)
+               if (label := claim_label(f.name, f.signature)) is not None}
+    assert record.proposals is not None
+    for stub in (Stub(**fields) for fields in record.proposals["accepted"]):
+        if stub.name in store and any(v.batch_id == record.id for v in store.history(stub.name)):
+            report.proposed.append(stub.name)  # proposed by this batch before an interruption
+            continue
+        label = claim_label(stub.name, stub.signature)
+        if label is not None and label in claimed:
+            report.rejected.append(f"{stub.name}: claims {label}, as `{claimed[label]}` does already")
+            continue
+        if label is not None:
+            claimed[label] = stub.name
+        try:
+            store.propose(stub.name, stub.signature, stub.docstring, **batch.provenance)
+            report.proposed.append(stub.name)
+        except DuplicateFunctionError as exc:
+            report.rejected.append(f"{stub.name}: {exc}")
+            continue
+        comeback = memory.get(stub.name)
+        if comeback is not None and not comeback.blocked and comeback.signature == stub.signature:
+            # rejected before only for lack of evidence: these questions judge the same implementation
+            store.implement(stub.name, comeback.code or "", dependencies=list(comeback.dependencies),
+                            **batch.provenance)
+            report.reused.append(stub.name)
+
+
+def _api_agent(batch: BuildBatch) -> ApiAgent:
+    settings = batch.settings
+    search = SearchSettings(settings.search_samples, settings.search_rounds, settings.search_temperature)
+    # ground-truth cases come from the scenes of every build question (never a held-back one)
+    verifier = TruthVerifier(TruthChecks(batch.executor), batch.store, batch.dataset, batch.modules,
+                             list(batch.scenes))
+    return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
+                    max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
+                    verifier=verifier)
+
+
+def _admit(batch: BuildBatch, agent: ApiAgent, contexts: list[TestContext], report: ProposalReport) -> None:
+    """The gate judges the batch's candidates (and any a crash left unjudged); then the build's
+    figures retire what keeps losing."""
+    settings, store = batch.settings, batch.store
+    candidates = store.candidates()
+    if settings.admission == "off":  # no check judges them: the library takes them as they are
+        admit_as_given(store, [c.name for c in candidates], mode="off")
+        return
+    if not candidates:
+        return
+    setup = AdmissionSetup(mode=settings.admission, sampler=batch.writer(PROGRAM_SAMPLE),
+                           repair=agent.repair if settings.repair else None,
+                           checks=BehaviourChecks(batch.llm, batch.executor), truth=TruthChecks(batch.executor),
+                           min_uses=settings.admit_min_uses, batch_id=batch.batch_id, on_event=batch.on_event)
+    admission = Admission(store, batch.writer(PROGRAM), batch.executor, setup)
+    decided = admission.decide(candidates, batch.questions, batch.dataset, batch.modules, contexts)
+    report.admitted, report.not_admitted, report.repaired = decided.admitted, decided.rejected, decided.repaired
+    report.not_admitted.update(retire_harmful(store, min_uses=settings.retire_min_uses, below=settings.retire_below))

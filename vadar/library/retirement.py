@@ -1,0 +1,55 @@
+"""The one way out of the library: a helper retires with its reason and figures, and so does every
+admitted helper that calls it, directly or through others (it could not run any more).
+
+Every rule that retires goes through `retire_helpers`: the build's own statistics
+(`retire_harmful`), an evaluation against a baseline (`vadar.library.tracking`), the validation
+gate (`vadar.runs.validation`), a ground-truth recheck (`vadar.library.truth_checks`).
+A retired helper leaves the prompts; its versions and decisions stay in history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from api_store import ApiStore
+
+
+def retire_helpers(store: ApiStore, reasons: Mapping[str, str], *, mode: str,
+                   evidence: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
+    """Retire each helper of `reasons`, and every admitted helper that calls one. Each gets a
+    `retired` decision with its reason and figures (`evidence`); returns name -> reason."""
+    retired = dict(reasons)
+    library = store.library()
+    changed = True
+    while changed:
+        changed = False
+        for record in library:
+            broken = sorted(set(record.dependencies) & set(retired))
+            if record.name not in retired and broken:
+                retired[record.name] = f"it calls the retired helper {broken[0]}"
+                changed = True
+    with store.transaction():
+        for name, reason in retired.items():
+            details = dict((evidence or {}).get(name, {}))
+            store.record_decision(name, "retired", mode=mode, evidence={**details, "reason": reason})
+            store.mark_retired(name, f"retired: {reason}")
+    return retired
+
+
+def retire_harmful(store: ApiStore, *, min_uses: int, below: float) -> dict[str, str]:
+    """Retire admitted helpers whose programs on build questions are mostly wrong, with their callers.
+
+    Later batches keep writing programs that call older helpers; one used by at least `min_uses`
+    judged programs of which fewer than `below` were right leaves the prompts. Helpers added by
+    hand are kept: no build judged them in.
+    """
+    gated = {d.name for d in store.decisions() if d.decision == "admitted" and d.mode != "hand"}
+    admitted = {f.name for f in store.library()}
+    reasons, figures = {}, {}
+    for name, stats in store.function_stats().items():
+        if name not in gated or name not in admitted or stats.judged < min_uses or (stats.accuracy or 0.0) >= below:
+            continue
+        reasons[name] = f"programs using it were right {stats.correct} of {stats.judged} times"
+        figures[name] = {"used": stats.used, "errors": stats.errors, "correct": stats.correct, "judged": stats.judged}
+    return retire_helpers(store, reasons, mode="stats", evidence=figures) if reasons else {}

@@ -1,0 +1,225 @@
+"""The build job: the library grown over batches of build questions, then the validation gate.
+
+`runs/` only orchestrates here: it cuts the questions into batches, keeps a resumable record of
+which finished (`build_state.json` and the store's run), and hands each batch, as one
+`BuildBatch`, to the library's routes: proposals (`vadar.library.proposals`) and distillation
+(`vadar.runs.distillation`, over `vadar.library.distill` and `clusters`). What a helper must
+show to join the library is the library's business, not this module's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from api_store import ApiStore, RunRecord, RunStatus, StoreError
+from omni3d_bench.types import Question
+from vadar.agents.helper_search import SearchRecord
+from vadar.agents.program import ProgramAgent
+from vadar.library.batch import BuildBatch
+from vadar.library.proposals import proposal_route
+from vadar.programs.sampling import Sampling
+from vadar.runs.distillation import distill_batch
+from vadar.runs.manifest import lock_run_dir
+from vadar.runs.methods import program_agent_for
+from vadar.runs.prepare import PreparedData
+from vadar.runs.session import Session
+from vadar.runs.storage import write_text_atomically, writing
+from vadar.runs.validation import ValidationReport, held_back, validate_library
+
+
+@dataclass
+class BatchReport:
+    """What one batch did: its proposals' way through the gate, and what distillation added."""
+
+    index: int
+    question_ids: list[str]
+    proposed: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    implemented: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    admitted: list[str] = field(default_factory=list)
+    not_admitted: dict[str, str] = field(default_factory=dict)
+    distilled: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)  # came back as implemented before (new evidence, same code)
+    repaired: list[str] = field(default_factory=list)
+    attempts: int = 0  # implementation replies, every sample of a search included
+    searches: dict[str, SearchRecord] = field(default_factory=dict)
+    skipped: bool = False
+
+
+def build_api(
+    session: Session,
+    data: PreparedData,
+    out_dir: Path,
+    *,
+    batch_size: int = 10,
+    batches: int | None = None,
+    on_batch: Callable[[BatchReport], None] | None = None,
+    on_event: Callable[[str], None] | None = None,
+    on_validation: Callable[[ValidationReport], None] | None = None,
+) -> list[BatchReport]:
+    """Signature agent then API agent, batch after batch; each batch builds on the last.
+
+    Resumes exactly: finished batches are skipped, and a build that was interrupted, failed or
+    killed is reopened (the same store run and batches), so its batch implements the proposals
+    recorded before the interruption instead of asking the Signature agent again. The store run
+    ends `finished`, `interrupted` (Ctrl-C) or `failed` (any other exception).
+    """
+    dataset, split, questions = data.dataset, data.split, data.questions
+    store, progress = session.store, session.progress
+    lock_run_dir(out_dir)
+    state = _BuildState(out_dir / "build_state.json")
+    kept_back = held_back(len(questions), session.config.library)
+    questions, validation = questions[:len(questions) - kept_back], questions[len(questions) - kept_back:]
+    chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]
+    if batches is not None:
+        chunks = chunks[:batches]
+    config = {"data": str(dataset.root), "split": split, "batch_size": batch_size,
+              "agents": dataclasses.asdict(session.config.agents),
+              **({"validation": [q.question_id for q in validation]} if validation else {})}
+    run = _resumable_run(store, state.run_id, config)
+    if run is None:
+        run = store.start_run("build-api", model=session.model_name, config=config)
+        state.set_run(run.id)
+    else:
+        progress.announce(f"resuming build run {run.id} ({run.status.value})")
+        run = store.reopen_run(run.id)
+
+    def event(message: str) -> None:
+        progress.activity(message)
+        if on_event is not None:
+            on_event(message)
+
+    build = _Build(session, data, out_dir, state, run.id, tuple(questions), event, on_validation)
+    reports = []
+    try:
+        for index, chunk in enumerate(chunks):
+            ids = [q.question_id for q in chunk]
+            progress.batch(index, len(chunks))
+            if state.done(ids):
+                report = BatchReport(index, ids, skipped=True)
+            else:
+                built_from = [q for done in chunks[:index + 1] for q in done]
+                report = _build_batch(build, chunk, index, built_from)
+                state.mark_done(ids)
+            reports.append(report)
+            if on_batch is not None:
+                on_batch(report)
+        if validation:
+            _validate(build, validation, len(chunks))
+    except KeyboardInterrupt:
+        store.finish_run(run.id, RunStatus.INTERRUPTED)
+        raise
+    except BaseException:
+        store.finish_run(run.id, RunStatus.FAILED)
+        raise
+    store.finish_run(run.id, RunStatus.FINISHED)
+    return reports
+
+
+@dataclass(frozen=True)
+class _Build:
+    """One build as its steps see it: where it runs, what it records, whom it tells."""
+
+    session: Session
+    data: PreparedData
+    out_dir: Path
+    state: _BuildState
+    run_id: int
+    scenes: tuple[Question, ...]  # every build question, never a held-back one: ground truth comes from these
+    on_event: Callable[[str], None]
+    on_validation: Callable[[ValidationReport], None] | None
+
+
+def _validate(build: _Build, questions: Sequence[Question], index: int) -> None:
+    """The validation gate on the held-back questions, recorded as the build's last batch (so never scored)."""
+    session = build.session
+    ids = [q.question_id for q in questions]
+    session.store.start_batch(build.run_id, ids, index=index)
+    if build.state.done(ids):
+        return
+    session.progress.batch(index, index + 1)
+    report = validate_library(session, build.data, questions, build.on_event)
+    write_text_atomically(build.out_dir / "validation.json", json.dumps(report.to_dict(), indent=2, default=str))
+    build.state.mark_done(ids)
+    if build.on_validation is not None:
+        build.on_validation(report)
+
+
+def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) -> RunRecord | None:
+    """The build run this run directory left unfinished, if it was made with the same settings."""
+    if run_id is None:
+        return None
+    try:
+        run = store.run(run_id)
+    except StoreError:
+        return None  # another library database than the one this directory was built into
+    same = json.loads(json.dumps(config, default=str, sort_keys=True)) == run.config
+    return run if run.kind == "build-api" and run.status != RunStatus.FINISHED and same else None
+
+
+def _build_batch(build: _Build, chunk: Sequence[Question], index: int, built_from: Sequence[Question]) -> BatchReport:
+    """One batch: the proposal route (when `library.propose`), then distillation."""
+    session = build.session
+    report = BatchReport(index, [q.question_id for q in chunk])
+    record = session.store.start_batch(build.run_id, report.question_ids, index=index)
+    batch = _batch(build, chunk, index, built_from, record.id)
+    if session.config.library.propose:
+        proposed = proposal_route(batch, record)
+        report.proposed, report.rejected, report.reused = proposed.proposed, proposed.rejected, proposed.reused
+        report.implemented, report.failed, report.attempts = proposed.implemented, proposed.failed, proposed.attempts
+        report.admitted, report.not_admitted = proposed.admitted, proposed.not_admitted
+        report.repaired, report.searches = proposed.repaired, proposed.searches
+    distilled = distill_batch(session, build.data, batch)
+    if distilled is not None:
+        report.distilled = distilled.admitted
+        report.not_admitted.update(distilled.rejected)
+    return report
+
+
+def _batch(build: _Build, chunk: Sequence[Question], index: int, built_from: Sequence[Question],
+           batch_id: int) -> BuildBatch:
+    session, data = build.session, build.data
+
+    def writer(sampling: Sampling) -> ProgramAgent:
+        return program_agent_for(session.config, session.llm, session.executor, sampling)
+
+    return BuildBatch(session.store, session.llm, session.executor, data.dataset, data.modules, tuple(chunk),
+                      tuple(built_from), build.scenes, index, build.run_id, batch_id, session.model_name,
+                      session.config.library, session.config.agents, writer, build.on_event)
+
+
+class _BuildState:
+    """Which batches finished and which store run built them, so a rerun resumes (written atomically).
+
+    `{"run_id": N, "finished": [[question ids], ...]}`; a bare list is the older layout.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        data = json.loads(path.read_text()) if path.exists() else {}
+        if isinstance(data, list):
+            data = {"finished": data}
+        self.finished: list[list[str]] = data.get("finished", [])
+        self.run_id: int | None = data.get("run_id")
+
+    def done(self, ids: list[str]) -> bool:
+        return ids in self.finished
+
+    def mark_done(self, ids: list[str]) -> None:
+        self.finished.append(ids)
+        self._write()
+
+    def set_run(self, run_id: int) -> None:
+        self.run_id = run_id
+        self._write()
+
+    def _write(self) -> None:
+        with writing(self.path.parent):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomically(self.path, json.dumps({"run_id": self.run_id, "finished": self.finished}))
