@@ -8,6 +8,7 @@ from api_store import ApiStore
 from test_library_admission import build, config, scripted  # noqa: F401 (config: a fixture)
 from left_of_helpers import RIGHT
 from vadar.agents.signature import MAX_TRIED_CHARS
+from vadar.library.gate import admit_as_given
 from vadar.llm.chat import Role
 from vadar.programs.helper_rules import MAX_LIBRARY_STUB_CHARS
 
@@ -19,7 +20,7 @@ def test_the_signature_request_is_bounded_for_a_large_library(config, tmp_path):
             name = f"_measure_number_{k}"
             store.propose(name, "(image: Image, bbox: BBox) -> float", f"Measure {k}. " + "Long words. " * 125)
             store.implement(name, f"def {name}(image, bbox):\n    return {k}.0\n")
-            store.record_decision(name, "admitted", mode="hand")
+            admit_as_given(store, [name], mode="hand")
     llm = scripted([RIGHT])
     build(config, llm, tmp_path)
     proposing = llm.calls_of(Role.SIGNATURE)
