@@ -13,7 +13,7 @@ from PIL import Image, ImageStat
 
 from browser_pages import laid_out, scroll_through, wait_for
 from report_helpers import FIXTURES, make_data, recorded_run, rows_of
-from vadar.report.calls import PALETTE
+from vadar.report.colors import PALETTE
 from vadar.report.run_report import build_run_report
 
 pytestmark = pytest.mark.browser

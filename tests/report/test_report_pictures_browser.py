@@ -101,6 +101,26 @@ def test_each_box_is_drawn_on_its_own_frame_in_the_colour_of_its_call(browser, t
     assert sum(abs(a - b) for a, b in zip(edge, target)) < 90, (edge, target)
 
 
+def test_fourteen_boxes_over_eight_frames_have_fourteen_colours_matching_their_swatches(browser, tmp_path):
+    """A counting question over 8 frames with 14 boxes: no frame repeats another's colours, and
+    each call's swatches are its boxes' colours, in order, on the frame it looked at."""
+    views = frames(tmp_path, count=8)
+    calls = []
+    for k, (_, view) in enumerate(views):
+        found = [[60.0 + 40 * k, 80.0, 100.0 + 40 * k, 140.0], [60.0 + 40 * k, 150.0, 100.0 + 40 * k, 200.0]]
+        calls.append(HostCall("loc", [view, "cube"], {}, found[:2 if k < 6 else 1]))
+    page = page_of(tmp_path, calls, views, question="How many cubes are there in the scene?")
+    browser.get(page.as_uri())
+    laid_out(browser)
+    drawn = {frame: [box["color"] for box in stage_boxes(browser, frame)] for frame in range(8)}
+    every = [color for colors in drawn.values() for color in colors]
+    assert len(every) == 14 and len(set(every)) == 14, drawn
+    rows = call_rows(browser)
+    assert [row["frames"] for row in rows] == [str(k) for k in range(8)]
+    for k, row in enumerate(rows):
+        assert row["colors"] == drawn[k], (k, row)
+
+
 def test_a_frame_opens_large_on_click(browser, tmp_path):
     views = frames(tmp_path)
     page = page_of(tmp_path, [HostCall("loc", [views[1][1], "cube"], {}, [[100.0, 80.0, 180.0, 200.0]])], views)
