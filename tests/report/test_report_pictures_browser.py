@@ -138,6 +138,40 @@ def test_a_frame_opens_large_on_click(browser, tmp_path):
     wait_for(browser, "document.querySelector('dialog.zoom[open]') === null")
 
 
+def test_an_enlarged_picture_shows_every_label_line_and_captions_line_up(browser, tmp_path):
+    """A box touched by five calls lists five lines when opened large (none "+2 more"); a frame
+    whose labels all sit on the picture keeps no margin under it, so its caption is level with
+    the caption of a frame without boxes beside it."""
+    views = frames(tmp_path, count=2)
+    v0 = views[0][1]
+    box = [60.0, 80.0, 140.0, 200.0]
+    calls = [HostCall("loc", [v0, "cube"], {}, [box])]
+    calls += [HostCall(name, [v0, box], {}, value) for name, value in
+              (("depth", 3.2), ("get_2D_object_size", [80.0, 120.0]), ("vqa", "red"), ("same_object", True))]
+    page = page_of(tmp_path, calls, views)
+    browser.get(page.as_uri())
+    laid_out(browser)
+    lines = browser.execute_script("""
+        const li = document.querySelector('figure.pic[data-frame="0"] li.label');
+        return {count: li.querySelectorAll('span').length, title: li.title, more: li.dataset.more,
+                listed: document.querySelectorAll('figure.pic[data-frame="0"] ol.labels li').length};""")
+    assert lines["count"] == 5 and lines["more"] == "+4" and "more" not in lines["title"], lines
+    assert lines["listed"] == 0  # set on the picture
+    captions = browser.execute_script("return Array.from(document.querySelectorAll('figure.pic figcaption'))"
+                                      ".map(c => c.getBoundingClientRect().top);")
+    assert len(captions) == 2 and captions[0] == pytest.approx(captions[1], abs=0.5), captions
+
+    browser.find_element("css selector", 'figure.pic[data-frame="0"] .stage').click()
+    wait_for(browser, "document.querySelector('dialog.zoom[open] figure.pic[data-laid-out]') !== null")
+    shown = browser.execute_script("""
+        const li = document.querySelector('dialog.zoom li.label');
+        return Array.from(li.querySelectorAll('span')).filter(s => s.offsetHeight > 0).map(s => s.textContent);""")
+    assert len(shown) == 5 and not any("more" in line for line in shown), shown
+    assert shown[0].startswith("loc(") and any(line.startswith("vqa") for line in shown)
+    browser.find_element("css selector", "dialog.zoom").click()
+    wait_for(browser, "document.querySelector('dialog.zoom[open]') === null")
+
+
 def test_no_label_covers_its_own_box_on_a_crowded_picture(browser, tmp_path):
     """Sixteen small boxes side by side, each with long labels: every label set on the picture stays
     off its own box and off every other label; any that find no place stay listed under it."""

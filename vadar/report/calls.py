@@ -23,8 +23,6 @@ from base_modules.types import Region
 from vadar.programs.answers import as_float
 from vadar.report.colors import box_color
 
-MAX_LABEL_LINES = 3
-
 Box = tuple[float, float, float, float]
 
 
@@ -41,13 +39,6 @@ class BoxMark:
     def add(self, label: str) -> None:
         if label not in self.labels:
             self.labels.append(label)
-
-    @property
-    def shown_labels(self) -> list[str]:
-        """At most `MAX_LABEL_LINES` lines, the last one saying how many were left out."""
-        if len(self.labels) <= MAX_LABEL_LINES:
-            return list(self.labels)
-        return self.labels[: MAX_LABEL_LINES - 1] + [f"+{len(self.labels) - MAX_LABEL_LINES + 1} more"]
 
 
 @dataclass
