@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from vadar.agents.helper_search import SearchRecord
@@ -25,7 +26,7 @@ def test_a_build_shows_each_batch_and_the_validation_gate_as_a_framed_page():
 
     framed = build._repr_html_()
     assert framed.startswith("<iframe srcdoc=") and 'title="vadar build: build-x"' in framed
-    page = html.unescape(framed.split('srcdoc="', 1)[1].split('" title=', 1)[0])
+    page = html.unescape(re.search(r'srcdoc="([^"]*)"', framed).group(1))
     assert page == build.html() and page.startswith("<!DOCTYPE html>")
     assert "1 of 2 built" in page and "4 functions in lib.db" in page
     assert "built before: skipped" in page and "_objects_left_of: 1 of 3 samples passed 23 cases" in page
