@@ -8,12 +8,10 @@ import http.server
 import threading
 
 import pytest
-from selenium.webdriver.support.ui import WebDriverWait
-
-from base_modules.types import Image
 from browser_pages import laid_out, wait_for
 from report_helpers import FIXTURES, make_data, recorded_run
 from test_report_pictures_browser import frames
+
 from vadar.app.display import framed
 from vadar.programs.outcome import ProgramOutcome
 from vadar.report.question_page import question_page
@@ -129,6 +127,8 @@ def test_the_frame_follows_its_page_when_filters_shorten_it(browser, served, run
 def test_links_inside_the_frame_stay_in_the_page(browser, served, run_page):
     """`#questions`, a question's id and a question a filter hid: each link keeps the report in
     its frame and the host page at its address, and brings its target into the reader's view."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     address = host(served, "links", framed(run_page, height=900))
     browser.get(address)
     into_frame(browser)
