@@ -1,6 +1,7 @@
 """examples/quickstart.ipynb, executed cell by cell in a Jupyter kernel (nbclient), against a scripted
 OpenAI-compatible endpoint on 127.0.0.1 that the notebook reaches through `VADAR_LLM_BASE_URL`, as a
-user would point it at any endpoint: no model is needed, and the notebook itself is unchanged."""
+user would point it at any endpoint: no model is needed, and the notebook itself is unchanged. It is
+saved with the outputs of a run against the embedded model, which are checked as they stand."""
 
 from __future__ import annotations
 
@@ -23,14 +24,30 @@ def outputs(cell) -> tuple[str, dict[str, str]]:
     return printed, dict(shown)
 
 
+def test_the_example_notebook_is_saved_with_the_outputs_of_a_real_run():
+    """A reader on a code host sees what the notebook gave with the embedded model: every code
+    cell ran, in order, without an error, and the solution and the evaluation show their pages."""
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1))
+    assert not any(o.output_type == "error" for cell in code for o in cell.outputs)
+    opened, solved, shown, evaluated, library, closed = (outputs(cell) for cell in code)
+    assert "embedded model" in opened[1]["text/plain"]
+    assert "embedded LLM ready" in solved[0] and "answer:" in solved[0] and "loc(" in solved[0]
+    assert shown[1]["text/plain"].startswith("Solution(") and shown[1]["text/html"].startswith("<iframe srcdoc=")
+    assert evaluated[0].count(" gold ") == 3 and evaluated[1]["text/html"].startswith("<iframe srcdoc=")
+    assert "_count" in library[1]["text/plain"] and closed == ("", {})
+
+
 def test_the_example_notebook_runs_and_shows_its_results(server, tmp_path, monkeypatch):
     server.script.extend({"content": PROGRAM} for _ in range(8))
     monkeypatch.setenv("VADAR_LLM_BASE_URL", server.base_url)
     for name in ("VADAR_CONFIG", "VADAR_HOME"):
         monkeypatch.delenv(name, raising=False)
     notebook = nbformat.read(NOTEBOOK, as_version=4)
-    assert not any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), \
-        "commit the notebook without outputs"
+    for cell in notebook.cells:  # run afresh: the saved outputs are the embedded model's
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
     nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]

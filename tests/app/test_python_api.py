@@ -64,7 +64,9 @@ def test_a_solution_shows_itself_as_the_solve_page(tmp_path):
     assert 'src="data:image/jpeg;base64,' in page and page.count('class="call"') == 1
     framed = solution._repr_html_()
     assert framed.startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;') and 'sandbox="allow-scripts"' in framed
-    assert "<script>" not in framed  # the page's script runs inside the frame, not in the notebook
+    # the page's script runs inside the frame; beside it, only the listener that grows the frame to its page
+    beside = framed.split("</iframe>", 1)[1]
+    assert framed.count("<script>") == 1 and beside.startswith("<script>") and "vadarPageHeight" in beside
     saved = solution.save_html(tmp_path / "page.html")
     assert saved.read_text(encoding="utf-8") == page
 

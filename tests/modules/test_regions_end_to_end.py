@@ -102,7 +102,7 @@ def test_report_draws_the_regions(bench: BenchDataset) -> None:
     from PIL import Image as PILImage
     from PIL import ImageColor
 
-    from vadar.report.calls import PALETTE
+    from vadar.report.colors import PALETTE
     from vadar.report.data_lookup import DataLookup
     from vadar.report.questions import question_view
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from html.parser import HTMLParser
 
@@ -14,7 +15,8 @@ from api_store import ApiStore
 from report_helpers import FIXTURES, make_data, recorded_run, rows_of, write_rows
 from vadar.cli import app
 from vadar.report import ReportError, build_report
-from vadar.report.calls import PALETTE, trace_calls
+from vadar.report.calls import trace_calls
+from vadar.report.colors import PALETTE
 from vadar.report.run_report import build_run_report
 
 runner = CliRunner()
@@ -111,6 +113,20 @@ class Tags(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.names.append(tag)
         self.attributes.update(name for name, _ in attrs)
+
+
+def test_every_box_of_a_question_has_its_own_colour():
+    """Past the twelve palette colours no box takes an earlier box's colour, and each new colour
+    is far from every earlier one and neither too pale nor too dark to outline a box."""
+    boxes = [[10.0 * k, 10.0, 10.0 * k + 8, 30.0] for k in range(40)]
+    trace = trace_calls([{"name": "loc", "args": [{"image_id": "a"}, "thing"], "result": boxes}])
+    colors = [mark.color for mark in trace.marks]
+    assert len(set(colors)) == 40 and colors[:12] == list(PALETTE)
+    assert trace.calls[0].colors == colors
+    rgb = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in colors]
+    for k in range(12, 40):
+        assert min(math.dist(rgb[k], rgb[j]) for j in range(k)) >= 50, colors[k]
+        assert 50 <= 0.299 * rgb[k][0] + 0.587 * rgb[k][1] + 0.114 * rgb[k][2] <= 190, colors[k]
 
 
 def test_script_in_a_question_or_program_is_shown_as_text(run_dir, tmp_path):

@@ -11,9 +11,9 @@ import io
 import pytest
 from PIL import Image, ImageStat
 
-from browser_pages import laid_out, wait_for
+from browser_pages import laid_out, scroll_through, wait_for
 from report_helpers import FIXTURES, make_data, recorded_run, rows_of
-from vadar.report.calls import PALETTE
+from vadar.report.colors import PALETTE
 from vadar.report.run_report import build_run_report
 
 pytestmark = pytest.mark.browser
@@ -97,8 +97,7 @@ def test_the_page_keeps_its_height_while_pictures_load(browser, report):
     assert sizes and all(w and h for w, h in sizes)
     laid_out(browser)
     before = browser.execute_script("return document.documentElement.scrollHeight;")
-    for fraction in (0.25, 0.5, 0.75, 1.0):
-        browser.execute_script("window.scrollTo(0, arguments[0] * document.documentElement.scrollHeight);", fraction)
+    scroll_through(browser)
     wait_for(browser, "Array.from(document.querySelectorAll('article.question img'))"
                       ".every(i => i.complete && i.naturalWidth)")
     assert browser.execute_script("return document.documentElement.scrollHeight;") == before

@@ -42,3 +42,19 @@ def test_vadar_report_on_a_huge_answer_is_written(tmp_path):
     result = CliRunner().invoke(app, ["report", str(run_dir), "--out", str(tmp_path / "html")])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "html" / "index.html").is_file()
+
+
+def test_vadar_report_on_rows_without_an_id_or_a_gold_answer_is_written(tmp_path):
+    """A results line with `"question_id": null` and no gold answer (an unscored question) gets
+    an entry named "(no id)", drawn in the time chart in the colour of its `answered` badge."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    rows = [{"question_id": None, "question": "How many cubes?", "answer": 2, "seconds": 1.5},
+            {"question_id": "7", "question": "Is it red?", "answer": "yes", "gold": "yes", "score": 1.0}]
+    write_rows(run_dir, rows)
+    result = CliRunner().invoke(app, ["report", str(run_dir), "--out", str(tmp_path / "html")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+    assert "(no id)" in page and "How many cubes?" in page and "Is it red?" in page
+    assert '<article class="question answered" id="q--no-id-"' in page
+    assert '<article class="question correct" id="q-7"' in page

@@ -101,6 +101,26 @@ def test_each_box_is_drawn_on_its_own_frame_in_the_colour_of_its_call(browser, t
     assert sum(abs(a - b) for a, b in zip(edge, target)) < 90, (edge, target)
 
 
+def test_fourteen_boxes_over_eight_frames_have_fourteen_colours_matching_their_swatches(browser, tmp_path):
+    """A counting question over 8 frames with 14 boxes: no frame repeats another's colours, and
+    each call's swatches are its boxes' colours, in order, on the frame it looked at."""
+    views = frames(tmp_path, count=8)
+    calls = []
+    for k, (_, view) in enumerate(views):
+        found = [[60.0 + 40 * k, 80.0, 100.0 + 40 * k, 140.0], [60.0 + 40 * k, 150.0, 100.0 + 40 * k, 200.0]]
+        calls.append(HostCall("loc", [view, "cube"], {}, found[:2 if k < 6 else 1]))
+    page = page_of(tmp_path, calls, views, question="How many cubes are there in the scene?")
+    browser.get(page.as_uri())
+    laid_out(browser)
+    drawn = {frame: [box["color"] for box in stage_boxes(browser, frame)] for frame in range(8)}
+    every = [color for colors in drawn.values() for color in colors]
+    assert len(every) == 14 and len(set(every)) == 14, drawn
+    rows = call_rows(browser)
+    assert [row["frames"] for row in rows] == [str(k) for k in range(8)]
+    for k, row in enumerate(rows):
+        assert row["colors"] == drawn[k], (k, row)
+
+
 def test_a_frame_opens_large_on_click(browser, tmp_path):
     views = frames(tmp_path)
     page = page_of(tmp_path, [HostCall("loc", [views[1][1], "cube"], {}, [[100.0, 80.0, 180.0, 200.0]])], views)
@@ -114,6 +134,40 @@ def test_a_frame_opens_large_on_click(browser, tmp_path):
     wait_for(browser, "document.querySelector('dialog.zoom[open] figure.pic[data-laid-out]') !== null")
     large = browser.find_element("css selector", "dialog.zoom .stage").size["width"]
     assert large >= 2 * small
+    browser.find_element("css selector", "dialog.zoom").click()
+    wait_for(browser, "document.querySelector('dialog.zoom[open]') === null")
+
+
+def test_an_enlarged_picture_shows_every_label_line_and_captions_line_up(browser, tmp_path):
+    """A box touched by five calls lists five lines when opened large (none "+2 more"); a frame
+    whose labels all sit on the picture keeps no margin under it, so its caption is level with
+    the caption of a frame without boxes beside it."""
+    views = frames(tmp_path, count=2)
+    v0 = views[0][1]
+    box = [60.0, 80.0, 140.0, 200.0]
+    calls = [HostCall("loc", [v0, "cube"], {}, [box])]
+    calls += [HostCall(name, [v0, box], {}, value) for name, value in
+              (("depth", 3.2), ("get_2D_object_size", [80.0, 120.0]), ("vqa", "red"), ("same_object", True))]
+    page = page_of(tmp_path, calls, views)
+    browser.get(page.as_uri())
+    laid_out(browser)
+    lines = browser.execute_script("""
+        const li = document.querySelector('figure.pic[data-frame="0"] li.label');
+        return {count: li.querySelectorAll('span').length, title: li.title, more: li.dataset.more,
+                listed: document.querySelectorAll('figure.pic[data-frame="0"] ol.labels li').length};""")
+    assert lines["count"] == 5 and lines["more"] == "+4" and "more" not in lines["title"], lines
+    assert lines["listed"] == 0  # set on the picture
+    captions = browser.execute_script("return Array.from(document.querySelectorAll('figure.pic figcaption'))"
+                                      ".map(c => c.getBoundingClientRect().top);")
+    assert len(captions) == 2 and captions[0] == pytest.approx(captions[1], abs=0.5), captions
+
+    browser.find_element("css selector", 'figure.pic[data-frame="0"] .stage').click()
+    wait_for(browser, "document.querySelector('dialog.zoom[open] figure.pic[data-laid-out]') !== null")
+    shown = browser.execute_script("""
+        const li = document.querySelector('dialog.zoom li.label');
+        return Array.from(li.querySelectorAll('span')).filter(s => s.offsetHeight > 0).map(s => s.textContent);""")
+    assert len(shown) == 5 and not any("more" in line for line in shown), shown
+    assert shown[0].startswith("loc(") and any(line.startswith("vqa") for line in shown)
     browser.find_element("css selector", "dialog.zoom").click()
     wait_for(browser, "document.querySelector('dialog.zoom[open]') === null")
 

@@ -3,7 +3,7 @@
 An `Evaluation` is its run directory (`results.jsonl`, `summary.json`, `run.json`), exactly as
 `vadar eval` leaves it, with the summary and the per-question results as typed records; it prints
 as one line and, in a notebook, shows the run report. A `Build` holds the batch reports
-`vadar build-api` prints.
+`vadar build-api` prints and shows them, with the validation gate's rounds, as a page.
 """
 
 from __future__ import annotations
@@ -79,6 +79,16 @@ class Build:
     @property
     def implemented(self) -> list[str]:
         return [name for batch in self.batches for name in batch.implemented]
+
+    def html(self) -> str:
+        """The build as one self-contained HTML page: each batch, then the validation gate."""
+        from vadar.report.build_page import build_page
+
+        return build_page(out_dir=self.out_dir, batches=self.batches, functions=self.functions,
+                          database=self.database, validation=self.validation)
+
+    def _repr_html_(self) -> str:
+        return framed(self.html(), title=f"vadar build: {self.out_dir.name}")
 
     def __repr__(self) -> str:
         built = sum(not b.skipped for b in self.batches)

@@ -7,7 +7,8 @@ with one label line per call, so the picture says which call saw which object. I
 Over several frames, a box belongs to the frame the call names for it: a returned box to the
 call's first frame, a box argument to the frame argument before it (`same_object_across(views[0],
 b1, views[3], b2)` marks b1 on frame 0 and b2 on frame 3). Colours are given across all frames at
-once, so a box has the colour of its call's swatch in the table on whichever frame it is drawn.
+once, so a box has the colour of its call's swatch in the table on whichever frame it is drawn,
+and no two boxes of a question share one (`colors`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,7 @@ from typing import Any
 
 from base_modules.types import Region
 from vadar.programs.answers import as_float
-
-PALETTE = (
-    "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324",
-    "#808000", "#000075", "#bfef45", "#ffe119",
-)
-MAX_LABEL_LINES = 3
+from vadar.report.colors import box_color
 
 Box = tuple[float, float, float, float]
 
@@ -43,13 +39,6 @@ class BoxMark:
     def add(self, label: str) -> None:
         if label not in self.labels:
             self.labels.append(label)
-
-    @property
-    def shown_labels(self) -> list[str]:
-        """At most `MAX_LABEL_LINES` lines, the last one saying how many were left out."""
-        if len(self.labels) <= MAX_LABEL_LINES:
-            return list(self.labels)
-        return self.labels[: MAX_LABEL_LINES - 1] + [f"+{len(self.labels) - MAX_LABEL_LINES + 1} more"]
 
 
 @dataclass
@@ -235,7 +224,7 @@ def trace_calls(raw_calls: list[Any], frame_ids: Sequence[str] = ()) -> CallTrac
 
     def mark(frame: int, box: Box, label: str) -> str:
         if (frame, box) not in marks:
-            marks[(frame, box)] = BoxMark(box, PALETTE[len(marks) % len(PALETTE)], frame=frame)
+            marks[(frame, box)] = BoxMark(box, box_color(len(marks)), frame=frame)
         marks[(frame, box)].add(label)
         return marks[(frame, box)].color
 
@@ -274,7 +263,7 @@ def add_region_marks(marks: list[BoxMark], regions: Sequence[Region]) -> list[Bo
     for region in regions:
         box = box_key(region.box)
         if box not in by_box:
-            by_box[box] = BoxMark(box, PALETTE[len(out) % len(PALETTE)])
+            by_box[box] = BoxMark(box, box_color(len(out)))
             out.append(by_box[box])
         by_box[box].labels.insert(0, region.name)
     return out

@@ -29,7 +29,8 @@ ImageSink = Callable[[str, bytes], str]
 @dataclass
 class MarkView:
     """One box as the page overlays it: its place in percent of the picture, its colour, and its
-    label lines (all of them in `title`)."""
+    label lines, every one (the page shows the first with a count of the rest, all of them on
+    hover, in `title`, and when the picture is opened large)."""
 
     left: float
     top: float
@@ -66,7 +67,7 @@ def mark_views(marks: Sequence[BoxMark], size: tuple[int, int]) -> list[MarkView
         y0, y1 = sorted((float(mark.box[1]), float(mark.box[3])))
         left, top = _percent(x0, width), _percent(y0, height)
         views.append(MarkView(left, top, round(_percent(x1, width) - left, 3), round(_percent(y1, height) - top, 3),
-                              mark.color, text_color(mark.color), mark.shown_labels, "\n".join(mark.labels)))
+                              mark.color, text_color(mark.color), list(mark.labels), "\n".join(mark.labels)))
     return views
 
 

@@ -14,7 +14,8 @@ from vadar.report.drawing import data_uri
 from vadar.report.questions import QuestionView
 from vadar.report.summary import GroupRow
 
-OUTCOME_COLORS = {"correct": "#2e8540", "wrong": "#d9822b", "error": "#c0392b"}
+OUTCOME_COLORS = {"correct": "#2e8540", "wrong": "#d9822b", "error": "#c0392b", "answered": "#2b5c8a"}
+"""Every outcome a question can have (`questions.outcome_of`), as the page's badges colour them."""
 BAR_COLOR = "#4C72B0"
 
 
@@ -70,8 +71,9 @@ def time_chart(views: Sequence[QuestionView]) -> Chart:
              color=[OUTCOME_COLORS[v.outcome] for v in views])
     from matplotlib.patches import Patch
 
-    axis.legend(handles=[Patch(color=color, label=outcome) for outcome, color in OUTCOME_COLORS.items()],
-                fontsize=8, frameon=False)
+    shown = {v.outcome for v in views}
+    axis.legend(handles=[Patch(color=color, label=outcome) for outcome, color in OUTCOME_COLORS.items()
+                         if outcome in shown], fontsize=8, frameon=False)
     axis.set_xlabel("question (answer order)")
     axis.set_ylabel("seconds")
     axis.set_title("time per question", fontsize=10)

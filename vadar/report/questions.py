@@ -29,6 +29,8 @@ from vadar.report.pictures import ImageSink, Picture, frame_pictures, picture
 OUTCOMES = ("correct", "wrong", "error")
 """Outcomes of a scored question; a question without a gold answer is `answered`."""
 NO_FAMILY = "(none)"
+NO_ID = "(no id)"
+"""How a row that records no question id (`null`, empty) is named."""
 
 @dataclass
 class QuestionView:
@@ -144,7 +146,8 @@ def question_view(row: Mapping[str, Any], lookup: DataLookup, sink: ImageSink, *
     the regions the question points at.
     """
     library = dict(library or {})
-    question_id = str(row.get("question_id", "?"))
+    recorded_id = row.get("question_id")
+    question_id = NO_ID if recorded_id is None or str(recorded_id).strip() == "" else str(recorded_id)
     anchor = question_anchor(question_id)
     calls = list(row.get("module_calls") or [])
     frame_ids = [str(v) for v in row.get("view_ids") or []]

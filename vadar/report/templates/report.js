@@ -164,6 +164,12 @@
     copy.style.width = "min(94vw, " + (90 * ratio).toFixed(2) + "vh, " + Math.max(900, img.getAttribute("width")) + "px)";
     dialog.replaceChildren(copy);
     dialog.showModal();
+    if (window.parent !== window) {
+      // A frame grown to its page has no window of its own to centre in: open beside the picture.
+      dialog.style.position = "absolute";
+      dialog.style.margin = "0 auto";
+      dialog.style.top = Math.max(0, window.scrollY + fig.getBoundingClientRect().top - 8) + "px";
+    }
     watch(copy);
   }
   document.addEventListener("click", function (event) {
@@ -178,4 +184,41 @@
     }
   });
   Array.prototype.forEach.call(document.querySelectorAll("figure.pic"), watch);
+}());
+// Inside a frame (a notebook's output): the page tells its parent how high it is, so the frame
+// can grow to it, and in-page links stay in the page. A frame made from `srcdoc` takes the host
+// page's address as its base, so `#questions` would load the host page into the frame.
+(function () {
+  "use strict";
+  function samePage(link) {
+    var here = location.href.split("#")[0], there = link.href.split("#")[0];
+    return there === here;
+  }
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a[href^='#']") : null;
+    if (!link || samePage(link) || event.defaultPrevented) { return; }
+    event.preventDefault();
+    var id = decodeURIComponent(link.getAttribute("href").slice(1));
+    var target = id ? document.getElementById(id) : document.body;
+    if (!target) { return; }
+    if (target.hidden) {
+      var reset = document.getElementById("reset-filters");
+      if (reset) { reset.click(); }
+      // the page grew: once the frame has grown with it, bring the target into view again
+      window.addEventListener("resize", function () { target.scrollIntoView(); }, { once: true });
+    }
+    target.scrollIntoView();
+  });
+  if (window.parent === window) { return; }
+  var last = 0;
+  function report() {
+    var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height !== last) {
+      last = height;
+      window.parent.postMessage({ vadarPageHeight: height }, "*");
+    }
+  }
+  if (window.ResizeObserver) { new ResizeObserver(report).observe(document.documentElement); }
+  window.addEventListener("load", report);
+  report();
 }());
