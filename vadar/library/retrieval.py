@@ -3,7 +3,15 @@
 A prompt that lists the whole library grows with it; a small model then reads 200 stubs to use
 two. BM25 (the `bm25s` package) over each function's name (split at underscores), signature and
 docstring keeps the prompt flat: the top `k` functions, in library order so the prompt stays
-stable. Worked examples are retrieved the same way, by the text of the question they answered.
+stable.
+
+Worked examples are retrieved by the question's shape first (`programs.question_shape`: the answer
+kind, the relation, what it is about), and by BM25 over the text of the questions they answered only
+inside that shape. Shared words alone once showed a counting loop ("How many objects are taller
+than the box?") for "How many times taller is the bin than the box?", and programs copied it. The
+tiers (`SHAPE_TIERS`): examples of the exact shape; where there are none, those of the same answer
+kind and relation family; where there are none, no example (the prompt keeps its fixed one) rather
+than one of another shape. benchmarks/example_shapes.py measures the tiers.
 """
 
 from __future__ import annotations
@@ -11,7 +19,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
 import bm25s
@@ -20,10 +28,16 @@ from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
 from vadar.programs.api_text import ExampleCall
+from vadar.programs.question_shape import QuestionShape, shape_of
 from vadar.programs.stubs import StubFormatError, called_names
 
 T = TypeVar("T")
 RELATIVE_FLOOR = 0.5  # a match scoring under half the best one is left out
+
+ShapeTier = Callable[[QuestionShape], Hashable]
+"""What two questions must share for one's program to be shown for the other, at one tier."""
+SHAPE_TIERS: tuple[ShapeTier, ...] = (lambda shape: shape, lambda shape: shape.family)
+"""The exact shape, then the answer kind and relation family; after that, no example."""
 
 
 def _text(record: FunctionRecord) -> str:
@@ -96,9 +110,11 @@ def looks_at_the_scene(code: str) -> bool:
 
 
 class ExampleRetriever:
-    """Worked examples: correct programs from build questions, most similar question first."""
+    """Worked examples: correct programs from build questions of the question's shape, most
+    similar question first."""
 
-    def __init__(self, programs: Sequence[VerifiedProgram], k: int, allowed: set[str]) -> None:
+    def __init__(self, programs: Sequence[VerifiedProgram], k: int, allowed: set[str],
+                 tiers: Sequence[ShapeTier] = SHAPE_TIERS) -> None:
         # Only programs that look at the scene and whose helpers are all still in the library,
         # helpers shown first.
         usable = [p for p in programs
@@ -106,13 +122,28 @@ class ExampleRetriever:
         usable.sort(key=lambda p: not p.uses)
         self.programs = _unique_questions(usable)
         self.k = k
-        self.index = LexicalIndex([p.question for p in self.programs]) if k > 0 else None
+        self.tiers = tuple(tiers)
+        self.shapes = [shape_of(p.question) for p in self.programs]
+        self._groups: dict[tuple[int, Hashable], tuple[list[int], LexicalIndex]] = {}
 
     def select(self, question: str) -> list[VerifiedProgram]:
-        """The worked examples shown for `question`, most similar first (none: the fixed example)."""
-        if self.index is None or not self.programs:
+        """The worked examples shown for `question`: those of its shape at the first tier that has
+        any, most similar first (none: the fixed example)."""
+        if self.k <= 0 or not self.programs:
             return []
-        return [self.programs[i] for i in self.index.top(question, self.k)]
+        shape = shape_of(question)
+        for tier, key_of in enumerate(self.tiers):
+            members, index = self._group(tier, key_of(shape))
+            if members:
+                return [self.programs[members[i]] for i in index.top(question, self.k)]
+        return []
+
+    def _group(self, tier: int, key: Hashable) -> tuple[list[int], LexicalIndex]:
+        """The programs whose shape has `key` at `tier`, with a BM25 index over their questions."""
+        if (tier, key) not in self._groups:
+            members = [i for i, shape in enumerate(self.shapes) if self.tiers[tier](shape) == key]
+            self._groups[tier, key] = members, LexicalIndex([self.programs[i].question for i in members])
+        return self._groups[tier, key]
 
     def render(self, question: str) -> str | None:
         """The examples block for the prompt, or None to keep the fixed example."""
