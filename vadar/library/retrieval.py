@@ -6,12 +6,14 @@ docstring keeps the prompt flat: the top `k` functions, in library order so the 
 stable.
 
 Worked examples are retrieved by the question's shape first (`programs.question_shape`: the answer
-kind, the relation, what it is about), and by BM25 over the text of the questions they answered only
-inside that shape. Shared words alone once showed a counting loop ("How many objects are taller
-than the box?") for "How many times taller is the bin than the box?", and programs copied it. The
-tiers (`SHAPE_TIERS`): examples of the exact shape; where there are none, those of the same answer
-kind and relation family; where there are none, no example (the prompt keeps its fixed one) rather
-than one of another shape. benchmarks/example_shapes.py measures the tiers.
+kind, the relation, what it is about, the spatial relations), and by BM25 over the text of the
+questions they answered only inside that shape. Shared words alone once showed a counting loop
+("How many objects are taller than the box?") for "How many times taller is the bin than the box?",
+and programs copied it. The tiers (`SHAPE_TIERS`): examples of the exact shape; where there are
+none, those of its family (the same shape with other spatial relations); where there are none, no
+example (the prompt keeps its fixed one). A wider fallback (the same answer kind and relation, or
+answer kind alone) showed examples of another kind of question far more often than of the same:
+benchmarks/example_shapes.py measures the tiers, docs/library.md has the figures.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import ast
 import builtins
 import re
 from collections.abc import Callable, Hashable, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 import bm25s
@@ -37,7 +40,7 @@ RELATIVE_FLOOR = 0.5  # a match scoring under half the best one is left out
 ShapeTier = Callable[[QuestionShape], Hashable]
 """What two questions must share for one's program to be shown for the other, at one tier."""
 SHAPE_TIERS: tuple[ShapeTier, ...] = (lambda shape: shape, lambda shape: shape.family)
-"""The exact shape, then the answer kind and relation family; after that, no example."""
+"""The exact shape, then its family (other spatial relations); after that, no example."""
 
 
 def _text(record: FunctionRecord) -> str:
@@ -96,6 +99,7 @@ class LibraryRetriever:
         return {position[d] for i in chosen for d in self.library[i].dependencies if d in position}
 
 
+@lru_cache(maxsize=4096)  # the same verified programs are read again by every retriever built
 def looks_at_the_scene(code: str) -> bool:
     """Whether a program calls anything but Python builtins (a module, a helper, `region`...).
 

@@ -7,20 +7,24 @@ are retrieved inside a shape (`library.retrieval`), so a program is never shown 
 another kind of question.
 
 The shape is read off the parsed form (`question_form`): the answer kind, the relation family, what
-the answer or relation is about (an attribute or a dimension) and the spatial relations named.
-`family` drops the last two: questions of one family differ in what they compare or where they look.
+the answer or relation is about (an attribute, a dimension) and the spatial relations named. A
+shape's `family` sets the spatial relations aside: "How many cubes are left of the ball?" and "...
+behind the ball?" differ in one word of their programs, "What color ..." and "What shape ..." in
+which attribute they read, and a small model copies that word.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from vadar.programs.question_form import QuestionForm, parse_question
 
-ANSWERS = ("count", "yes/no", "attribute", "measure", "choice", "other")
-"""Answer kinds: a whole number, yes or no, an attribute's value, a number in metres or a ratio,
-one of the objects the question lists, or none the wording fixes."""
+ANSWERS = ("count", "yes/no", "exists", "attribute", "measure", "choice", "other")
+"""Answer kinds: a whole number, yes or no about named objects, yes or no whether any object is so,
+an attribute's value, a number in metres or a ratio, one of the options the question lists, or none
+the wording fixes."""
 
 RELATION_FAMILIES = ("ratio", "difference", "count comparison", "shared", "either", "superlative",
                      "nearest", "comparison", "distance", "spatial")
@@ -32,12 +36,16 @@ _ANSWER_OF_FORM = {"count": "count", "yes/no": "yes/no", "text": "attribute", "n
 _AS_TALL_AS = re.compile(r"\bas (?:tall|high|wide|long|big|large) as\b|\bstack", re.IGNORECASE)
 _HOW_MUCH = re.compile(r"\bhow much (?:\w+er)\b", re.IGNORECASE)
 _COUNT_COMPARISON = re.compile(r"\bnumber of\b|\b(?:more|fewer)\b[^?]*\bthan\b", re.IGNORECASE)
+_EXISTS = re.compile(r"\b(?:is|are) (?:there|any)\b", re.IGNORECASE)
+_COUNT_ORDER = (("more", re.compile(r"\bmore\b|\bgreater\b", re.IGNORECASE)),
+                ("fewer", re.compile(r"\bfewer\b|\bless\b", re.IGNORECASE)),
+                ("equal", re.compile(r"\bequal\b|\bsame\b", re.IGNORECASE)))
 _SAME = re.compile(r"\bsame\b", re.IGNORECASE)
 _EITHER = re.compile(r"\bor\b", re.IGNORECASE)
 _NEAREST = re.compile(r"\b(?:closest|nearest) to (?!(?:the )?camera\b)", re.IGNORECASE)
 _SUPERLATIVE = re.compile(r"\b(?:tallest|shortest|largest|biggest|smallest|closest|nearest|farthest|furthest|"
                           r"highest|lowest|widest|narrowest|longest)\b", re.IGNORECASE)
-_CHOICE = re.compile(r"^\s*which\b", re.IGNORECASE)
+_CHOICE = re.compile(r"(?:^|[,;:]\s*)which\b", re.IGNORECASE)
 _ATTRIBUTE_WORD = re.compile(r"\b(colou?r|shape|material|size)\b", re.IGNORECASE)
 _ASKED_ATTRIBUTE = (  # where a question asks an attribute's value, in the order tried
     re.compile(r"\bwhat (?:is (?:its|the) )?(colou?r|shape|material|size)\b", re.IGNORECASE),
@@ -61,17 +69,20 @@ class QuestionShape:
 
     answer: str  # one of ANSWERS
     relation: str | None  # one of RELATION_FAMILIES, None for a question about objects alone
-    subject: str | None = None  # the attribute asked or shared, or the dimension measured or compared
+    subject: str | None = None  # the attribute asked or shared, the dimension measured or compared,
+    # or for two counts compared "more", "fewer" or "equal"
     spatial: tuple[str, ...] = ()  # the spatial relations named (`question_form.SPATIAL_RELATIONS`)
 
     @property
-    def family(self) -> tuple[str, str | None]:
-        """The answer kind and relation family: the fallback when no example has the exact shape."""
-        return self.answer, self.relation
+    def family(self) -> tuple[str, str | None, str | None]:
+        """The shape with its spatial relations aside: the fallback when no example has the exact shape."""
+        return self.answer, self.relation, self.subject
 
 
+@lru_cache(maxsize=8192)
 def shape_of(question: str) -> QuestionShape:
-    """The shape of `question`, from its parsed form."""
+    """The shape of `question`, from its parsed form (cached: every retriever built over the same
+    verified programs asks again)."""
     return shape_of_form(parse_question(question))
 
 
@@ -79,10 +90,14 @@ def shape_of_form(form: QuestionForm) -> QuestionShape:
     """The shape of a question already parsed."""
     answer = _answer(form)
     relation = _relation(form, answer)
+    if answer == "yes/no" and relation != "count comparison" and _EXISTS.search(form.text):
+        answer = "exists"  # "Is there a cube left of the ball?" looks for one; "Is the cube left of ...?" tests one
     return QuestionShape(answer, relation, _subject(form, answer, relation), form.spatial)
 
 
 def _answer(form: QuestionForm) -> str:
+    if form.answer_type == "yes/no" and _EITHER.search(form.text) and not _EXISTS.search(form.text):
+        return "choice"  # "Is the box to the left or the right of the bin?" is answered "left"
     if form.answer_type in _ANSWER_OF_FORM:
         return _ANSWER_OF_FORM[form.answer_type]
     if _CHOICE.search(form.text):
@@ -115,12 +130,14 @@ def _relation(form: QuestionForm, answer: str) -> str | None:
 
 
 def _subject(form: QuestionForm, answer: str, relation: str | None) -> str | None:
+    if relation == "count comparison":
+        return next((order for order, pattern in _COUNT_ORDER if pattern.search(form.text)), None)
     if answer == "attribute":
         return _asked_attribute(form.text)
     if relation == "shared":
         return form.shared_attribute or _first_attribute(form.text)
-    if answer in ("count", "yes/no") and relation in (None, "spatial", "either", "count comparison"):
-        return None  # what is counted or looked for is a noun phrase, not a measure
+    if answer != "measure" and relation in (None, "spatial", "either"):
+        return None  # what is counted, tested or chosen is a noun phrase, not a measure
     return next((name for name, pattern in _DIMENSIONS if pattern.search(form.text)), None)
 
 
