@@ -3,7 +3,17 @@
 A prompt that lists the whole library grows with it; a small model then reads 200 stubs to use
 two. BM25 (the `bm25s` package) over each function's name (split at underscores), signature and
 docstring keeps the prompt flat: the top `k` functions, in library order so the prompt stays
-stable. Worked examples are retrieved the same way, by the text of the question they answered.
+stable.
+
+Worked examples are retrieved by the question's shape first (`programs.question_shape`: the answer
+kind, the relation, what it is about, the spatial relations), and by BM25 over the text of the
+questions they answered only inside that shape. Shared words alone once showed a counting loop
+("How many objects are taller than the box?") for "How many times taller is the bin than the box?",
+and programs copied it. The tiers (`SHAPE_TIERS`): examples of the exact shape; where there are
+none, those of its family (the same shape with other spatial relations); where there are none, no
+example (the prompt keeps its fixed one). A wider fallback (the same answer kind and relation, or
+answer kind alone) showed examples of another kind of question far more often than of the same:
+benchmarks/example_shapes.py measures the tiers, docs/library.md has the figures.
 """
 
 from __future__ import annotations
@@ -11,7 +21,8 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 import bm25s
@@ -21,10 +32,26 @@ from api_store.evidence import VerifiedProgram
 from vadar import prompts
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.calls import called_names
+from vadar.programs.question_shape import QuestionShape, shape_of
 from vadar.programs.stubs import StubFormatError
 
 T = TypeVar("T")
 RELATIVE_FLOOR = 0.5  # a match scoring under half the best one is left out
+
+ShapeTier = Callable[[QuestionShape], Hashable]
+"""What two questions must share for one's program to be shown for the other, at one tier."""
+
+
+def exact_shape(shape: QuestionShape) -> Hashable:
+    return shape
+
+
+def shape_family(shape: QuestionShape) -> Hashable:
+    return shape.family
+
+
+SHAPE_TIERS: tuple[ShapeTier, ...] = (exact_shape, shape_family)  # named functions: a retriever pickles
+"""The exact shape, then its family (other spatial relations); after that, no example."""
 
 
 def _text(record: FunctionRecord) -> str:
@@ -83,6 +110,7 @@ class LibraryRetriever:
         return {position[d] for i in chosen for d in self.library[i].dependencies if d in position}
 
 
+@lru_cache(maxsize=4096)  # the same verified programs are read again by every retriever built
 def looks_at_the_scene(code: str) -> bool:
     """Whether a program calls anything but Python builtins (a module, a helper, `region`...).
 
@@ -97,9 +125,11 @@ def looks_at_the_scene(code: str) -> bool:
 
 
 class ExampleRetriever:
-    """Worked examples: correct programs from build questions, most similar question first."""
+    """Worked examples: correct programs from build questions of the question's shape, most
+    similar question first."""
 
-    def __init__(self, programs: Sequence[VerifiedProgram], k: int, allowed: set[str]) -> None:
+    def __init__(self, programs: Sequence[VerifiedProgram], k: int, allowed: set[str],
+                 tiers: Sequence[ShapeTier] = SHAPE_TIERS) -> None:
         # Only programs that look at the scene and whose helpers are all still in the library,
         # helpers shown first.
         usable = [p for p in programs
@@ -107,13 +137,28 @@ class ExampleRetriever:
         usable.sort(key=lambda p: not p.uses)
         self.programs = _unique_questions(usable)
         self.k = k
-        self.index = LexicalIndex([p.question for p in self.programs]) if k > 0 else None
+        self.tiers = tuple(tiers)
+        self.shapes = [shape_of(p.question) for p in self.programs]
+        self._groups: dict[tuple[int, Hashable], tuple[list[int], LexicalIndex]] = {}
 
     def select(self, question: str) -> list[VerifiedProgram]:
-        """The worked examples shown for `question`, most similar first (none: the fixed example)."""
-        if self.index is None or not self.programs:
+        """The worked examples shown for `question`: those of its shape at the first tier that has
+        any, most similar first (none: the fixed example)."""
+        if self.k <= 0 or not self.programs:
             return []
-        return [self.programs[i] for i in self.index.top(question, self.k)]
+        shape = shape_of(question)
+        for tier, key_of in enumerate(self.tiers):
+            members, index = self._group(tier, key_of(shape))
+            if members:
+                return [self.programs[members[i]] for i in index.top(question, self.k)]
+        return []
+
+    def _group(self, tier: int, key: Hashable) -> tuple[list[int], LexicalIndex]:
+        """The programs whose shape has `key` at `tier`, with a BM25 index over their questions."""
+        if (tier, key) not in self._groups:
+            members = [i for i, shape in enumerate(self.shapes) if self.tiers[tier](shape) == key]
+            self._groups[tier, key] = members, LexicalIndex([self.programs[i].question for i in members])
+        return self._groups[tier, key]
 
     def render(self, question: str) -> str | None:
         """The examples block for the prompt, or None to keep the fixed example."""
