@@ -15,6 +15,7 @@ from typing import Any
 
 from api_store import FunctionRecord
 from vadar import prompts
+from vadar.programs.calls import helpers_called
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import Reply, StepLoop, Verdict
@@ -58,7 +59,7 @@ class BehaviourChecks:
                 code = extract_code(reply.text)
             except NoCodeError as exc:
                 return Verdict.retry(prompts.render("check_retry", error=str(exc)))
-            if "assert" not in code or f"{record.name}(" not in code:
+            if "assert" not in code or not helpers_called(code, [record.name]):  # `_left(` is not `_objects_left(`
                 return Verdict.retry(prompts.render(
                     "check_retry", error=f"the check must call {record.name} and assert something"))
             result = check_infrastructure(self.executor(code + "\nfinal_result = True\n", full))
