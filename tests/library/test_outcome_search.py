@@ -41,7 +41,7 @@ def implementation(table: dict[str, str]) -> str:
     return f"```python\ndef {NAME}(image, key):\n    return {table!r}.get(key, 'unknown')\n```"
 
 
-def router(questions, samples, calls_helper=lambda question: True):
+def router(questions, samples, calls_helper=lambda question: True, without_right=False):
     """API samples in order; programs call the helper with their question's key when it is offered
     (and `calls_helper` says so), else answer a wrong word."""
     drawn = iter(samples)
@@ -51,7 +51,7 @@ def router(questions, samples, calls_helper=lambda question: True):
         question = next(q for q in questions if q.question in text)
         if f"def {NAME}(" in messages[0]["content"] and calls_helper(question):
             return f"```python\nfinal_result = {NAME}(image, 'q{question.question_id}')\n```"
-        return "```python\nfinal_result = 'unknown'\n```"
+        return f"```python\nfinal_result = {str(question.answer) if without_right else 'unknown'!r}\n```"
 
     return ScriptedLLM([ByRole({Role.API_IMPLEMENT: lambda messages: next(drawn), Role.PROGRAM: program})] * 200)
 
@@ -114,6 +114,17 @@ def test_a_later_round_shows_the_closest_sample_the_questions_its_programs_got_w
     assert questions[2].question in shown[-1]["content"]
 
 
+def test_a_helper_whose_samples_are_all_worse_than_programs_without_it_fails(data):
+    questions = data.questions[:3]
+    llm = router(questions, [implementation(WRONG), implementation(gold(questions, only={questions[0].question_id}))],
+                 without_right=True)
+    store = ApiStore.memory()
+    store.propose(NAME, SIGNATURE, "The answer recorded for a key.")
+    report = agent(llm, store, data, questions, samples=2).implement([NAME], [context(data, questions[0])])
+    assert NAME in report.failed and "right as often as programs without it" in report.failed[NAME]
+    assert store.decisions(NAME)[-1].evidence["outcome"]["right"] == [0.0, 1.0]
+
+
 def test_below_the_minimum_support_the_greedy_implementation_is_kept_without_a_search(data):
     questions = data.questions[:3]
     llm = router(questions, [implementation(WRONG), implementation(gold(questions))],
@@ -127,7 +138,8 @@ def test_below_the_minimum_support_the_greedy_implementation_is_kept_without_a_s
     assert len(llm.calls_of(Role.PROGRAM)) == 3  # the programs that found the support; none written without it
     outcome = store.decisions(NAME)[-1].evidence["outcome"]
     assert outcome["support"] == 2 and outcome["minimum"] == 3
-    assert "fewer than the 3 a search needs" in helper_story(NAME, [dataclasses.asdict(d) for d in store.decisions(NAME)]).text()
+    story = helper_story(NAME, [dataclasses.asdict(d) for d in store.decisions(NAME)])
+    assert "fewer than the 3 a search needs" in story.text()
 
 
 def test_a_batch_with_fewer_labelled_questions_than_the_minimum_writes_no_program(data):

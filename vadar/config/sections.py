@@ -174,7 +174,8 @@ class LibraryConfig:
     search_samples: int = 8  # implementations sampled per round until one passes the ground-truth cases
     search_rounds: int = 2  # rounds: each later one shows the closest implementation its failing cases
     search_temperature: float = 0.8  # temperature of the sampled implementations (each with its own seed)
-    outcome_min_support: int = 3  # build questions whose programs call a helper without a claim before it is searched by outcome
+    # Search by outcome for a helper whose name claims nothing checkable (labelled builds)
+    outcome_min_support: int = 3  # build questions whose programs must call it before its samples are judged
     # The validation gate: build questions held back, never scored; what loses there is withdrawn
     validation_share: float = 0.2  # share of a build's questions held back (0: no validation)
     validation_min: int = 10  # fewer held-back questions than this judge nothing: no validation

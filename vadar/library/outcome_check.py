@@ -144,9 +144,10 @@ class OutcomeVerifier:
 
     def _solve(self, question: Question, library: Sequence[FunctionRecord | Candidate]) -> ProgramOutcome:
         """As the gate's programs are written: the whole library's API text, the question's regions."""
-        image = self.dataset.image(question)
-        return self.writer.solve(question.question, with_regions(render_api(library), question.regions),  # type: ignore[arg-type]
-                                 program_namespace(image, self.modules, library, question.regions))  # type: ignore[arg-type]
+        api_text = with_regions(render_api(library), question.regions)  # type: ignore[arg-type]
+        namespace = program_namespace(self.dataset.image(question), self.modules, library,  # type: ignore[arg-type]
+                                      question.regions)
+        return self.writer.solve(question.question, api_text, namespace)
 
     def _rerun(self, question: Question, program: str, library: list[FunctionRecord | Candidate]) -> object:
         """The same program text with another sample in the library; None when it fails."""

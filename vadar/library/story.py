@@ -72,8 +72,8 @@ def _outcome_line(evidence: Mapping[str, Any], outcome: Mapping[str, Any]) -> st
     verdict = f"sample {kept} of {evidence.get('samples', 0)} kept" if kept else \
         f"none of {evidence.get('samples', 0)} samples kept"
     best = f"{max(right):g}" if right else "0"
-    return (f"by outcome on {support} build questions: {verdict}, the best sample's programs right {best} of {support} times "
-            f"({outcome.get('right_without', 0):g} without it; samples judged right "
+    return (f"by outcome on {support} build questions: {verdict}, the best sample's programs right {best} of "
+            f"{support} times ({outcome.get('right_without', 0):g} without it; samples judged right "
             f"{', '.join(f'{r:g}' for r in right)}), {rounds} round{'s' if rounds != 1 else ''}")
 
 
