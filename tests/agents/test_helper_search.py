@@ -9,7 +9,7 @@ import pytest
 from api_store import ApiStore, FunctionStatus
 from vadar.library.implementation_log import StoreLog
 from vadar.agents.api import ApiAgent, TestContext
-from vadar.agents.helper_search import Sample, SearchSettings, search
+from vadar.agents.helper_search import Sample, SearchRule, SearchSettings, search
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
 from vadar.llm.doubles import ScriptedLLM
 from vadar.programs.namespace import program_namespace
@@ -70,6 +70,28 @@ def test_a_sample_without_cases_is_kept_as_the_single_implementation_would_be():
     found = search(lambda i, f, c: Sample(None if i == 0 else "works"), lambda s: Verdict(None, cases=0),
                    SearchSettings(samples=4), "relation:left")
     assert found.sample.code == "works" and found.record.samples == 2 and found.record.passed == []
+
+
+@dataclass
+class Scored(Verdict):
+    right: float = 0.0
+    enough: bool = True
+
+
+def test_a_rule_that_keeps_the_best_keeps_the_highest_score_and_the_earlier_of_a_tie():
+    scores = {"a": Scored(False, failures=["x", "y"], right=1), "b": Scored(False, failures=["x"], right=2),
+              "c": Scored(False, failures=["z"], right=2)}
+    rule = SearchRule(closeness=lambda r: r.right, keep_best=lambda r: r.enough)
+    found = search(lambda i, f, c: Sample("abc"[i % 3]), lambda s: scores[s.code], SearchSettings(samples=3, rounds=1),
+                   "outcome", rule=rule)
+    assert found.sample.code == "b" and found.record.kept == 2 and found.record.passed == []
+
+
+def test_a_rule_that_keeps_the_best_keeps_nothing_it_refuses():
+    rule = SearchRule(closeness=lambda r: r.right, keep_best=lambda r: r.enough)
+    found = search(lambda i, f, c: Sample(f"s{i}"), lambda s: Scored(False, failures=["x"], right=1, enough=False),
+                   SearchSettings(samples=2, rounds=2), "outcome", rule=rule)
+    assert found.sample is None and found.closest.code == "s0" and found.record.kept is None
 
 
 # ----------------------------------------------------------------- the API agent with ground truth

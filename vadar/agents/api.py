@@ -9,7 +9,9 @@ attempt, implementation and failure is reported to its `ImplementationLog`, whic
 
 A function whose name makes a claim that ground truth can check is implemented by
 generate-and-test instead (`helper_search`): sampled implementations until one passes the claim's
-ground-truth cases; the search is recorded as a `searched` decision.
+ground-truth cases; the search is recorded as a `searched` decision. A function whose name claims
+nothing checkable is searched by outcome when an `outcome` verifier is given: its samples are
+compared on the build questions' gold answers and the best kept (`vadar.library.outcome_check`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from api_store.names import prompt_hash
 from vadar import prompts
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.programs.sampling import IMPLEMENTATION
-from vadar.agents.helper_search import CaseCheck, HelperVerifier, Sample, SearchRecord, SearchSettings, search
+from vadar.agents.helper_search import (FIRST_PASS, CaseCheck, ComparingVerifier, HelperVerifier, Sample,
+                                       SearchRecord, SearchRule, SearchSettings, search)
 from vadar.agents.library_view import ImplementationLog, LibraryView
 from vadar.programs.step_loop import LLMCost, LoopEnd, Reply, StepLoop, Verdict
 from vadar.programs.calls import called_names
@@ -82,10 +85,12 @@ class ApiAgent:
         on_event: Callable[[str], None] | None = None,
         search: SearchSettings | None = None,
         verifier: HelperVerifier | None = None,
+        outcome: ComparingVerifier | None = None,
     ) -> None:
         self.loop = StepLoop(llm, IMPLEMENTATION, max_attempts, role=Role.API_IMPLEMENT)
         self.search = search or SearchSettings(samples=1)
         self.verifier = verifier
+        self.outcome = outcome  # judges a helper whose name claims nothing ground truth can check
         self.on_event = on_event or (lambda message: None)
         self.store = store  # read only: what the agent does is reported to `log`, which stores it
         self.log = log
@@ -207,14 +212,23 @@ class ApiAgent:
     # ------------------------------------------------------------------ generate-and-test
 
     def _searchable(self, record: FunctionRecord) -> bool:
-        return (self.search.active and self.verifier is not None
-                and self.verifier.claim(record.name, record.signature) is not None)
+        return self.search.active and self._verifier(record) is not None
+
+    def _verifier(self, record: FunctionRecord) -> tuple[HelperVerifier, SearchRule] | None:
+        """Ground truth for a name that makes a checkable claim, else outcomes where they can judge it."""
+        if self.verifier is not None and self.verifier.claim(record.name, record.signature) is not None:
+            return self.verifier, FIRST_PASS
+        if self.outcome is not None and self.outcome.claim(record.name, record.signature) is not None:
+            return self.outcome, self.outcome.rule
+        return None
 
     def _search(self, record: FunctionRecord, stack: list[str], context: TestContext,
                 report: ImplementationReport) -> bool:
-        """Sampled implementations until one passes the ground-truth cases of the helper's claim."""
-        assert self.verifier is not None
-        name, verifier = record.name, self.verifier
+        """Sampled implementations until one passes the cases of the helper's claim (or, judged by
+        outcome, the best of them)."""
+        chosen = self._verifier(record)
+        assert chosen is not None
+        (verifier, rule), name = chosen, record.name
         numbered = [_attempts_made(self.store, record)]  # attempts recorded so far, a resumed search's too
         fatal: list[_Step] = []
 
@@ -224,7 +238,7 @@ class ApiAgent:
             messages = self._opening(record, convention)
             if closest is not None:
                 messages += [{"role": "assistant", "content": f"```python\n{closest}```"},
-                             {"role": "user", "content": prompts.render("api_search_retry", name=name,
+                             {"role": "user", "content": prompts.render(rule.retry_template, name=name,
                                                                         failures=list(failures)[:3])}]
             sampling = self.loop.sampling if index == 0 else dataclasses.replace(
                 self.loop.sampling, first_temperature=self.search.temperature)
@@ -242,7 +256,9 @@ class ApiAgent:
                                    candidate.dependencies)
 
         claim = verifier.claim(name, record.signature) or ""
-        found = search(sample, check, self.search, claim, on_event=lambda m: self.on_event(f"{name}: {m}"))
+        found = search(sample, check, self.search, claim, on_event=lambda m: self.on_event(f"{name}: {m}"), rule=rule)
+        if verifier is self.outcome and self.outcome is not None:
+            found.record.outcome = self.outcome.evidence(name)
         report.searches[name] = found.record
         self.log.searched(name, found.record.to_dict())
         if found.sample is not None:
@@ -253,6 +269,9 @@ class ApiAgent:
             self._fail(name, fatal[-1].error or "failed", report)
         elif found.closest is None:
             self._fail(name, f"no working implementation in {found.record.samples} samples", report)
+        elif rule is not FIRST_PASS:
+            self._fail(name, f"no implementation's programs were right as often as programs without it in "
+                             f"{found.record.samples} samples; the closest: {found.record.closest_failures[0]}", report)
         else:
             self._fail(name, f"no implementation passed the ground-truth cases of its claim ({claim}) in "
                              f"{found.record.samples} samples; the closest: {found.record.closest_failures[0]}", report)

@@ -10,6 +10,12 @@ data set's ground truth defines what the name claims (its conventions: left of a
 centre x, a height in metres from the box, depth and focal length): a small model's "left of"
 otherwise compares depths, left edges, or whatever the docstring it was given suggests. What the search did is
 kept as a `SearchRecord`: samples tried, which passed, the cases, the rounds.
+
+A helper whose name claims nothing ground truth can check is searched the same way and judged by
+outcome instead (`vadar.library.outcome_check`): the build questions' programs that call it, run with
+each sample, scored against their gold answers. No sample is right on every question then as a rule,
+so the search keeps the best sample (`SearchRule.keep_best`) when it is no worse than programs
+without the helper, and records the figures as `OutcomeEvidence`.
 """
 
 from __future__ import annotations
@@ -54,6 +60,59 @@ class HelperVerifier(Protocol):
         """Run the implementation on the ground-truth cases its claim asks for."""
 
 
+def fewest_failures(checked: CaseCheck) -> float:
+    """Closeness of a ground-truth check: the fewer failing cases, the closer."""
+    return -float(len(checked.failures))
+
+
+def never(checked: CaseCheck) -> bool:
+    """A failed sample is never kept: a ground-truth claim must hold on every case."""
+    return False
+
+
+@dataclass(frozen=True)
+class SearchRule:
+    """How samples that failed compare (`closeness`, higher is closer), whether the closest is kept
+    when none passed (`keep_best`), and the template that shows it what went wrong."""
+
+    closeness: Callable[[Any], float] = fewest_failures
+    keep_best: Callable[[Any], bool] = never
+    retry_template: str = "api_search_retry"
+
+
+FIRST_PASS = SearchRule()
+"""Ground truth: the first sample that passes every case is kept, none other."""
+
+
+class ComparingVerifier(HelperVerifier, Protocol):
+    """A verifier whose samples are compared and the best kept (`rule`), with its figures per helper."""
+
+    rule: SearchRule
+
+    def evidence(self, name: str) -> OutcomeEvidence | None:
+        """What the samples of `name` were judged on, or None if nothing was judged."""
+
+
+@dataclass(frozen=True)
+class OutcomeEvidence:
+    """A search judged by outcome: the build questions whose programs call the helper (`support`),
+    the score of each sample judged (in order), and of programs without it; `minimum` support."""
+
+    support: int
+    minimum: int
+    right_without: float = 0.0
+    right: tuple[float, ...] = ()
+    question_ids: tuple[str, ...] = ()
+
+    @property
+    def searched(self) -> bool:
+        return self.support >= self.minimum
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"support": self.support, "minimum": self.minimum, "right_without": round(self.right_without, 4),
+                "right": [round(r, 4) for r in self.right], "questions": list(self.question_ids)}
+
+
 @dataclass
 class SearchRecord:
     """What one helper's search tried: `passed` lists the (1-based) samples that passed every case."""
@@ -65,6 +124,8 @@ class SearchRecord:
     cases: int = 0
     rounds: int = 0
     closest_failures: list[str] = field(default_factory=list)
+    kept: int | None = None  # the (1-based) sample kept, passing or best; None: none
+    outcome: OutcomeEvidence | None = None  # judged by the build questions' gold answers
 
     @property
     def pass_rate(self) -> float:
@@ -74,7 +135,8 @@ class SearchRecord:
     def to_dict(self) -> dict[str, Any]:
         return {"claim": self.claim, "samples": self.samples, "working": self.working, "passed": self.passed,
                 "pass_rate": round(self.pass_rate, 4), "cases": self.cases, "rounds": self.rounds,
-                "closest_failures": self.closest_failures[:3]}
+                "closest_failures": self.closest_failures[:3], "kept": self.kept,
+                **({"outcome": self.outcome.to_dict()} if self.outcome is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -100,19 +162,20 @@ Sampler = Callable[[int, Sequence[str], str | None], Sample]
 
 
 def search(sampler: Sampler, check: Callable[[Sample], CaseCheck], settings: SearchSettings, claim: str,
-           on_event: Callable[[str], None] = lambda message: None) -> Found:
-    """Sample, check, keep the first implementation that passes every ground-truth case.
+           on_event: Callable[[str], None] = lambda message: None, rule: SearchRule = FIRST_PASS) -> Found:
+    """Sample, check, keep the first implementation that passes every case (else, where `rule`
+    allows, the closest one).
 
     A sample whose cases cannot be built (`passed` None) is no evidence either way: it is kept as
     the single implementation would have been.
     """
     record = SearchRecord(claim)
-    closest: tuple[int, Sample, list[str]] | None = None  # failing cases, sample, failures
+    closest: tuple[float, int, Sample, CaseCheck] | None = None  # closeness, sample number, sample, its check
     seen: set[str] = set()
     for round_index in range(settings.rounds):
         record.rounds = round_index + 1
-        failures_shown = list(closest[2]) if closest is not None else []
-        code_shown = closest[1].code if closest is not None else None
+        failures_shown = list(closest[3].failures) if closest is not None else []
+        code_shown = closest[2].code if closest is not None else None
         for k in range(settings.samples):
             index = round_index * settings.samples + k
             on_event(f"sample {index + 1} of at most {settings.samples * settings.rounds}")
@@ -129,8 +192,13 @@ def search(sampler: Sampler, check: Callable[[Sample], CaseCheck], settings: Sea
             if checked.passed is not False:
                 if checked.passed:
                     record.passed.append(record.samples)
+                record.kept = record.samples
                 return Found(sample, record)
-            if closest is None or len(checked.failures) < closest[0]:
-                closest = (len(checked.failures), sample, list(checked.failures))
+            closeness = rule.closeness(checked)
+            if closest is None or closeness > closest[0]:
+                closest = (closeness, record.samples, sample, checked)
                 record.closest_failures = list(checked.failures)
-    return Found(None, record, closest[1] if closest is not None else None)
+    if closest is not None and rule.keep_best(closest[3]):
+        record.kept = closest[1]
+        return Found(closest[2], record)
+    return Found(None, record, closest[2] if closest is not None else None)

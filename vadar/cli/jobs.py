@@ -37,9 +37,15 @@ def _print_batch(report: BatchReport) -> None:
     for name in report.reused:
         console.print(f"  + {name} (rejected before for lack of evidence; judged again on these questions)")
     for name, search in report.searches.items():
-        verdict = (f"sample {search.passed[0]} passed" if search.passed else "no sample passed")
+        if search.outcome is not None and not search.outcome.searched:
+            console.print(f"  not searched {name}: programs on {search.outcome.support} build questions called it, "
+                          f"fewer than {search.outcome.minimum}", highlight=False, markup=False)
+            continue
+        verdict = (f"sample {search.passed[0]} passed" if search.passed
+                   else f"sample {search.kept} kept as the best" if search.kept else "no sample passed")
+        cases = "build questions judged by their answers" if search.outcome is not None else "ground-truth cases"
         console.print(f"  searched {name} ({search.claim}): {verdict} of {search.samples} sampled, "
-                      f"{search.cases} ground-truth cases, {search.rounds} round(s)", highlight=False, markup=False)
+                      f"{search.cases} {cases}, {search.rounds} round(s)", highlight=False, markup=False)
     if report.admitted or report.not_admitted:
         console.print(f"  admitted {len(report.admitted)} of {len(report.admitted) + len(report.not_admitted)} "
                       "after checking answers on the batch"

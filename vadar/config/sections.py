@@ -147,6 +147,11 @@ MAX_SEARCH_SAMPLES = 64
 request and a run over every ground-truth case."""
 
 
+MAX_OUTCOME_SUPPORT = 1000
+"""Most supporting build questions a search by outcome may ask for (`library.outcome_min_support`): a
+batch never holds that many questions, so the bound already turns the search off."""
+
+
 @dataclass
 class LibraryConfig:
     """How the library grows and how much of it a Program-agent prompt shows."""
@@ -169,6 +174,8 @@ class LibraryConfig:
     search_samples: int = 8  # implementations sampled per round until one passes the ground-truth cases
     search_rounds: int = 2  # rounds: each later one shows the closest implementation its failing cases
     search_temperature: float = 0.8  # temperature of the sampled implementations (each with its own seed)
+    # Search by outcome for a helper whose name claims nothing checkable (labelled builds)
+    outcome_min_support: int = 3  # build questions whose programs must call it before its samples are judged
     # The validation gate: build questions held back, never scored; what loses there is withdrawn
     validation_share: float = 0.2  # share of a build's questions held back (0: no validation)
     validation_min: int = 10  # fewer held-back questions than this judge nothing: no validation
@@ -180,6 +187,7 @@ class LibraryConfig:
         **{name: MANY for name in ("retire_min_uses", "admit_min_uses", "distill_min_uses", "validation_min")},
         "distill_max_helpers": Range(1, 100), "build_tries": Range(1, MAX_SAMPLES),
         "search_samples": Range(1, MAX_SEARCH_SAMPLES), "search_rounds": Range(1, MAX_SAMPLES),
+        "outcome_min_support": Range(1, MAX_OUTCOME_SUPPORT),
     }
 
 

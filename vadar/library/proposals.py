@@ -25,6 +25,7 @@ from vadar.library.claims import claim_label
 from vadar.library.gate import admit_as_given
 from vadar.library.implementation_log import StoreLog
 from vadar.library.memory import Remembered, remembered_helpers
+from vadar.library.outcome_check import OutcomeVerifier
 from vadar.library.retirement import retire_harmful
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
 from vadar.programs.api_text import render_api
@@ -123,9 +124,13 @@ def _api_agent(batch: BuildBatch) -> ApiAgent:
     # ground-truth cases come from the scenes of every build question (never a held-back one)
     verifier = TruthVerifier(TruthChecks(batch.executor), batch.store, batch.dataset, batch.modules,
                              list(batch.scenes))
+    # a helper without a checkable claim is judged by the gold answers of the batch's own questions
+    outcome = (OutcomeVerifier(batch.writer(PROGRAM), batch.store, batch.executor, batch.dataset, batch.modules,
+                               batch.questions, min_support=settings.outcome_min_support, on_event=batch.on_event)
+               if settings.admission == "labelled" else None)
     return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
-                    verifier=verifier)
+                    verifier=verifier, outcome=outcome)
 
 
 def _admit(batch: BuildBatch, agent: ApiAgent, contexts: list[TestContext], report: ProposalReport) -> None:

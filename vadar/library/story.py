@@ -50,6 +50,8 @@ def helper_story(name: str, decisions: Iterable[Mapping[str, Any]]) -> HelperSto
 
 def search_line(evidence: Mapping[str, Any]) -> str:
     """`claim relation:left: sample 3 of 3 passed (3 ran, pass rate 0.33), 12 ground-truth cases, 1 round`."""
+    if evidence.get("outcome"):
+        return _outcome_line(evidence, evidence["outcome"])
     passed = evidence.get("passed") or []
     samples, rounds = evidence.get("samples", 0), evidence.get("rounds", 0)
     verdict = (f"sample {passed[0]} of {samples} passed" if passed else f"none of {samples} samples passed")
@@ -58,6 +60,21 @@ def search_line(evidence: Mapping[str, Any]) -> str:
             f"{rounds} round{'s' if rounds != 1 else ''}")
     closest = evidence.get("closest_failures") or []
     return line + (f"; closest failure: {closest[0]}" if closest and not passed else "")
+
+
+def _outcome_line(evidence: Mapping[str, Any], outcome: Mapping[str, Any]) -> str:
+    """`by outcome on 4 build questions: sample 2 of 3 kept, right 3 of 4 (1 without it), 1 round`."""
+    support, minimum = outcome.get("support", 0), outcome.get("minimum", 0)
+    if support < minimum:
+        return (f"by outcome: programs on {support} build questions called it, fewer than the {minimum} a "
+                "search needs; the greedy implementation kept")
+    right, kept, rounds = outcome.get("right") or [], evidence.get("kept"), evidence.get("rounds", 0)
+    verdict = f"sample {kept} of {evidence.get('samples', 0)} kept" if kept else \
+        f"none of {evidence.get('samples', 0)} samples kept"
+    best = f"{max(right):g}" if right else "0"
+    return (f"by outcome on {support} build questions: {verdict}, the best sample's programs right {best} of "
+            f"{support} times ({outcome.get('right_without', 0):g} without it; samples judged right "
+            f"{', '.join(f'{r:g}' for r in right)}), {rounds} round{'s' if rounds != 1 else ''}")
 
 
 def _verdict_lines(version: str, kind: str, mode: str, evidence: Mapping[str, Any]) -> list[str]:

@@ -1,0 +1,181 @@
+"""Search by outcome: a helper whose name claims nothing ground truth can check, judged by the gold
+answers of the build questions it was proposed for.
+
+A count, a filter, a superlative or a composition makes no claim `vadar.library.claims` can test on
+a scene, yet the batch's gold answers can judge it: the programs that call it must be right. For the
+first working sample the Program agent writes one program per build question of the batch, with
+that sample in the library; the questions whose programs call the helper (directly or through
+another helper) are its support. Below `min_support` questions the helper is kept as the greedy
+implementation (no search: a couple of yes/no answers decide nothing). Otherwise the same programs
+run again with each later sample (no LLM reply: only the helper's body changes), and programs
+written without the helper answer the supporting questions once (the same requests as the gate's
+programs without the batch's candidates, so the response cache answers those at admission). A
+sample right on every supporting question is kept at once; else the search keeps the sample whose
+programs are right most often, when that is at least as often as without the helper.
+
+Only the batch's own questions are read: build questions, never a held-back or scored one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from api_store import ApiStore, FunctionRecord
+from base_modules.module import ModuleSet
+from omni3d_bench.metrics import score_answer
+from omni3d_bench.types import Dataset, Question
+from vadar.agents.helper_search import OutcomeEvidence, SearchRule
+from vadar.agents.program import ProgramAgent
+from vadar.library.candidates import Candidate, Route
+from vadar.programs.api_text import render_api, with_regions
+from vadar.programs.calls import helpers_reached
+from vadar.programs.namespace import program_namespace
+from vadar.programs.outcome import Executor, ProgramOutcome, run_program
+from vadar.text import one_line
+
+OUTCOME_CLAIM = "outcome"  # the claim label a search by outcome is recorded under
+
+
+@dataclass
+class OutcomeResult:
+    """One sample judged on its supporting questions (a `CaseCheck` of the search).
+
+    `passed`: True when its programs are right on every supporting question, None when there are
+    fewer than the minimum (no evidence: the greedy sample is kept), else False."""
+
+    passed: bool | None
+    cases: int
+    failures: list[str] = field(default_factory=list)
+    right: float = 0.0
+    right_without: float = 0.0
+
+    @property
+    def enough(self) -> bool:
+        """Kept as the best sample only when its programs are right at least as often as without it."""
+        return self.passed is not None and self.right >= self.right_without
+
+
+def _closeness(result: OutcomeResult) -> float:
+    return result.right
+
+
+def _enough(result: OutcomeResult) -> bool:
+    return result.enough
+
+
+@dataclass
+class _Support:
+    """What one helper's samples are judged on: its supporting questions and their programs."""
+
+    questions: list[Question]
+    programs: dict[str, str]  # question id -> the program written with the first sample
+    right_without: float = 0.0
+    right: list[float] = field(default_factory=list)
+
+
+class OutcomeVerifier:
+    """The API agent's verifier for a helper without a checkable claim (`ComparingVerifier`)."""
+
+    rule = SearchRule(closeness=_closeness, keep_best=_enough, retry_template="api_outcome_retry")
+
+    def __init__(self, writer: ProgramAgent, store: ApiStore, executor: Executor, dataset: Dataset,
+                 modules: ModuleSet, questions: Sequence[Question], *, min_support: int,
+                 on_event: Callable[[str], None] = lambda message: None) -> None:
+        self.writer, self.store, self.executor = writer, store, executor
+        self.dataset, self.modules, self.min_support, self.on_event = dataset, modules, min_support, on_event
+        self.questions = [q for q in questions if q.answer is not None]  # only gold answers judge
+        self._support: dict[str, _Support] = {}
+
+    def claim(self, name: str, signature: str) -> str | None:
+        """Judged by outcome only when the batch has enough labelled questions to reach the minimum."""
+        return OUTCOME_CLAIM if len(self.questions) >= self.min_support else None
+
+    def convention(self, name: str, signature: str) -> str | None:
+        return None
+
+    def verify(self, name: str, signature: str, docstring: str, code: str,
+               dependencies: Sequence[str]) -> OutcomeResult:
+        helper = Candidate(Route.PROPOSAL, name, signature, docstring, code, dependencies=tuple(dependencies))
+        library = [*[f for f in self.store.library(with_candidates=True) if f.name != name], helper]
+        support = self._support.get(name)
+        if support is None:
+            support, answers = self._first(name, library)
+            self._support[name] = support
+            if len(support.questions) < self.min_support:
+                return OutcomeResult(None, len(support.questions))
+            support.right_without = self._without(name, support)
+        else:
+            answers = {q.question_id: self._rerun(q, support.programs[q.question_id], library)
+                       for q in support.questions}
+        return self._judged(support, answers)
+
+    def evidence(self, name: str) -> OutcomeEvidence | None:
+        support = self._support.get(name)
+        if support is None:
+            return None
+        return OutcomeEvidence(len(support.questions), self.min_support, support.right_without,
+                               tuple(support.right), tuple(q.question_id for q in support.questions))
+
+    # ----------------------------------------------------------------- programs
+
+    def _first(self, name: str, library: list[FunctionRecord | Candidate]) -> tuple[_Support, dict[str, object]]:
+        """One program per labelled question with the first sample in the library; those that call it."""
+        support, answers = _Support([], {}), {}
+        dependencies = {f.name: tuple(f.dependencies) for f in library}
+        for question in self.questions:
+            self.on_event(f"{name}: writing a program for question {question.question_id} with it")
+            outcome = self._solve(question, library)
+            if outcome.program and name in helpers_reached(outcome.program, dependencies):
+                support.questions.append(question)
+                support.programs[question.question_id] = outcome.program
+                answers[question.question_id] = None if outcome.error is not None else outcome.answer
+        return support, answers
+
+    def _without(self, name: str, support: _Support) -> float:
+        """The supporting questions answered by programs written without the batch's candidates."""
+        before = self.store.library()
+        total = 0.0
+        for question in support.questions:
+            self.on_event(f"{name}: writing a program for question {question.question_id} without it")
+            outcome = self._solve(question, before)
+            total += _score(question, None if outcome.error is not None else outcome.answer)
+        return total
+
+    def _solve(self, question: Question, library: Sequence[FunctionRecord | Candidate]) -> ProgramOutcome:
+        """As the gate's programs are written: the whole library's API text, the question's regions."""
+        api_text = with_regions(render_api(library), question.regions)  # type: ignore[arg-type]
+        namespace = program_namespace(self.dataset.image(question), self.modules, library,  # type: ignore[arg-type]
+                                      question.regions)
+        return self.writer.solve(question.question, api_text, namespace)
+
+    def _rerun(self, question: Question, program: str, library: list[FunctionRecord | Candidate]) -> object:
+        """The same program text with another sample in the library; None when it fails."""
+        namespace = program_namespace(self.dataset.image(question), self.modules, library,  # type: ignore[arg-type]
+                                      question.regions)
+        run = run_program(self.executor, program, namespace)
+        return None if run.error is not None else run.answer
+
+    def _judged(self, support: _Support, answers: dict[str, object]) -> OutcomeResult:
+        right, failures = 0.0, []
+        for question in support.questions:
+            answer = answers.get(question.question_id)
+            earned = _score(question, answer)
+            right += earned
+            if earned < 1.0:
+                got = "an error" if answer is None else repr(answer)
+                failures.append(f"for {one_line(question.question, 160)!r} the program answered {one_line(got, 80)}; "
+                                f"the right answer is {question.answer!r}")
+        support.right.append(right)
+        passed = not failures
+        return OutcomeResult(passed, len(support.questions), failures, right, support.right_without)
+
+
+def _score(question: Question, answer: object) -> float:
+    """The question's metric against its gold answer; a failed program earns nothing."""
+    if answer is None:
+        return 0.0
+    try:
+        return score_answer(answer, str(question.answer), question.answer_type, question.metric)
+    except ValueError:  # an answer the metric cannot read is a wrong one
+        return 0.0
