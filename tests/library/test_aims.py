@@ -40,6 +40,8 @@ def test_steps_read_from_the_parsed_question():
     assert labels("What color is the cylinder that is behind the red cylinder?") == ["relation:behind", "attribute:color"]
     assert labels("Are there fewer cylinders than cubes?") == ["comparison:count"]
     assert labels("Are there any rubber cylinders?") == []
+    assert labels("How much closer to the camera is the chair than the table?") == ["measure:distance"]
+    assert labels("How many objects are closer to the camera than the cabinet?") == ["relation:front", "count:objects"]
 
 
 def test_the_aims_name_the_asks_the_unsolved_kinds_and_checkable_names():

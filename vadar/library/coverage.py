@@ -60,15 +60,17 @@ _ATTRIBUTE_ASKED = re.compile(r"\bwhat (?:is (?:its|the|that|this) )?(color|colo
                               r"|\bwhat (color|colour|shape|material|size) is\b|\bmade of\b", re.IGNORECASE)
 _COUNT_COMPARISON = re.compile(r"\b(?:more|fewer|less)\b.*\bthan\b|\b(?:equal|same) number\b|\bas many\b",
                                re.IGNORECASE)
-_COUNT_WORDS = {"count", "number", "many"}
+_COUNT_WORDS = {"count", "counts", "number", "numbers", "many"}
 _COMPARE_COUNT_WORDS = {"more", "fewer", "less", "greater", "equal", "compare"}
 _SIZE_COMPARISON_WORDS = {"taller", "shorter", "larger", "bigger", "smaller", "wider", "compare"}
 _RATIO_WORDS = {"ratio", "times"}
 
 
 def steps_of(form: QuestionForm) -> tuple[Step, ...]:
-    """The steps a parsed question needs, in a fixed order."""
-    steps = [Step("relation", name) for name in form.spatial]
+    """The steps a parsed question needs, in a fixed order. "How much closer to the camera is the
+    chair than the table?" names no relation to find objects by: it asks a distance."""
+    measures_distance = form.relation == "distance" and form.answer_type == "number"
+    steps = [] if measures_distance else [Step("relation", name) for name in form.spatial]
     if form.shared_attribute:
         steps.append(Step("same", form.shared_attribute))
     asked = _ATTRIBUTE_ASKED.search(form.text)
@@ -83,7 +85,7 @@ def steps_of(form: QuestionForm) -> tuple[Step, ...]:
         steps.append(Step("comparison", "size" if form.relation == "comparison" else "ratio"))
     if form.asked_dimension:
         steps.append(Step("measure", form.asked_dimension))
-    if form.relation == "distance" and form.answer_type == "number":
+    if measures_distance:
         steps.append(Step("measure", "distance"))
     return tuple(dict.fromkeys(steps))
 
