@@ -95,7 +95,7 @@ class Build:
         from vadar.report.build_page import build_page
 
         return build_page(out_dir=self.out_dir, batches=self.batches, functions=self.functions,
-                          database=self.database, validation=self.validation)
+                          database=self.database, validation=self.validation, coverage=self.coverage)
 
     def _repr_html_(self) -> str:
         return framed(self.html(), title=f"vadar build: {self.out_dir.name}")
