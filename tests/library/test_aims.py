@@ -86,3 +86,13 @@ def test_the_signature_request_carries_the_aims_and_is_unchanged_without_them():
     assert "What these questions need that no helper does yet (propose helpers for these):\n- one object's height in metres (1 of 1 questions)" in request
     assert "no program has answered right so far" in request and "metric_height: 0 of 2 right" in request
     assert "- `_height_of_object(image: Image, bbox: BBox) -> float`: the object's height in metres" in request
+
+
+def test_the_library_lines_name_each_helper_with_its_claim_those_the_batch_needs_first():
+    library = [SimpleNamespace(name=f"_measure_{k}", signature="(image: Image, bbox: BBox) -> float") for k in range(40)]
+    library.append(SimpleNamespace(name="_objects_left_of", signature="(image: Image, bbox: BBox) -> list[BBox]"))
+    aims = proposal_aims([question("0", "How many things are left of the red sphere?", "count_left")], [], [], library)
+    assert aims.has[0] == "`_objects_left_of` (claims relation:left): the objects left of another object"
+    assert len(aims.has) == 30
+    assert aims.asks == ["counting the objects that match a description (1 of 1 questions)"]
+    assert aims.checkable == []  # its one checkable step, left of, the library has

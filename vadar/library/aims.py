@@ -16,13 +16,14 @@ confirms it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from api_store.evidence import VerifiedProgram
 from omni3d_bench.types import Question
 from vadar.agents.signature import ProposalAims
 from vadar.library.claims import CHECKABLE_NAMES, claim_label
-from vadar.library.coverage import Helper, Step, helper_steps, uncovered_steps
+from vadar.library.coverage import Helper, Step, helper_steps, steps_of, uncovered_steps
+from vadar.programs.question_form import parse_question
 
 UNSOLVED_SHOWN = 4  # kinds of question without a right program, listed at most
 MIN_UNSOLVED = 2  # build questions of a kind, all wrong, before it is listed
@@ -38,8 +39,9 @@ def proposal_aims(batch: Sequence[Question], built_from: Sequence[Question],
     claimed = {label for f in library if (label := claim_label(f.name, f.signature)) is not None}
     checkable = [(stub, says) for step in missing for stub, says in checkable_stubs(step)
                  if claim_label(stub[:stub.index("(")], stub[stub.index("("):]) not in claimed]
+    needed = {step for q in batch for step in steps_of(parse_question(q.question))}
     return ProposalAims(asks, unsolved_kinds(built_from, programs), list(dict.fromkeys(checkable)),
-                        library_lines(library))
+                        library_lines(library, needed))
 
 
 def checkable_stubs(step: Step) -> list[tuple[str, str]]:
@@ -57,10 +59,12 @@ def checkable_stubs(step: Step) -> list[tuple[str, str]]:
     return []
 
 
-def library_lines(library: Sequence[Helper]) -> list[str]:
-    """One line per helper the library has: its name, the claim it makes, the steps it covers."""
+def library_lines(library: Sequence[Helper], needed: Collection[Step] = ()) -> list[str]:
+    """One line per helper the library has: its name, the claim it makes, the steps it covers; those
+    covering a `needed` step first (in library order), up to HAS_SHOWN."""
+    relevant = sorted(library, key=lambda helper: not helper_steps(helper.name, helper.signature) & set(needed))
     lines = []
-    for helper in library[:HAS_SHOWN]:
+    for helper in relevant[:HAS_SHOWN]:
         label = claim_label(helper.name, helper.signature)
         steps = "; ".join(step.says for step in sorted(helper_steps(helper.name, helper.signature)))
         lines.append(f"`{helper.name}`" + (f" (claims {label})" if label else "") + (f": {steps}" if steps else ""))
