@@ -107,7 +107,8 @@ class BatchRecord:
     question_ids: list[str]
     created_at: str
     # What the Signature agent proposed for this batch ({"accepted": [stub dicts], "rejected":
-    # [reasons]}), recorded before implementation starts; None until then.
+    # [reasons]}, and "queued": the proposals waiting for a later batch, when there are any),
+    # recorded before implementation starts; None until then.
     proposals: dict[str, Any] | None = None
 
     @classmethod

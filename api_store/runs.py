@@ -128,15 +128,20 @@ class RunsMixin(StoreBase):
             return BatchRecord.from_row(row)
 
     def record_proposals(
-        self, batch_id: int, accepted: Iterable[Mapping[str, Any]], rejected: Iterable[str] = ()
+        self, batch_id: int, accepted: Iterable[Mapping[str, Any]], rejected: Iterable[str] = (),
+        queued: Iterable[Mapping[str, Any]] = (),
     ) -> BatchRecord:
         """Keep what the Signature agent proposed for a batch, before any of it is implemented.
 
         A resumed batch implements exactly these instead of asking again, so an interruption
-        neither changes the batch's functions nor adds to them. Recorded once: a second call
-        for the same batch is an error.
+        neither changes the batch's functions nor adds to them. `queued`: proposals past the
+        batch's cap, waiting for the next batch (kept under "queued" when there are any).
+        Recorded once: a second call for the same batch is an error.
         """
-        data = {"accepted": [dict(stub) for stub in accepted], "rejected": list(rejected)}
+        data: dict[str, Any] = {"accepted": [dict(stub) for stub in accepted], "rejected": list(rejected)}
+        waiting = [dict(entry) for entry in queued]
+        if waiting:
+            data["queued"] = waiting
         with self.transaction():
             row = self._row("SELECT proposals FROM batches WHERE id = ?", [batch_id])
             if row is None:

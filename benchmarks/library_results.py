@@ -8,7 +8,9 @@ Prints accuracy of each run on the questions all of them answered, how often vad
 call a library function, completion tokens and seconds per question, the paired wins and losses
 against static-api, and accuracy and library use per question family (from the data set). With
 --db (the library the vadar run used) and --data, every admitted helper is run through the
-ground-truth property checks and the failing ones are named, and the build's figures are printed:
+ground-truth property checks and the failing ones are named, with the library's coverage of the
+build questions (the share whose steps all have an admitted helper, `vadar.library.coverage`;
+held-back questions included), and the build's figures are printed:
 seconds per build question and, of the helpers implemented by generate-and-test, the share whose
 first sample passed (pass@1) and whose first --k samples held a passing one (pass@k). With --json,
 adds or replaces this data set's entry in that file.
@@ -116,7 +118,8 @@ def main() -> None:
     if helpers is not None:
         print(f"  helpers admitted: {len(helpers['admitted'])} ({', '.join(helpers['admitted']) or '-'}); "
               f"failing the ground-truth checks: {len(helpers['failing'])} ({', '.join(helpers['failing']) or '-'}); "
-              f"built from {helpers['build_questions']} questions")
+              f"built from {helpers['build_questions']} questions; coverage {helpers['coverage']} of them "
+              "(every step with an admitted helper)")
     build = build_figures(args.db, args.k) if args.db else None
     if build is not None:
         print(f"  build: {build['build_seconds_per_question']} s per build question; generate-and-test on "
@@ -135,6 +138,7 @@ def main() -> None:
                         "helpers_admitted": len(helpers["admitted"]) if helpers else None,
                         "helpers_failing_checks": len(helpers["failing"]) if helpers else None,
                         "build_questions": helpers["build_questions"] if helpers else None,
+                        "coverage": helpers["coverage"] if helpers else None,
                         **({k: build[k] for k in ("build_seconds_per_question", "helper_pass_at_1",
                                                   "helper_pass_at_k")} if build else {}),
                         "commit": commit})
@@ -144,6 +148,7 @@ def main() -> None:
 def check_helpers(db: Path, data: Path, split: str | None) -> dict:
     """The library's admitted helpers and those failing their ground-truth property checks."""
     from api_store import ApiStore
+    from vadar.library.coverage import coverage_of
     from vadar.library.truth_checks import TruthChecks
     from vadar.runs.prepare import DataSelection
     from vadar.sandbox import execute
@@ -155,7 +160,9 @@ def check_helpers(db: Path, data: Path, split: str | None) -> dict:
     checks = TruthChecks(lambda code, namespace: execute(code, namespace, timeout_s=10))
     failing = [f.name for f in library
                if checks.check(f, library, prepared.dataset, prepared.modules, prepared.questions[:60]).passed is False]
-    return {"admitted": [f.name for f in library], "failing": failing, "build_questions": len(build)}
+    built = [q.question for q in prepared.questions if q.question_id in build]
+    return {"admitted": [f.name for f in library], "failing": failing, "build_questions": len(build),
+            "coverage": coverage_of(built, library).share}
 
 
 def build_figures(db: Path, k: int) -> dict | None:

@@ -30,3 +30,20 @@ def test_build_figures_read_the_build_runs_and_the_searches(tmp_path):
     assert figures["searches"] == 4
     assert figures["helper_pass_at_1"] == 0.25 and figures["helper_pass_at_k"] == 0.5
     assert figures["helper_pass_any"] == 0.75
+
+
+def test_the_helpers_figures_carry_the_coverage_of_the_build_questions(tmp_path):
+    from vadar.library.gate import admit_as_given
+
+    sample = Path(__file__).resolve().parents[2] / "omni3d_bench" / "sample"
+    db = tmp_path / "lib.sqlite"
+    with ApiStore(db) as store:
+        run = store.start_run("build-api", config={"data": str(sample), "split": "sample"})
+        store.start_batch(run.id, ["0", "1"])  # "How many cylinders?", "How many things are left of ...?"
+        store.propose("_count_matching", "(image: Image, object_prompt: str) -> int", "Count the matches.")
+        store.implement("_count_matching", "def _count_matching(image, object_prompt):\n"
+                        "    return len(loc(image, object_prompt))\n")
+        admit_as_given(store, ["_count_matching"], mode="hand")
+    helpers = library_results.check_helpers(db, sample, "sample")
+    assert helpers["admitted"] == ["_count_matching"] and helpers["build_questions"] == 2
+    assert helpers["coverage"] == 0.5  # the count is covered, "left of" is not

@@ -35,6 +35,9 @@ def test_build_api_reports_the_library_size(scripted, tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["build-api", "--limit", "2", "--batch-size", "2", "--out", str(tmp_path / "b")])
     assert result.exit_code == 0, result.output
     assert "library: 1 implemented functions in" in result.output
+    # "How many cylinders?" is covered by `_count`; "How many things are left of ...?" is not
+    assert "coverage 1 of 2 build questions (50%); not covered: relation:left (1)" in result.output
+    assert json.loads((tmp_path / "b" / "coverage.json").read_text())["share"] == 0.5
 
 
 def test_eval_takes_module_backends_and_names_the_run_after_them(tmp_path, monkeypatch, fake_real_modules):

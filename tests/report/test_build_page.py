@@ -34,3 +34,15 @@ def test_a_build_shows_each_batch_and_the_validation_gate_as_a_framed_page():
     assert "Validation on 2 held-back questions" in page and "0.500" in page
     assert "vadar is at least static-api" in page
     assert repr(build).startswith("Build(runs/build-x: 1 of 2 batches built, 1 functions implemented")
+
+
+def test_a_batch_shows_its_queue_and_the_coverage_after_it(tmp_path):
+    from vadar.library.coverage import Coverage
+    from vadar.report.build_page import build_page
+
+    batch = BatchReport(0, ["q1", "q2"], proposed=["_count"], queued=["_object_shape"],
+                        coverage=Coverage(2, 1, 0, (("relation:left", 1),)))
+    html = build_page(out_dir=tmp_path, batches=[batch], functions=1, coverage=Coverage(2, 2, 0))
+    assert "coverage at the end</td><td>coverage 2 of 2 build questions (100%)</td>" in html
+    assert "waiting for the next batch: _object_shape" in html
+    assert "coverage 1 of 2 build questions (50%); not covered: relation:left (1)" in html

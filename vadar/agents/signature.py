@@ -8,7 +8,7 @@ naming rules are rejected one by one with a reason, so one bad proposal never si
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from base_modules.module import PREDEFINED_MODULES
@@ -36,6 +36,7 @@ class Proposals:
 
     accepted: list[Stub] = field(default_factory=list)
     rejected: list[tuple[Stub, str]] = field(default_factory=list)
+    queued: list[Stub] = field(default_factory=list)  # past the cap: they wait for the next batch
     errors: list[str] = field(default_factory=list)
     cost: LLMCost = field(default_factory=LLMCost)
 
@@ -46,13 +47,18 @@ class Proposals:
 
 @dataclass(frozen=True)
 class ProposalAims:
-    """What to point the proposals at: what the batch asks for, kinds of question no build program
-    answered right yet, and stubs whose names ground truth can check (`vadar.library.aims`)."""
+    """What to point the proposals at: the steps of the batch's questions no helper covers yet, kinds
+    of question no build program answered right yet, stubs whose names ground truth can check, and
+    what the library already has (`vadar.library.aims`)."""
 
     asks: list[str] = field(default_factory=list)
     unsolved: list[str] = field(default_factory=list)
     checkable: list[tuple[str, str]] = field(default_factory=list)  # (stub, what it claims)
+    has: list[str] = field(default_factory=list)  # the library's helpers: name, claim, steps covered
 
+
+Screen = Callable[[Stub], "str | None"]
+"""A caller's own screen of one stub: why it may not join, or None."""
 
 _FILLER_WORDS = frozenset({"get", "find", "compute", "return", "the", "a", "an", "all", "of", "is"})
 
@@ -115,9 +121,12 @@ class SignatureAgent:
         self.max_functions = max_functions
 
     def propose(self, questions: Sequence[str], api_text: str, existing: Iterable[str],
-                tried: Mapping[str, str] | None = None, aims: ProposalAims | None = None) -> Proposals:
+                tried: Mapping[str, str] | None = None, aims: ProposalAims | None = None,
+                screen: Screen | None = None) -> Proposals:
         """Stubs for `questions`; `tried` (helpers tried before and not admitted, with why) is shown
-        to the LLM and screened out of its reply; `aims` say what to aim the proposals at."""
+        to the LLM and screened out of its reply; `aims` say what to aim the proposals at; `screen`
+        refuses what the caller knows to be a duplicate (a claim the library makes already).
+        Stubs past `max_functions` are not lost: they are `queued` for the next batch."""
         tried = dict(tried or {})
         aims = aims or ProposalAims()
         messages = [
@@ -141,24 +150,23 @@ class SignatureAgent:
             except StubFormatError as exc:
                 result.errors.append(str(exc))
                 return Verdict.retry(prompts.render("signature_retry", error=str(exc)))
-            self._screen(stubs, taken, similar, result, tried)
+            self._screen(stubs, taken, similar, result, tried, screen)
             return Verdict.accept()
 
         self.loop.run(messages, judge, result.cost)
         return result
 
     def _screen(self, stubs: list[Stub], taken: set[str], similar: dict[frozenset[str], str],
-                result: Proposals, tried: Mapping[str, str]) -> None:
+                result: Proposals, tried: Mapping[str, str], screen: Screen | None) -> None:
+        """Duplicates are refused before the cap counts them, so none takes a new helper's place."""
         for stub in stubs:
-            reason = rejection_reason(stub, taken, similar, tried)
-            if reason is None and len(result.accepted) >= self.max_functions:
-                reason = f"`{stub.name}`: more than {self.max_functions} proposals in one batch"
+            reason = rejection_reason(stub, taken, similar, tried) or (screen(stub) if screen else None)
             if reason:
                 result.rejected.append((stub, reason))
-            else:
-                result.accepted.append(stub)
-                taken.add(normalized_name(stub.name))
-                similar.setdefault(name_words(stub.name), stub.name)
+                continue
+            (result.accepted if len(result.accepted) < self.max_functions else result.queued).append(stub)
+            taken.add(normalized_name(stub.name))
+            similar.setdefault(name_words(stub.name), stub.name)
 
 
 EXAMPLES = ("signature_example_1", "signature_example_2", "signature_example_3")

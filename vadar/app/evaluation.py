@@ -3,16 +3,19 @@
 An `Evaluation` is its run directory (`results.jsonl`, `summary.json`, `run.json`), exactly as
 `vadar eval` leaves it, with the summary and the per-question results as typed records; it prints
 as one line and, in a notebook, shows the run report. A `Build` holds the batch reports
-`vadar build-api` prints and shows them, with the validation gate's rounds, as a page.
+`vadar build-api` prints and shows them, with the validation gate's rounds, as a page; its
+coverage is read back from `coverage.json`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from vadar.app.display import framed
+from vadar.library.coverage import COVERAGE_FILE, Coverage
 from vadar.runs.ablation import AblationReport
 from vadar.runs.evaluation import EvalSummary
 from vadar.runs.pipeline import BatchReport
@@ -80,12 +83,19 @@ class Build:
     def implemented(self) -> list[str]:
         return [name for batch in self.batches for name in batch.implemented]
 
+    @property
+    def coverage(self) -> Coverage | None:
+        """The share of build questions whose steps all have an admitted helper, at the build's end
+        (`coverage.json`; None for a build directory written before it was recorded)."""
+        path = self.out_dir / COVERAGE_FILE
+        return Coverage.from_dict(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else None
+
     def html(self) -> str:
         """The build as one self-contained HTML page: each batch, then the validation gate."""
         from vadar.report.build_page import build_page
 
         return build_page(out_dir=self.out_dir, batches=self.batches, functions=self.functions,
-                          database=self.database, validation=self.validation)
+                          database=self.database, validation=self.validation, coverage=self.coverage)
 
     def _repr_html_(self) -> str:
         return framed(self.html(), title=f"vadar build: {self.out_dir.name}")

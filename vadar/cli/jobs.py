@@ -58,6 +58,15 @@ def _print_batch(report: BatchReport) -> None:
         console.print("  [dim]full errors: vadar library show NAME[/dim]", highlight=False)
     for line in dict.fromkeys(report.rejected):  # small models repeat themselves
         console.print(f"  - rejected {one_line(line, 200)}", highlight=False, markup=False)
+    if report.from_queue:
+        console.print(f"  from the queue (cut by an earlier batch's cap): {', '.join(report.from_queue)}",
+                      highlight=False, markup=False)
+    if report.queued:
+        console.print(f"  waiting for the next batch: {', '.join(report.queued)}", highlight=False, markup=False)
+    if report.signature_skipped:
+        console.print("  every step of these questions is covered and nothing waits: no proposals asked")
+    if report.coverage is not None:
+        console.print(f"  {report.coverage.line()}", highlight=False, markup=False)
 
 
 def _print_validation(report: ValidationReport) -> None:
@@ -92,6 +101,9 @@ def build_api_command(
         built = v.build(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
                         on_batch=_print_batch, on_validation=_print_validation)
     console.print(f"library: {built.functions} implemented functions in {settings.paths.database}")
+    if built.coverage is not None:
+        console.print(f"{built.coverage.line()} (at the end: {built.out_dir / 'coverage.json'})",
+                      highlight=False, markup=False)
 
 
 @settings_flags(*MODULES, *EXECUTION, "keep_going", *REASONING)

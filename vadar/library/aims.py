@@ -1,72 +1,74 @@
-"""What the Signature agent is aimed at: what the build's questions ask for, the kinds of question no
-build program has answered right yet, and helper names whose claims ground truth can check.
+"""What the Signature agent is aimed at: the steps of the batch's questions no helper covers yet,
+the kinds of question no build program has answered right yet, helper names whose claims ground
+truth can check, and what the library already has.
 
 A small model proposes what the questions suggest to it, which is rarely what the programs get
 wrong: every method scored 0 on metric heights (pixel heights, no focal length), while it proposed
-counting helpers the API already made easy. So the request says which quantities and relations
-the batch asks for (`programs.question_form`, each question parsed once), which kinds of question
-still have no right program among the build questions so far (by family), and, for what is asked,
-names that state a checkable claim (`claims.CHECKABLE_NAMES`): such a helper is implemented by
-generate-and-test and kept only when ground truth confirms it.
+counting helpers the API already made easy; and shown what a batch asks for without what the
+library has, it proposed the names it had already admitted, batch after batch, and nothing else.
+So the request names each helper the library has with its claim and the steps it covers, and asks
+only for the steps nothing covers (`vadar.library.coverage`, each question parsed once), which
+kinds of question still have no right program among the build questions so far (by family), and,
+for those steps, names that state a checkable claim (`claims.CHECKABLE_NAMES`, `_objects_behind`,
+`_same_shape`): such a helper is implemented by generate-and-test and kept only when ground truth
+confirms it.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from api_store.evidence import VerifiedProgram
 from omni3d_bench.types import Question
 from vadar.agents.signature import ProposalAims
-from vadar.library.claims import CHECKABLE_NAMES
-from vadar.programs.question_form import QuestionForm, parse_question
+from vadar.library.claims import CHECKABLE_NAMES, claim_label
+from vadar.library.coverage import Helper, Step, helper_steps, steps_of, uncovered_steps
+from vadar.programs.question_form import parse_question
 
 UNSOLVED_SHOWN = 4  # kinds of question without a right program, listed at most
 MIN_UNSOLVED = 2  # build questions of a kind, all wrong, before it is listed
-
-_ASKS = {
-    "height": "one object's height in metres", "width": "one object's width in metres",
-    "length": "one object's length in metres", "depth": "one object's depth in metres",
-    "size": "one object's size in metres", "distance": "a distance in metres (between two objects, or from the camera)",
-    "comparison": "which of two objects is taller or larger", "ratio": "how many times taller or larger one object is",
-    "spatial": "the objects left of, right of, in front of or behind another object",
-    "shared": "the objects with the same color, shape, material or size as another",
-    "count": "counting the objects that match a description",
-}
-
-
-def needs_of(form: QuestionForm) -> list[str]:
-    """The kinds of computation a question asks for, as keys of `_ASKS`."""
-    needs = []
-    if form.asked_dimension:
-        needs.append(form.asked_dimension)
-    if form.relation is not None and (form.relation != "distance" or form.answer_type == "number"):
-        needs.append(form.relation)
-    if form.spatial and form.relation != "distance":
-        needs.append("spatial")
-    if form.shared_attribute:
-        needs.append("shared")
-    if form.answer_type == "count":
-        needs.append("count")
-    return needs
+HAS_SHOWN = 30  # library helpers listed at most, with their claims and the steps they cover
 
 
 def proposal_aims(batch: Sequence[Question], built_from: Sequence[Question],
-                  programs: Sequence[VerifiedProgram]) -> ProposalAims:
-    """The aims for a batch: its needs, the unsolved kinds among `built_from`, checkable names for its needs."""
-    counted = Counter(need for q in batch for need in needs_of(parse_question(q.question)))
-    asks = [f"{_ASKS[need]} ({count} of {len(batch)} questions)" for need, count in counted.most_common()]
-    checkable = [(n.stub, n.says) for need in _checkable_needs(counted) for n in CHECKABLE_NAMES[need]]
-    return ProposalAims(asks, unsolved_kinds(built_from, programs), checkable)
+                  programs: Sequence[VerifiedProgram], library: Sequence[Helper] = ()) -> ProposalAims:
+    """The aims for a batch: the steps of its questions `library` leaves uncovered, the unsolved kinds
+    among `built_from`, checkable stubs for those steps, and what `library` already has."""
+    missing = uncovered_steps([q.question for q in batch], library)
+    asks = [f"{step.says} ({count} of {len(batch)} questions)" for step, count in missing.most_common()]
+    claimed = {label for f in library if (label := claim_label(f.name, f.signature)) is not None}
+    checkable = [(stub, says) for step in missing for stub, says in checkable_stubs(step)
+                 if claim_label(stub[:stub.index("(")], stub[stub.index("("):]) not in claimed]
+    needed = {step for q in batch for step in steps_of(parse_question(q.question))}
+    return ProposalAims(asks, unsolved_kinds(built_from, programs), list(dict.fromkeys(checkable)),
+                        library_lines(library, needed))
 
 
-def _checkable_needs(counted: Counter[str]) -> list[str]:
-    found = []
-    for need in counted:
-        key = "height" if need in ("height", "comparison", "ratio") else need
-        if key in CHECKABLE_NAMES and key not in found:
-            found.append(key)
-    return found
+def checkable_stubs(step: Step) -> list[tuple[str, str]]:
+    """Stubs whose names make a claim ground truth checks, for one uncovered step (none for a count,
+    an attribute asked or a comparison: no name of theirs makes a checkable claim)."""
+    if step.kind == "relation":
+        phrase = {"front": "in_front_of", "behind": "behind"}.get(step.value, f"{step.value}_of")
+        return [(f"_objects_{phrase}(image: Image, bbox: BBox) -> list[BBox]",
+                 f"the other objects {phrase.replace('_', ' ')} the object in bbox")]
+    if step.kind == "same":
+        return [(f"_same_{step.value}(image: Image, bbox1: BBox, bbox2: BBox) -> bool",
+                 f"whether two objects share a {step.value}")]
+    if step.kind == "measure" and step.value in CHECKABLE_NAMES:
+        return [(n.stub, n.says) for n in CHECKABLE_NAMES[step.value]]
+    return []
+
+
+def library_lines(library: Sequence[Helper], needed: Collection[Step] = ()) -> list[str]:
+    """One line per helper the library has: its name, the claim it makes, the steps it covers; those
+    covering a `needed` step first (in library order), up to HAS_SHOWN."""
+    relevant = sorted(library, key=lambda helper: not helper_steps(helper.name, helper.signature) & set(needed))
+    lines = []
+    for helper in relevant[:HAS_SHOWN]:
+        label = claim_label(helper.name, helper.signature)
+        steps = "; ".join(step.says for step in sorted(helper_steps(helper.name, helper.signature)))
+        lines.append(f"`{helper.name}`" + (f" (claims {label})" if label else "") + (f": {steps}" if steps else ""))
+    return lines
 
 
 def unsolved_kinds(questions: Sequence[Question], programs: Sequence[VerifiedProgram]) -> list[str]:

@@ -1,11 +1,14 @@
 """The proposal route: the Signature agent proposes helpers for a batch, the API agent implements
 them, and the candidates go to the one gate (`vadar.library.admission`, `vadar.library.gate`).
 
-What the route decides before the gate: which proposals to keep (one helper per checkable claim:
-a second `_objects_left_of` under another name only splits its uses; no trivial rename of an
-existing name), what not to try again (`vadar.library.memory`: the rejections remembered), and
-which helper rejected before only for lack of evidence comes back as it was, to be judged on the
-new batch's questions.
+What the route decides before the gate: what to ask for (the proposals an earlier batch's cap left
+waiting first, `vadar.library.proposal_queue`; then, only while a step of the batch's questions is
+uncovered, `vadar.library.coverage`, the Signature agent's), which proposals to keep (one helper
+per checkable claim: a second `_objects_left_of` under another name only splits its uses; no
+trivial rename of an existing name; refused before the cap counts them, so no duplicate costs an
+implementation request or a new helper's place), what not to try again (`vadar.library.memory`:
+the rejections remembered), and which helper rejected before only for lack of evidence comes back
+as it was, to be judged on the new batch's questions.
 """
 
 from __future__ import annotations
@@ -13,26 +16,28 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from api_store import BatchRecord, DuplicateFunctionError, FunctionStatus
+from api_store import ApiStore, BatchRecord, DuplicateFunctionError, FunctionStatus
 from vadar.agents.api import ApiAgent, ImplementationReport, TestContext
 from vadar.agents.helper_search import SearchRecord, SearchSettings
-from vadar.agents.signature import SignatureAgent
+from vadar.agents.signature import SignatureAgent, name_words, rejection_reason
 from vadar.library.admission import Admission, AdmissionSetup
 from vadar.library.aims import proposal_aims
 from vadar.library.batch import BuildBatch
 from vadar.library.checks import BehaviourChecks
 from vadar.library.claims import claim_label
+from vadar.library.coverage import uncovered_steps
 from vadar.library.gate import admit_as_given
 from vadar.library.implementation_log import StoreLog
 from vadar.library.memory import Remembered, remembered_helpers
 from vadar.library.outcome_check import OutcomeVerifier
+from vadar.library.proposal_queue import QueuedStub, RecordedProposals, waiting_before
 from vadar.library.retirement import retire_harmful
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
 from vadar.programs.api_text import render_api
 from vadar.programs.helper_rules import fit_library
 from vadar.programs.namespace import program_namespace
 from vadar.programs.sampling import PROGRAM, PROGRAM_SAMPLE
-from vadar.programs.stubs import Stub
+from vadar.programs.stubs import Stub, normalized_name
 
 
 @dataclass
@@ -49,16 +54,21 @@ class ProposalReport:
     repaired: list[str] = field(default_factory=list)
     attempts: int = 0  # implementation replies, every sample of a search included
     searches: dict[str, SearchRecord] = field(default_factory=dict)
+    from_queue: list[str] = field(default_factory=list)  # cut by an earlier batch's cap, implemented here
+    queued: list[str] = field(default_factory=list)  # cut by the cap: waiting for the next batch
+    signature_requests: int = 0  # Signature agent replies this batch asked for
+    signature_skipped: bool = False  # every step covered and nothing waiting: no request at all
 
 
 def proposal_route(batch: BuildBatch, record: BatchRecord) -> ProposalReport:
     """Top-down: proposals kept by the screen, implemented as candidates, judged by the gate."""
     report = ProposalReport()
     memory = remembered_helpers(batch.store)
-    record = _proposals(batch, record, memory)
-    assert record.proposals is not None
-    report.rejected = list(record.proposals["rejected"])
-    _screen(batch, record, memory, report)
+    record = _proposals(batch, record, memory, report)
+    recorded = RecordedProposals.of(record)
+    report.rejected = list(recorded.rejected)
+    report.queued = [q.stub.name for q in recorded.queued]
+    _screen(batch, recorded, memory, report)
     contexts = [TestContext(q.question, program_namespace(batch.dataset.image(q), batch.modules),
                             getattr(batch.dataset, "example_words", {})) for q in batch.questions]
     agent = _api_agent(batch)
@@ -70,40 +80,79 @@ def proposal_route(batch: BuildBatch, record: BatchRecord) -> ProposalReport:
     return report
 
 
-def _proposals(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembered]) -> BatchRecord:
-    """The batch's proposals: asked of the Signature agent once, or those a resumed batch recorded."""
+def _proposals(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembered],
+               report: ProposalReport) -> BatchRecord:
+    """The batch's proposals: first what earlier batches' cap left waiting, then, for the places
+    left and only while a step of the batch's questions is uncovered, the Signature agent's; or, on
+    a resumed batch, those recorded before the interruption."""
     if record.proposals is not None:  # resuming: implement what was proposed before the interruption
         return record
     store = batch.store
-    batch.on_event(f"batch {batch.index + 1}: proposing signatures for {len(batch.questions)} questions")
-    signature_agent = SignatureAgent(batch.llm, max_attempts=batch.limits.signature_attempts,
-                                     max_functions=batch.limits.max_new_functions)
+    cap = batch.limits.max_new_functions
+    existing = [f.name for f in store.functions()]
     tried = {m.name: m.reason for m in memory.values() if m.blocked}
-    aims = (proposal_aims(batch.questions, batch.built_from, store.verified_programs())
-            if batch.settings.aim else None)
-    api_text = render_api(fit_library(store.library()))  # the request's bound, as for every program
-    proposals = signature_agent.propose([q.question for q in batch.questions], api_text,
-                                        [f.name for f in store.functions()], tried, aims)
-    return store.record_proposals(record.id, [dataclasses.asdict(stub) for stub in proposals.accepted],
-                                  [f"{stub.name}: {reason}" for stub, reason in proposals.rejected])
+    screen = ClaimScreen(store)
+    taken = {normalized_name(n) for n in existing}
+    similar = {name_words(n): n for n in existing}
+    waiting, rejected = [], []
+    for queued in waiting_before(store, batch.run_id, batch.index):
+        reason = rejection_reason(queued.stub, taken, similar, tried) or screen(queued.stub)
+        if reason:  # the library got it, or its claim, since it was cut
+            rejected.append(f"{queued.stub.name}: {reason}")
+            continue
+        waiting.append(queued)
+        taken.add(normalized_name(queued.stub.name))
+        similar.setdefault(name_words(queued.stub.name), queued.stub.name)
+    accepted, left = [q.stub for q in waiting[:cap]], waiting[cap:]
+    report.from_queue = [stub.name for stub in accepted]
+    # what the library has, and what waiting proposals will bring, is not asked for again
+    missing = uncovered_steps([q.question for q in batch.questions], [*store.library(), *(q.stub for q in waiting)])
+    if len(accepted) < cap and missing:
+        batch.on_event(f"batch {batch.index + 1}: proposing signatures for {len(batch.questions)} questions")
+        signature_agent = SignatureAgent(batch.llm, max_attempts=batch.limits.signature_attempts,
+                                         max_functions=cap - len(accepted))
+        aims = (proposal_aims(batch.questions, batch.built_from, store.verified_programs(), store.library())
+                if batch.settings.aim else None)
+        api_text = render_api(fit_library(store.library()))  # the request's bound, as for every program
+        proposals = signature_agent.propose([q.question for q in batch.questions], api_text,
+                                            [*existing, *(q.stub.name for q in waiting)], tried, aims, screen)
+        accepted += proposals.accepted
+        rejected += [f"{stub.name}: {reason}" for stub, reason in proposals.rejected]
+        left += [QueuedStub(stub, batch.index) for stub in proposals.queued]
+        report.signature_requests = proposals.attempts
+    elif not missing and not waiting:
+        report.signature_skipped = True  # every step covered, nothing waiting: nothing to ask for
+        batch.on_event(f"batch {batch.index + 1}: every step of its questions is covered; no proposals asked")
+    return store.record_proposals(record.id, [dataclasses.asdict(stub) for stub in accepted], rejected,
+                                  [q.to_dict() for q in left])
 
 
-def _screen(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembered], report: ProposalReport) -> None:
-    """Store the proposals the screen keeps; a helper rejected only for lack of evidence comes back."""
+class ClaimScreen:
+    """Refuses a stub whose checkable claim the library (or a stub kept before it) makes already:
+    a second `_objects_left_of` under another name only splits its uses."""
+
+    def __init__(self, store: ApiStore) -> None:
+        self.claimed = {label: f.name for f in store.library(with_candidates=True)
+                        if (label := claim_label(f.name, f.signature)) is not None}
+
+    def __call__(self, stub: Stub) -> str | None:
+        label = claim_label(stub.name, stub.signature)
+        if label is None:
+            return None
+        if label in self.claimed:
+            return f"claims {label}, as `{self.claimed[label]}` does already"
+        self.claimed[label] = stub.name
+        return None
+
+
+def _screen(batch: BuildBatch, recorded: RecordedProposals, memory: dict[str, Remembered],
+            report: ProposalReport) -> None:
+    """Store the proposals the screen kept; a helper rejected only for lack of evidence comes back."""
     store = batch.store
-    claimed = {label: f.name for f in store.library(with_candidates=True)
-               if (label := claim_label(f.name, f.signature)) is not None}
-    assert record.proposals is not None
-    for stub in (Stub(**fields) for fields in record.proposals["accepted"]):
-        if stub.name in store and any(v.batch_id == record.id for v in store.history(stub.name)):
+    for stub in recorded.accepted:
+        if stub.name in store and any(v.batch_id == batch.batch_id for v in store.history(stub.name)):
             report.proposed.append(stub.name)  # proposed by this batch before an interruption
             continue
-        label = claim_label(stub.name, stub.signature)
-        if label is not None and label in claimed:
-            report.rejected.append(f"{stub.name}: claims {label}, as `{claimed[label]}` does already")
-            continue
-        if label is not None:
-            claimed[label] = stub.name
         try:
             store.propose(stub.name, stub.signature, stub.docstring, **batch.provenance)
             report.proposed.append(stub.name)

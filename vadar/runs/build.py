@@ -4,7 +4,8 @@
 which finished (`build_state.json` and the store's run), and hands each batch, as one
 `BuildBatch`, to the library's routes: proposals (`vadar.library.proposals`) and distillation
 (`vadar.runs.distillation`, over `vadar.library.distill` and `clusters`). What a helper must
-show to join the library is the library's business, not this module's.
+show to join the library is the library's business, not this module's. Each batch's report, and
+`coverage.json` at the end, say the build's coverage (`vadar.library.coverage`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from omni3d_bench.types import Question
 from vadar.agents.helper_search import SearchRecord
 from vadar.agents.program import ProgramAgent
 from vadar.library.batch import BuildBatch
+from vadar.library.coverage import COVERAGE_FILE, Coverage, coverage_of
 from vadar.library.proposals import proposal_route
 from vadar.programs.sampling import Sampling
 from vadar.runs.distillation import distill_batch
@@ -50,6 +52,11 @@ class BatchReport:
     attempts: int = 0  # implementation replies, every sample of a search included
     searches: dict[str, SearchRecord] = field(default_factory=dict)
     skipped: bool = False
+    from_queue: list[str] = field(default_factory=list)  # cut by an earlier batch's cap, implemented here
+    queued: list[str] = field(default_factory=list)  # cut by this batch's cap: waiting for the next
+    signature_requests: int = 0  # Signature agent replies this batch asked for
+    signature_skipped: bool = False  # every step of its questions covered, nothing waiting: no request
+    coverage: Coverage | None = None  # of the build questions so far, after this batch
 
 
 def build_api(
@@ -112,6 +119,7 @@ def build_api(
                 on_batch(report)
         if validation:
             _validate(build, validation, len(chunks))
+        _write_coverage(build, [q for chunk in chunks for q in chunk])
     except KeyboardInterrupt:
         store.finish_run(run.id, RunStatus.INTERRUPTED)
         raise
@@ -151,6 +159,14 @@ def _validate(build: _Build, questions: Sequence[Question], index: int) -> None:
         build.on_validation(report)
 
 
+def _write_coverage(build: _Build, built: Sequence[Question]) -> Coverage:
+    """The build's coverage at its end (after the validation gate), written to `coverage.json`."""
+    coverage = coverage_of([q.question for q in built], build.session.store.library())
+    write_text_atomically(build.out_dir / COVERAGE_FILE, json.dumps(coverage.to_dict(), indent=2))
+    build.on_event(coverage.line())
+    return coverage
+
+
 def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) -> RunRecord | None:
     """The build run this run directory left unfinished, if it was made with the same settings."""
     if run_id is None:
@@ -175,10 +191,13 @@ def _build_batch(build: _Build, chunk: Sequence[Question], index: int, built_fro
         report.implemented, report.failed, report.attempts = proposed.implemented, proposed.failed, proposed.attempts
         report.admitted, report.not_admitted = proposed.admitted, proposed.not_admitted
         report.repaired, report.searches = proposed.repaired, proposed.searches
+        report.from_queue, report.queued = proposed.from_queue, proposed.queued
+        report.signature_requests, report.signature_skipped = proposed.signature_requests, proposed.signature_skipped
     distilled = distill_batch(session, build.data, batch)
     if distilled is not None:
         report.distilled = distilled.admitted
         report.not_admitted.update(distilled.rejected)
+    report.coverage = coverage_of([q.question for q in built_from], session.store.library())
     return report
 
 

@@ -1,0 +1,40 @@
+"""What a helper covers, by its claim or its name, and the coverage of a set of questions."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from vadar.library.coverage import Coverage, coverage_of, helper_steps
+
+
+def covers(name: str, signature: str) -> list[str]:
+    return sorted(step.label for step in helper_steps(name, signature))
+
+
+def helper(name: str, signature: str) -> SimpleNamespace:
+    return SimpleNamespace(name=name, signature=signature)
+
+
+def test_a_helper_covers_what_its_claim_or_its_name_says():
+    assert covers("_objects_left_of", "(image: Image, bbox: BBox) -> list[BBox]") == ["relation:left"]
+    assert covers("_is_behind", "(image: Image, bbox1: BBox, bbox2: BBox) -> bool") == ["relation:behind"]
+    assert covers("_same_shape", "(image: Image, bbox1: BBox, bbox2: BBox) -> bool") == ["same:shape"]
+    assert covers("_height_of_object", "(image: Image, bbox: BBox) -> float") == ["measure:height"]
+    assert covers("_distance_from_camera", "(image: Image, bbox: BBox) -> float") == ["measure:distance"]
+    assert covers("_count_matching", "(image: Image, object_prompt: str) -> int") == ["count:objects"]
+    assert covers("_object_material", "(image: Image, bbox: BBox) -> str") == ["attribute:material"]
+    assert covers("_compare_counts", "(image: Image, a: str, b: str) -> str") == ["comparison:count", "count:objects"]
+    assert covers("_center", "(bbox: BBox) -> list[float]") == []
+
+
+def test_coverage_counts_questions_whose_every_step_is_covered():
+    questions = ["How many cylinders are there?", "How many things are left of the red sphere?",
+                 "What material is the yellow cylinder?", "Are there any rubber cylinders?"]
+    library = [helper("_count_matching", "(image: Image, object_prompt: str) -> int"),
+               helper("_objects_left_of", "(image: Image, bbox: BBox) -> list[BBox]")]
+    coverage = coverage_of(questions, library)
+    assert (coverage.questions, coverage.covered, coverage.without_steps, coverage.share) == (4, 3, 1, 0.75)
+    assert coverage.uncovered == (("attribute:material", 1),)
+    assert Coverage.from_dict(coverage.to_dict()) == coverage
+    assert coverage_of([], library).share is None
+    assert coverage.line() == "coverage 3 of 4 build questions (75%); not covered: attribute:material (1)"
