@@ -1,4 +1,4 @@
-"""The build job: the library grown over batches of build questions, then the validation gate.
+"""The build job: the library grown over batches of build questions, then the validation gate over them.
 
 `runs/` only orchestrates here: it cuts the questions into batches, keeps a resumable record of
 which finished (`build_state.json` and the store's run), and hands each batch, as one
@@ -29,7 +29,7 @@ from vadar.runs.methods import program_agent_for
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 from vadar.runs.storage import write_text_atomically, writing
-from vadar.runs.validation import ValidationReport, held_back, validate_library
+from vadar.runs.validation import BuiltBatch, ValidationReport, validate_library
 
 
 @dataclass
@@ -74,14 +74,12 @@ def build_api(
     store, progress = session.store, session.progress
     lock_run_dir(out_dir)
     state = _BuildState(out_dir / "build_state.json")
-    kept_back = held_back(len(questions), session.config.library)
-    questions, validation = questions[:len(questions) - kept_back], questions[len(questions) - kept_back:]
     chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]
     if batches is not None:
         chunks = chunks[:batches]
+    validation = session.config.library.validation
     config = {"data": str(dataset.root), "split": split, "batch_size": batch_size,
-              "agents": dataclasses.asdict(session.config.agents),
-              **({"validation": [q.question_id for q in validation]} if validation else {})}
+              "agents": dataclasses.asdict(session.config.agents), "validation": validation}
     run = _resumable_run(store, state.run_id, config)
     if run is None:
         run = store.start_run("build-api", model=session.model_name, config=config)
@@ -95,7 +93,8 @@ def build_api(
         if on_event is not None:
             on_event(message)
 
-    build = _Build(session, data, out_dir, state, run.id, tuple(questions), event, on_validation)
+    built = tuple(q for chunk in chunks for q in chunk)  # never a question `batches` leaves unbuilt
+    build = _Build(session, data, out_dir, state, run.id, built, event, on_validation)
     reports = []
     try:
         for index, chunk in enumerate(chunks):
@@ -110,8 +109,8 @@ def build_api(
             reports.append(report)
             if on_batch is not None:
                 on_batch(report)
-        if validation:
-            _validate(build, validation, len(chunks))
+        if validation and chunks:
+            _validate(build, chunks)
     except KeyboardInterrupt:
         store.finish_run(run.id, RunStatus.INTERRUPTED)
         raise
@@ -131,22 +130,23 @@ class _Build:
     out_dir: Path
     state: _BuildState
     run_id: int
-    scenes: tuple[Question, ...]  # every build question, never a held-back one: ground truth comes from these
+    scenes: tuple[Question, ...]  # the questions of the batches built: ground truth comes from their scenes only
     on_event: Callable[[str], None]
     on_validation: Callable[[ValidationReport], None] | None
 
 
-def _validate(build: _Build, questions: Sequence[Question], index: int) -> None:
-    """The validation gate on the held-back questions, recorded as the build's last batch (so never scored)."""
+def _validate(build: _Build, chunks: Sequence[Sequence[Question]]) -> None:
+    """The validation gate over the built batches, each judged with the library left without it;
+    run once per build (a rerun of a validated build does not validate again)."""
     session = build.session
-    ids = [q.question_id for q in questions]
-    session.store.start_batch(build.run_id, ids, index=index)
-    if build.state.done(ids):
+    if build.state.validated:
         return
-    session.progress.batch(index, index + 1)
-    report = validate_library(session, build.data, questions, build.on_event)
+    recorded = {b.index: b for b in session.store.batches(build.run_id)}
+    batches = [BuiltBatch(recorded[i].id, tuple(chunk)) for i, chunk in enumerate(chunks)]
+    session.progress.batch(len(chunks), len(chunks) + 1)
+    report = validate_library(session, build.data, batches, build.on_event)
     write_text_atomically(build.out_dir / "validation.json", json.dumps(report.to_dict(), indent=2, default=str))
-    build.state.mark_done(ids)
+    build.state.mark_validated()
     if build.on_validation is not None:
         build.on_validation(report)
 
@@ -197,7 +197,7 @@ def _batch(build: _Build, chunk: Sequence[Question], index: int, built_from: Seq
 class _BuildState:
     """Which batches finished and which store run built them, so a rerun resumes (written atomically).
 
-    `{"run_id": N, "finished": [[question ids], ...]}`; a bare list is the older layout.
+    `{"run_id": N, "finished": [[question ids], ...], "validated": bool}`; a bare list is the older layout.
     """
 
     def __init__(self, path: Path) -> None:
@@ -207,12 +207,17 @@ class _BuildState:
             data = {"finished": data}
         self.finished: list[list[str]] = data.get("finished", [])
         self.run_id: int | None = data.get("run_id")
+        self.validated: bool = data.get("validated", False)
 
     def done(self, ids: list[str]) -> bool:
         return ids in self.finished
 
     def mark_done(self, ids: list[str]) -> None:
         self.finished.append(ids)
+        self._write()
+
+    def mark_validated(self) -> None:
+        self.validated = True
         self._write()
 
     def set_run(self, run_id: int) -> None:
@@ -222,4 +227,5 @@ class _BuildState:
     def _write(self) -> None:
         with writing(self.path.parent):
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(self.path, json.dumps({"run_id": self.run_id, "finished": self.finished}))
+        write_text_atomically(self.path, json.dumps({"run_id": self.run_id, "finished": self.finished,
+                                                     "validated": self.validated}))
