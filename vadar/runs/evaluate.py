@@ -55,8 +55,9 @@ def evaluate(
     shared = shared_scenes(dataset, split, built_from, questions)
     if shared and scope != "build":  # scoring build questions shares their scenes by design
         session.progress.announce(
-            f"warning: {sum(q.scene_key in shared for q in questions)} of the {len(questions)} questions are about "
-            f"{len(shared)} scenes the library was built on (scene_disjoint: false); split build and test by scene")
+            f"warning: {sum(q.scene_key in shared for q in questions)} of the {len(questions)} questions are about a "
+            f"scene a build question of this library was about ({len(shared)} scene{'' if len(shared) == 1 else 's'}; "
+            "scene_disjoint: false): split build and test by scene")
     reasoning = dataclasses.asdict(session.config.reasoning) if method in PROGRAM_METHODS else {}
     claim_run_dir(out_dir, {"data": str(dataset.root), "split": split, "method": method,
                             "modules": data.backends, "model": session.model_name, "reasoning": reasoning})
