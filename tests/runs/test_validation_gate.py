@@ -11,7 +11,8 @@ import pytest
 from api_store import ApiStore, FunctionStatus
 from omni3d_bench import sample_path
 from vadar.config import VadarConfig
-from vadar.library.gate import admit_as_given
+from vadar.library.candidates import Candidate, Route
+from vadar.library.gate import admit, admit_as_given
 from vadar.library.hand import add_functions, parse_functions
 from vadar.library.validation import Answered, judge, left_out, sign_test, withdraw
 from vadar.llm.doubles import ScriptedLLM
@@ -204,3 +205,13 @@ def _alone(image: Image) -> int:
 ''')
         library = session.store.library()
     assert [f.name for f in left_out(library, ["_bad"])] == ["_alone"]
+
+
+def test_a_helper_a_bottom_up_route_admitted_belongs_to_its_batch_so_leaving_the_batch_out_leaves_it_out():
+    store = ApiStore.memory()
+    run = store.start_run("build-api", config={"data": "d", "split": "s"})
+    batch = store.start_batch(run.id, ["0", "1"], index=0)
+    helper = parse_functions(BAD_HELPER)[0]
+    admit(store, Candidate(Route.DISTILLED, helper.name, helper.signature, helper.docstring, helper.code),
+          library=[], batch_id=batch.id, mode="labelled")
+    assert store.current("_bad").batch_id == batch.id
