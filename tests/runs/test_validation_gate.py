@@ -156,6 +156,18 @@ def test_a_rerun_of_a_validated_build_does_not_validate_again(config, tmp_path):
         assert len(session.llm.calls) == calls
 
 
+def test_a_build_extended_by_a_batch_is_validated_again_over_every_batch(config, tmp_path):
+    data = DataSelection(limit=6).prepare()
+    golds = {q.question: str(q.answer) for q in data.questions}
+    with open_session(config, llm=scripted(golds)) as session:
+        build_api(session, data, tmp_path / "build", batch_size=3, batches=1)
+        first = json.loads((tmp_path / "build" / "validation.json").read_text())
+        build_api(session, data, tmp_path / "build", batch_size=3, batches=2)  # a new run: batch 1 skipped
+        again = json.loads((tmp_path / "build" / "validation.json").read_text())
+    assert (first["rule"], first["judged"]) == ("in-sample", 3)
+    assert (again["rule"], again["batches"], again["judged"]) == ("leave-one-batch-out", 2, 6)
+
+
 def test_an_unlabelled_build_judges_by_agreement_and_says_so(config, tmp_path):
     config.library.admission = "unlabelled"
     data = DataSelection().prepare()

@@ -137,18 +137,28 @@ class _Build:
 
 def _validate(build: _Build, chunks: Sequence[Sequence[Question]]) -> None:
     """The validation gate over the built batches, each judged with the library left without it;
-    run once per build (a rerun of a validated build does not validate again)."""
+    run once per set of built batches (a rerun of a validated build does not validate again, one
+    that built more batches does)."""
     session = build.session
-    if build.state.validated:
+    built = [[q.question_id for q in chunk] for chunk in chunks]
+    if build.state.validated == built:
         return
-    recorded = {b.index: b for b in session.store.batches(build.run_id)}
-    batches = [BuiltBatch(recorded[i].id, tuple(chunk)) for i, chunk in enumerate(chunks)]
+    batches = [BuiltBatch(batch_id, tuple(chunk))
+               for batch_id, chunk in zip(_batch_ids(session.store, build.run_id, built), chunks, strict=True)]
     session.progress.batch(len(chunks), len(chunks) + 1)
     report = validate_library(session, build.data, batches, build.on_event)
     write_text_atomically(build.out_dir / "validation.json", json.dumps(report.to_dict(), indent=2, default=str))
-    build.state.mark_validated()
+    build.state.mark_validated(built)
     if build.on_validation is not None:
         build.on_validation(report)
+
+
+def _batch_ids(store: ApiStore, run_id: int, built: list[list[str]]) -> list[int]:
+    """The store batch that built each batch's questions: this run's, or the one of an earlier build
+    run whose finished batch this run skipped (its helpers carry that batch's id)."""
+    built_by = {tuple(b.question_ids): b.id for run in store.runs("build-api") for b in store.batches(run.id)}
+    return [built_by[tuple(ids)] if tuple(ids) in built_by else store.start_batch(run_id, ids, index=index).id
+            for index, ids in enumerate(built)]
 
 
 def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) -> RunRecord | None:
@@ -197,7 +207,8 @@ def _batch(build: _Build, chunk: Sequence[Question], index: int, built_from: Seq
 class _BuildState:
     """Which batches finished and which store run built them, so a rerun resumes (written atomically).
 
-    `{"run_id": N, "finished": [[question ids], ...], "validated": bool}`; a bare list is the older layout.
+    `{"run_id": N, "finished": [[question ids], ...], "validated": [[question ids], ...]}` (the batches
+    the validation gate last judged); a bare list is the older layout.
     """
 
     def __init__(self, path: Path) -> None:
@@ -207,7 +218,8 @@ class _BuildState:
             data = {"finished": data}
         self.finished: list[list[str]] = data.get("finished", [])
         self.run_id: int | None = data.get("run_id")
-        self.validated: bool = data.get("validated", False)
+        validated = data.get("validated")
+        self.validated: list[list[str]] | None = validated if isinstance(validated, list) else None
 
     def done(self, ids: list[str]) -> bool:
         return ids in self.finished
@@ -216,8 +228,8 @@ class _BuildState:
         self.finished.append(ids)
         self._write()
 
-    def mark_validated(self) -> None:
-        self.validated = True
+    def mark_validated(self, batches: list[list[str]]) -> None:
+        self.validated = batches
         self._write()
 
     def set_run(self, run_id: int) -> None:
