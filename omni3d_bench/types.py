@@ -49,6 +49,12 @@ class Question:
         return len(self.view_ids) > 1
 
     @property
+    def scene_key(self) -> str:
+        """The scene the question is about: its multi-view scene, else its image. Build and test
+        are split by this key, so no scored question looks at a scene the library was built on."""
+        return self.scene_id or self.image_id
+
+    @property
     def family(self) -> str | None:
         """The question's family, for per-family tables and `--family`: the generator's `family`,
         or CLEVR's template name (its family index when the template is not recorded)."""

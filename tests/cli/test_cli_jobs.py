@@ -20,14 +20,24 @@ def scripted(monkeypatch, tmp_path):
 def test_run_builds_then_answers_the_other_questions(scripted, tmp_path, monkeypatch):
     monkeypatch.setenv("VADAR_LIBRARY_ADMISSION", "off")  # admission has its own tests
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", "--limit", "4", "--batch-size", "2", "--batches", "1", "--out", str(out)])
+    result = CliRunner().invoke(app, ["run", "--limit", "6", "--batch-size", "3", "--batches", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "from 2 questions; the other 2 are evaluated" in result.output
-    assert "batch 1 (2 questions): proposed 1, implemented 1 in 1 replies, failed 0" in result.output
+    said = " ".join(result.output.split())  # the console wraps long lines
+    # the sample asks three questions per image: the build takes the first image's, never part of one
+    assert "from 3 questions of 1 scene; the 3 questions of the other 1 scene are evaluated" in said
+    assert "batch 1 (3 questions): proposed 1, implemented 1 in 1 replies, failed 0" in result.output
     assert "+ _count" in result.output and "implementing _count (attempt 1/5)" in result.output
-    assert "| **total (weighted)** | 2 |" in result.output
+    assert "validation (in-sample: one batch, nothing to leave out) on 0 of 3 build questions" in said  # admission off: references by agreement, none agreed
+    assert "| **total (weighted)** | 3 |" in result.output
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["library_functions"] == 1 and summary["questions"] == 2
+    assert summary["library_functions"] == 1 and summary["questions"] == 3 and summary["scene_disjoint"] is True
+
+
+def test_run_refuses_a_build_that_would_split_a_scene(scripted, tmp_path):
+    result = CliRunner().invoke(app, ["run", "--limit", "4", "--batch-size", "2", "--batches", "1",
+                                      "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2 and "the first scene has 3 questions, more than the 2" in " ".join(result.output.split())
+    assert scripted.calls == []
 
 
 def test_build_api_reports_the_library_size(scripted, tmp_path, monkeypatch):

@@ -58,6 +58,7 @@ def admission_config(tmp_path):
     config.library.distill = False  # these tests follow the top-down proposals alone
     config.library.admit_min_uses = 1  # their batches have one question that uses the helper
     config.library.search_samples = 1  # one implementation, as tests/agents/test_helper_search.py's search is not
+    config.library.validation = False  # these tests count the build's replies; the gate has its own tests
     config.paths.home = tmp_path / "home"
     config.sandbox.timeout_s = 10
     return config

@@ -36,7 +36,7 @@ def test_the_story_names_route_search_checks_outcomes_and_validation():
     assert lines[1] == "v2 admitted (labelled)"
     assert "proposed by the Signature agent" in lines[2] and "passed on 12 cases" in lines[3]
     assert lines[4] == "    programs using it right 2 times, 1 without it (2 used it)"
-    assert lines[5].startswith("v2 validated: won 2, lost 0 on the 2 held-back questions that used it")
+    assert lines[5].startswith("v2 validated: won 2, lost 0 on the 2 build questions that used it")
 
 
 def test_a_failed_search_names_its_closest_failure():

@@ -31,7 +31,7 @@ def test_a_build_shows_each_batch_and_the_validation_gate_as_a_framed_page():
     assert "1 of 2 built" in page and "4 functions in lib.db" in page
     assert "built before: skipped" in page and "_objects_left_of: 1 of 3 samples passed 23 cases" in page
     assert "no sample passed &lt;script&gt;" in page and "<script>\n" not in page.split("</main>")[0]
-    assert "Validation on 2 held-back questions" in page and "0.500" in page
+    assert "Validation on 2 build questions" in page and "0.500" in page
     assert "vadar is at least static-api" in page
     assert repr(build).startswith("Build(runs/build-x: 1 of 2 batches built, 1 functions implemented")
 

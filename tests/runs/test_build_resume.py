@@ -19,6 +19,7 @@ def config(tmp_path):
     config.library.admit_min_uses = 1  # their batches have one question that uses the helper
     config.paths.home = tmp_path / "home"
     config.library.admission = "off"  # these tests count the build agents' replies; admission has its own
+    config.library.validation = False  # and so has the validation gate (tests/runs/test_validation_gate.py)
     config.sandbox.timeout_s = 10
     config.sandbox.memory_mb = 512
     config.agents.implementation_attempts = 3

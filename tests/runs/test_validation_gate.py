@@ -1,27 +1,32 @@
-"""The validation gate: held-back build questions retire what makes vadar worse than static-api there."""
+"""The validation gate: every build question judges the library, each batch's questions without
+what that batch added (leave-one-batch-out); a one-batch build is judged in-sample."""
 
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
 from api_store import ApiStore, FunctionStatus
+from omni3d_bench import sample_path
 from vadar.config import VadarConfig
-from vadar.library.hand import add_functions
-from vadar.library.validation import Answered, judge, withdraw
+from vadar.library.candidates import Candidate, Route
+from vadar.library.gate import admit, admit_as_given
+from vadar.library.hand import add_functions, parse_functions
+from vadar.library.validation import Answered, judge, left_out, sign_test, withdraw
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.pipeline import build_api, select_questions
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
 
-HELPERS = '''
+GOOD_HELPER = '''
 def _good(image: Image, answer: str) -> str:
     """The answer it is given, after looking at the image."""
     loc(image, "objects")
     return answer
-
-
+'''
+BAD_HELPER = '''
 def _bad(image: Image) -> str:
     """A wrong answer, after looking at the image."""
     loc(image, "objects")
@@ -32,20 +37,21 @@ BAD = {"What material is the yellow cylinder?", "Are there any rubber cylinders?
        "What color is the cylinder that is right of the blue cube?", "Are there fewer cylinders than cubes?"}
 
 
-def scripted(golds: dict[str, str]) -> ScriptedLLM:
-    """static-api: wrong on GOOD, right elsewhere; vadar: `_good` (right) on GOOD, `_bad` on BAD while offered."""
+def scripted(golds: dict[str, str], good: set[str] = GOOD, bad: set[str] = BAD) -> ScriptedLLM:
+    """static-api: wrong on `good`, right elsewhere; vadar: `_good` (right) on `good`, `_bad` on `bad`
+    while its prompt offers them."""
     def reply(messages):
         system, asked = messages[0]["content"], messages[-1]["content"]
         question = next(q for q in golds if q in asked)
-        if question in GOOD:
+        if question in good:
             if "def _good(" in system:
                 return f"```python\nfinal_result = _good(image, {golds[question]!r})\n```"
             return "```python\nloc(image, 'objects')\nfinal_result = 'nope'\n```"
-        if question in BAD and "def _bad(" in system:
+        if question in bad and "def _bad(" in system:
             return "```python\nfinal_result = _bad(image)\n```"
         return f"```python\nloc(image, 'objects')\nfinal_result = {golds[question]!r}\n```"
 
-    return ScriptedLLM([reply] * 400)
+    return ScriptedLLM([reply] * 600)
 
 
 @pytest.fixture
@@ -54,42 +60,112 @@ def config(tmp_path):
     config.paths.home = tmp_path / "home"
     config.sandbox.timeout_s = 10
     config.library.propose = config.library.distill = False  # the library is the hand-written one
-    config.library.validation_share, config.library.validation_min = 0.5, 2  # the last 6 sample questions
     return config
 
 
-def test_the_gate_retires_a_helper_whose_programs_lose_and_keeps_one_whose_programs_win(config, tmp_path):
-    data = DataSelection().prepare()
+def thirty_questions(tmp_path):
+    """A CLEVR-layout data set of 30 questions: the sample's twelve, asked again in turn."""
+    root = tmp_path / "clevr30"
+    shutil.copytree(sample_path(), root)
+    path = root / "questions" / "sample.json"
+    data = json.loads(path.read_text())
+    asked = data["questions"]
+    data["questions"] = [{**asked[i % len(asked)], "question_index": i} for i in range(30)]
+    path.write_text(json.dumps(data))
+    return DataSelection(root).prepare()
+
+
+def add_in_batch(store: ApiStore, source: str, run_id: int, index: int) -> None:
+    """Helpers as batch `index` of build run `run_id` would have added them."""
+    batch = next(b for b in store.batches(run_id) if b.index == index)
+    functions = parse_functions(source)
+    for f in functions:
+        store.propose(f.name, f.signature, f.docstring, run_id=run_id, batch_id=batch.id)
+        store.implement(f.name, f.code, dependencies=list(f.dependencies), run_id=run_id, batch_id=batch.id)
+    admit_as_given(store, [f.name for f in functions], mode="hand")
+
+
+def test_a_thirty_question_build_judges_each_helper_only_on_the_batches_that_did_not_add_it(config, tmp_path):
+    data = thirty_questions(tmp_path)
     golds = {q.question: str(q.answer) for q in data.questions}
     with open_session(config, llm=scripted(golds)) as session:
-        add_functions(session.store, HELPERS)
-        reports = build_api(session, data, tmp_path / "build", batch_size=3)
-        assert [r.question_ids for r in reports] == [["0", "1", "2"], ["3", "4", "5"]]  # 6-11 held back
+        run_id = lambda: session.store.runs("build-api")[-1].id  # noqa: E731
+
+        def added(report):  # batch 1 adds `_good`, batch 3 `_bad`
+            source = {0: GOOD_HELPER, 2: BAD_HELPER}.get(report.index)
+            if source is not None:
+                add_in_batch(session.store, source, run_id(), report.index)
+
+        validated = []
+        build_api(session, data, tmp_path / "build", batch_size=10, on_batch=added, on_validation=validated.append)
         held_out = select_questions(data.questions, session.store.build_question_ids(
             data=str(data.dataset.root), split=data.split), "held-out")
-    assert held_out == []  # the held-back questions are build questions: never scored
-    store = ApiStore(config.paths.database)
-    assert store.current("_bad").status == FunctionStatus.RETIRED
-    retired = [d for d in store.decisions("_bad") if d.decision == "retired"][-1]
-    assert retired.mode == "validation" and retired.evidence["validation"]["losses"] == 4
-    assert store.current("_good").status == FunctionStatus.ADMITTED
-    validated = store.decisions("_good")[-1]
-    assert validated.decision == "validated" and validated.evidence["tally"]["wins"] == 2
+    assert held_out == []  # every judged question is a build question: never scored
     report = json.loads((tmp_path / "build" / "validation.json").read_text())
-    assert report["labelled"] and report["judged"] == 6
-    assert [(r["vadar"], r["static"], r["passed"]) for r in report["rounds"]] == [(2, 4, False), (6, 4, True)]
-    assert report["rounds"][0]["retired"] == ["_bad"]
+    assert report["rule"] == "leave-one-batch-out" and report["batches"] == 3
+    assert report["labelled"] and report["judged"] == 30 and len(report["questions"]) == 30
+    # batch 1 (sample questions 0-9) answered without `_good`, with `_bad`: its two bad questions lose;
+    # batch 2 (10-11, 0-7) with both: two lost, two won; batch 3 (8-11, 0-5) without `_bad`: no loss
+    first, second = report["rounds"]
+    assert (first["questions"], first["won"], first["lost"], first["passed"]) == (30, 2, 4, False)
+    assert first["retired"] == ["_bad"] and first["vadar"] == first["static"] - 2
+    assert (second["won"], second["lost"], second["passed"]) == (2, 0, True)
+    assert "withdrawn: _bad" in report["decision"] and validated[0].judged == 30
+    store = ApiStore(config.paths.database)
+    retired = [d for d in store.decisions("_bad") if d.decision == "retired"][-1]
+    assert retired.mode == "validation" and retired.evidence["validation"]["losses"] == 4  # never 8: batch 3 added it
+    validated_good = store.decisions("_good")[-1]
+    assert validated_good.decision == "validated" and validated_good.evidence["tally"]["wins"] == 2
+    assert store.current("_good").status == FunctionStatus.ADMITTED
+
+
+def test_the_readme_sized_build_of_one_batch_is_judged_in_sample_and_says_on_how_many_questions(config, tmp_path):
+    data = DataSelection(limit=6).prepare()
+    golds = {q.question: str(q.answer) for q in data.questions}
+    bad = {q.question for q in data.questions[3:]}
+    with open_session(config, llm=scripted(golds, good=set(), bad=bad)) as session:
+        add_functions(session.store, BAD_HELPER)
+        validated = []
+        build_api(session, data, tmp_path / "build", batch_size=6, on_validation=validated.append)
+    report = json.loads((tmp_path / "build" / "validation.json").read_text())
+    assert report["rule"] == "in-sample" and report["batches"] == 1 and report["judged"] == 6
+    assert [(r["questions"], r["won"], r["lost"], r["passed"]) for r in report["rounds"]] == [
+        (6, 0, 3, False), (6, 0, 0, True)]
+    assert report["rounds"][0]["sign_test_p"] == 0.25 and report["rounds"][0]["retired"] == ["_bad"]
+    assert validated[0].decision.startswith("withdrawn: _bad")
+    assert ApiStore(config.paths.database).current("_bad").status == FunctionStatus.RETIRED
+
+
+def test_the_gate_is_on_by_default_and_off_when_asked(config, tmp_path):
+    assert VadarConfig().library.validation is True
+    config.library.validation = False
+    data = DataSelection(limit=3).prepare()
+    with open_session(config, llm=ScriptedLLM([])) as session:
+        build_api(session, data, tmp_path / "build", batch_size=3)
+    assert not (tmp_path / "build" / "validation.json").exists()
 
 
 def test_a_rerun_of_a_validated_build_does_not_validate_again(config, tmp_path):
     data = DataSelection().prepare()
     golds = {q.question: str(q.answer) for q in data.questions}
     with open_session(config, llm=scripted(golds)) as session:
-        add_functions(session.store, HELPERS)
+        add_functions(session.store, GOOD_HELPER + BAD_HELPER)
         build_api(session, data, tmp_path / "build", batch_size=3)
         calls = len(session.llm.calls)
         build_api(session, data, tmp_path / "build", batch_size=3)
         assert len(session.llm.calls) == calls
+
+
+def test_a_build_extended_by_a_batch_is_validated_again_over_every_batch(config, tmp_path):
+    data = DataSelection(limit=6).prepare()
+    golds = {q.question: str(q.answer) for q in data.questions}
+    with open_session(config, llm=scripted(golds)) as session:
+        build_api(session, data, tmp_path / "build", batch_size=3, batches=1)
+        first = json.loads((tmp_path / "build" / "validation.json").read_text())
+        build_api(session, data, tmp_path / "build", batch_size=3, batches=2)  # a new run: batch 1 skipped
+        again = json.loads((tmp_path / "build" / "validation.json").read_text())
+    assert (first["rule"], first["judged"]) == ("in-sample", 3)
+    assert (again["rule"], again["batches"], again["judged"]) == ("leave-one-batch-out", 2, 6)
 
 
 def test_an_unlabelled_build_judges_by_agreement_and_says_so(config, tmp_path):
@@ -97,12 +173,12 @@ def test_an_unlabelled_build_judges_by_agreement_and_says_so(config, tmp_path):
     data = DataSelection().prepare()
     golds = {q.question: str(q.answer) for q in data.questions}
     with open_session(config, llm=scripted(golds)) as session:
-        add_functions(session.store, HELPERS)
+        add_functions(session.store, GOOD_HELPER + BAD_HELPER)
         build_api(session, data, tmp_path / "build", batch_size=3)
     report = json.loads((tmp_path / "build" / "validation.json").read_text())
     assert not report["labelled"] and "agree" in report["references"]
     # the two static-api programs agree everywhere (scripted); "nope" for a count is no reference
-    assert report["judged"] == 4 and report["rounds"][0]["retired"] == ["_bad"]
+    assert report["judged"] == 10 and report["rounds"][0]["retired"] == ["_bad"]
 
 
 def test_behind_with_nothing_losing_on_its_own_withdraws_everything():
@@ -113,8 +189,41 @@ def test_behind_with_nothing_losing_on_its_own_withdraws_everything():
                 Answered("5", 0.0, 1.0, frozenset({"_h"}), frozenset({8}))]
     round_ = judge(answered)
     assert not round_.passed and round_.helpers["_h"].net == -1 and round_.examples[7].net == 0
+    assert (round_.won, round_.lost) == (2, 3)
     withdraw(round_, ["_h", "_other"], [7, 8])
     assert round_.retired == ["_h"] and round_.withdrawn == [8] and not round_.everything
     even = judge(answered[:4] + [Answered("5", 0.0, 1.0)])  # the last loss touched nothing
     withdraw(even, ["_h", "_other"], [7, 8])
     assert even.everything and even.retired == ["_h", "_other"] and even.withdrawn == [7, 8]
+
+
+def test_the_sign_test_is_exact_and_two_sided():
+    assert sign_test(0, 0) == 1.0 and sign_test(3, 3) == 1.0
+    assert sign_test(6, 0) == sign_test(0, 6) == 2 / 64  # the fewest differing questions that reach 5%
+    assert sign_test(5, 0) == 2 / 32 and sign_test(4, 1) == 12 / 32
+
+
+def test_leaving_a_batch_out_takes_the_helpers_that_call_its_helpers_with_it(config):
+    with open_session(config, llm=ScriptedLLM([])) as session:
+        add_functions(session.store, BAD_HELPER + '''
+def _calls_bad(image: Image) -> str:
+    """What `_bad` says."""
+    return _bad(image)
+
+
+def _alone(image: Image) -> int:
+    """How many objects."""
+    return len(loc(image, "objects"))
+''')
+        library = session.store.library()
+    assert [f.name for f in left_out(library, ["_bad"])] == ["_alone"]
+
+
+def test_a_helper_a_bottom_up_route_admitted_belongs_to_its_batch_so_leaving_the_batch_out_leaves_it_out():
+    store = ApiStore.memory()
+    run = store.start_run("build-api", config={"data": "d", "split": "s"})
+    batch = store.start_batch(run.id, ["0", "1"], index=0)
+    helper = parse_functions(BAD_HELPER)[0]
+    admit(store, Candidate(Route.DISTILLED, helper.name, helper.signature, helper.docstring, helper.code),
+          library=[], batch_id=batch.id, mode="labelled")
+    assert store.current("_bad").batch_id == batch.id

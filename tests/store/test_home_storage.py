@@ -137,6 +137,7 @@ def build_config(tmp_path: Path) -> VadarConfig:
     config.library.distill = False
     config.library.admit_min_uses = 1
     config.library.admission = "off"
+    config.library.validation = False  # the gate has its own tests
     config.sandbox.timeout_s = 10
     config.sandbox.memory_mb = 512
     config.agents.implementation_attempts = 3

@@ -77,7 +77,7 @@ class Build:
     """Implemented functions in the library afterwards."""
     database: Path | None = None
     validation: ValidationReport | None = None
-    """The validation gate's rounds on the held-back build questions (None: too few were held back)."""
+    """The validation gate's rounds on the build questions (None: `library.validation` is off, or nothing was built)."""
 
     @property
     def implemented(self) -> list[str]:

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from base_modules.types import Region
-from omni3d_bench.types import DatasetError
+from omni3d_bench.scene_split import scenes_of, split_by_scene
+from omni3d_bench.types import DatasetError, Question
 from vadar.app.arguments import (PATH_TYPES, check_choice, check_count, check_path, check_settings, check_texts,
                                  check_type, frame_files)
 from vadar.app.evaluation import Ablation, Build, Evaluation
@@ -237,17 +238,24 @@ class Vadar:
             batch_size: int = 10, batches: int = 3, out: PathLike | None = None,
             on_batch: Callable[[BatchReport], None] | None = None,
             on_validation: Callable[[ValidationReport], None] | None = None) -> Evaluation:
-        """The main job (`vadar run`): build the library from the first `batches` batches (at most
-        half the questions), then answer the other questions with it."""
+        """The main job (`vadar run`): build the library from the questions of the first whole
+        scenes (at most `batches` batches, at most half the questions), then answer the questions
+        of the other scenes with it."""
         check_count("batch_size", batch_size, least=1)
         check_count("batches", batches, least=1)
         check_path("out", out, optional=True, error=ConfigError)
         prepared = self.select(data, split=split, limit=limit)
         out_dir = Path(out) if out is not None else default_run_dir(data, prepared, "vadar")
-        built = prepared.questions[:min(batches * batch_size, len(prepared.questions) // 2)]
+        most = min(batches * batch_size, len(prepared.questions) // 2)
+        built, tested = split_by_scene(prepared.questions, most)
+        if not built and prepared.questions:
+            first = sum(q.scene_key == prepared.questions[0].scene_key for q in prepared.questions)
+            raise DatasetError(f"the first scene has {first} questions, more than the {most} a build may take "
+                               "(at most --batches x --batch-size, at most half the questions): build and test "
+                               "never share a scene, so raise --batch-size or --limit")
         self.session  # noqa: B018 (start the LLM before saying what happens)
-        self.progress.announce(f"building the API from {len(built)} questions; the other "
-                               f"{len(prepared.questions) - len(built)} are evaluated")
+        self.progress.announce(f"building the API from {len(built)} questions of {_scenes(built)}; "
+                               f"the {len(tested)} questions of the other {_scenes(tested)} are evaluated")
         with self._writing(out_dir):
             self.build(dataclasses.replace(prepared, questions=built), out=out_dir, batch_size=batch_size,
                        on_batch=on_batch, on_validation=on_validation)
@@ -371,6 +379,11 @@ class Vadar:
         endpoint = self.config.llm.base_url or "embedded model"
         state = "running" if self._session is not None else "not started"
         return f"<Vadar {endpoint}, modules {_backends_text(self.backends)}, library {self.config.paths.database} ({state})>"
+
+
+def _scenes(questions: Sequence[Question]) -> str:
+    count = len(scenes_of(questions))
+    return f"{count} scene{'' if count == 1 else 's'}"
 
 
 def _backends_text(backends: Mapping[str, str]) -> str:

@@ -71,11 +71,14 @@ def _print_batch(report: BatchReport) -> None:
 
 def _print_validation(report: ValidationReport) -> None:
     references = "gold answers" if report.labelled else "agreement of two static-api programs (unlabelled)"
-    console.print(f"[bold]validation[/bold] on {report.judged} of {len(report.questions)} held-back build "
-                  f"questions (references: {references})")
+    how = (f"leave-one-batch-out over {report.batches} batches" if report.rule == "leave-one-batch-out"
+           else "in-sample: one batch, nothing to leave out")
+    console.print(f"[bold]validation[/bold] ({how}) on {report.judged} of {len(report.questions)} build "
+                  f"questions (references: {references}): {report.decision}")
     for index, round_ in enumerate(report.rounds, 1):
         gone = [*round_.retired, *(f"example #{i}" for i in round_.withdrawn)]
-        console.print(f"  round {index}: vadar {round_.vadar:g}, static-api {round_.static:g}"
+        console.print(f"  round {index}: vadar {round_.vadar:g}, static-api {round_.static:g} on {round_.questions} "
+                      f"questions ({round_.won} won, {round_.lost} lost, sign test p {round_.p_value:.2f})"
                       + ("" if round_.passed or not gone else
                          f"; withdrawn{' (everything)' if round_.everything else ''}: {', '.join(gone)}"),
                       highlight=False, markup=False)

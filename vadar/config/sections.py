@@ -176,15 +176,13 @@ class LibraryConfig:
     search_temperature: float = 0.8  # temperature of the sampled implementations (each with its own seed)
     # Search by outcome for a helper whose name claims nothing checkable (labelled builds)
     outcome_min_support: int = 3  # build questions whose programs must call it before its samples are judged
-    # The validation gate: build questions held back, never scored; what loses there is withdrawn
-    validation_share: float = 0.2  # share of a build's questions held back (0: no validation)
-    validation_min: int = 10  # fewer held-back questions than this judge nothing: no validation
+    # The validation gate: each batch's questions answered without what that batch added; what loses is withdrawn
+    validation: bool = True
 
     CHECKS: ClassVar[Mapping[str, Check]] = {
         "admission": OneOf(("labelled", "unlabelled", "off")), "retrieve_k": Range(0, 1000),
         "examples_k": Range(0, 100), "retire_below": SHARE, "search_temperature": TEMPERATURE,
-        "validation_share": Range(0.0, 1.0, below=True),
-        **{name: MANY for name in ("retire_min_uses", "admit_min_uses", "distill_min_uses", "validation_min")},
+        **{name: MANY for name in ("retire_min_uses", "admit_min_uses", "distill_min_uses")},
         "distill_max_helpers": Range(1, 100), "build_tries": Range(1, MAX_SAMPLES),
         "search_samples": Range(1, MAX_SEARCH_SAMPLES), "search_rounds": Range(1, MAX_SAMPLES),
         "outcome_min_support": Range(1, MAX_OUTCOME_SUPPORT),

@@ -29,9 +29,9 @@ class BuildBatch:
     """What one batch of a build is given: the store and the models, the questions, the settings.
 
     `questions` are the batch's own; `built_from` every build question up to and including this
-    batch (what the bottom-up routes and the aims learn from); `scenes` every build question,
-    never a held-back one (where ground-truth cases come from). `writer` makes the Program agent
-    the run configured, with the sampling asked for.
+    batch (what the bottom-up routes and the aims learn from); `scenes` the questions of every
+    batch built, never one `--batches` leaves out (ground-truth cases come from their scenes
+    only). `writer` makes the Program agent the run configured, with the sampling asked for.
     """
 
     store: ApiStore

@@ -62,7 +62,8 @@ def admit(store: ApiStore, candidate: Candidate, *, library: Sequence[Any], batc
     with store.transaction():
         if candidate.route is not Route.PROPOSAL:
             store.propose(candidate.name, candidate.signature, candidate.docstring, batch_id=batch_id)
-            store.implement(candidate.name, candidate.code, dependencies=sorted(helpers_called(candidate.code, names)))
+            store.implement(candidate.name, candidate.code, dependencies=sorted(helpers_called(candidate.code, names)),
+                            batch_id=batch_id)  # the batch that made it: the validation gate leaves it out with that batch
         store.record_decision(candidate.name, "admitted", mode=mode, evidence=candidate.stored_evidence())
         store.mark_admitted(candidate.name)
         for use in candidate.uses:

@@ -99,8 +99,8 @@ def _verdict_lines(version: str, kind: str, mode: str, evidence: Mapping[str, An
 def _validation_line(evidence: Mapping[str, Any]) -> str:
     tally = evidence.get("tally")
     totals = f"vadar {evidence.get('vadar', 0):g}, static-api {evidence.get('static', 0):g} on " \
-             f"{evidence.get('questions', 0)} held-back questions"
+             f"{evidence.get('questions', 0)} judged build questions"
     if not tally:
-        return f"no held-back question used it ({totals})"
+        return f"no judged build question used it ({totals})"
     return (f"won {tally['wins']:g}, lost {tally['losses']:g} on the {len(tally.get('questions') or [])} "
-            f"held-back questions that used it ({totals})")
+            f"build questions that used it ({totals})")

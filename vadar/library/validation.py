@@ -1,28 +1,41 @@
 """The validation gate: a library may never make a data set worse.
 
-Part of the build questions is held back: never scored, never shown to the build. After the
-build, each is answered by static-api (predefined modules, the fixed example) and by vadar (the
-library and its worked examples), and both answers are scored against a reference: the gold
-answer, or in an unlabelled build the answer two static-api programs agree on (a question where
-they disagree gives no evidence). Where vadar is behind in total, every helper and worked example
+Every build question is judged, never scored, at every build size. Each batch's questions are
+answered by static-api (predefined modules, the fixed example) and by vadar with the library
+*without what that batch added* (its helpers, every helper calling one, and the worked examples
+of its questions): leave-one-batch-out, so a helper is judged only on questions it was not
+proposed, searched or admitted on. A one-batch build leaves nothing out: its questions are
+answered with the whole library (in-sample), which can show a library worse than static-api on
+its own questions, never better. Both answers are scored against a reference: the gold answer, or
+in an unlabelled build the answer two static-api programs agree on (a question where they
+disagree gives no evidence). Where vadar is behind in total, every helper and worked example
 whose questions lost more than they won is withdrawn, and the questions are answered again, round
 after round. If vadar is still behind when nothing loses on its own, the whole library and its
 examples are withdrawn: vadar's prompts are then static-api's, and so are its answers.
+
+The rule acts on the totals, not on a significance test: with 6 to 30 questions, of which a
+handful differ, no paired test reaches 5% (the exact sign test needs 6 of 6 differing questions
+to go one way), so a test would decide nothing at the sizes builds run at. Each round records the
+questions won and lost and the sign test's p-value, so a reader sees how little a small build shows.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from api_store import ApiStore
+from api_store import ApiStore, FunctionRecord
 from vadar.library.retirement import retire_helpers
+
+LEAVE_ONE_BATCH_OUT = "leave-one-batch-out"
+IN_SAMPLE = "in-sample"
 
 
 @dataclass(frozen=True)
 class Answered:
-    """One held-back question: both methods' scores, what the vadar program used and was shown."""
+    """One judged build question: both methods' scores, what the vadar program used and was shown."""
 
     question_id: str
     vadar: float
@@ -33,7 +46,7 @@ class Answered:
 
 @dataclass
 class Tally:
-    """The held-back questions one helper or example touched: how many vadar won and lost there."""
+    """The judged questions one helper or example touched: how many vadar won and lost there."""
 
     wins: float = 0.0
     losses: float = 0.0
@@ -49,7 +62,7 @@ class Tally:
 
 @dataclass
 class ValidationRound:
-    """One pass over the held-back questions, and what it withdrew."""
+    """One pass over the build questions, and what it withdrew."""
 
     questions: int
     vadar: float
@@ -60,12 +73,21 @@ class ValidationRound:
     withdrawn: list[int] = field(default_factory=list)
     everything: bool = False  # nothing lost on its own: the whole library was withdrawn
 
+    won: int = 0  # questions where vadar scored more than static-api
+    lost: int = 0
+
     @property
     def passed(self) -> bool:
         return self.vadar >= self.static
 
+    @property
+    def p_value(self) -> float:
+        """The exact two-sided sign test of the questions won against those lost (ties say nothing)."""
+        return sign_test(self.won, self.lost)
+
     def to_dict(self) -> dict[str, Any]:
         return {"questions": self.questions, "vadar": round(self.vadar, 4), "static": round(self.static, 4),
+                "won": self.won, "lost": self.lost, "sign_test_p": round(self.p_value, 4),
                 "passed": self.passed, "retired": self.retired, "withdrawn": self.withdrawn,
                 "everything": self.everything,
                 "helpers": {name: t.to_dict() for name, t in sorted(self.helpers.items())}}
@@ -86,7 +108,30 @@ def judge(answered: Sequence[Answered]) -> ValidationRound:
             elif difference < 0:
                 tally.losses -= difference
     return ValidationRound(len(answered), sum(a.vadar for a in answered), sum(a.static for a in answered),
-                           helpers, examples)
+                           helpers, examples, won=sum(a.vadar > a.static for a in answered),
+                           lost=sum(a.vadar < a.static for a in answered))
+
+
+def sign_test(won: int, lost: int) -> float:
+    """Two-sided exact binomial test of `won` against `lost` at even odds (1.0 when none differ)."""
+    n, k = won + lost, min(won, lost)
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+
+
+def left_out(library: Sequence[FunctionRecord], added: Iterable[str]) -> list[FunctionRecord]:
+    """The library without the helpers `added` and every helper that calls one of them, directly or
+    through another: what the library would be had the batch that added them never run."""
+    gone = set(added)
+    changed = True
+    while changed:
+        changed = False
+        for record in library:
+            if record.name not in gone and gone.intersection(record.dependencies):
+                gone.add(record.name)
+                changed = True
+    return [record for record in library if record.name not in gone]
 
 
 def withdraw(round_: ValidationRound, helpers: Sequence[str], examples: Sequence[int], *,
@@ -103,7 +148,7 @@ def withdraw(round_: ValidationRound, helpers: Sequence[str], examples: Sequence
 def apply_round(store: ApiStore, round_: ValidationRound) -> None:
     """Retire the round's helpers (with every helper that calls one) and withdraw its examples, each
     with its figures."""
-    why = ("vadar was behind static-api on the held-back build questions and nothing lost on its own"
+    why = ("vadar was behind static-api on the build questions and nothing lost on its own"
            if round_.everything else "questions it touched lost more than they won against static-api")
     reasons = {name: f"validation: {why}" for name in round_.retired}
     evidence = {name: {"validation": round_.helpers[name].to_dict()} for name in round_.retired
@@ -118,4 +163,5 @@ def record_validated(store: ApiStore, last: ValidationRound, helpers: Sequence[s
         tally = last.helpers.get(name)
         store.record_decision(name, "validated", mode="validation", evidence={
             "questions": last.questions, "vadar": last.vadar, "static": last.static,
+            "won": last.won, "lost": last.lost,
             **({"tally": tally.to_dict()} if tally is not None else {"tally": None})})

@@ -1,4 +1,4 @@
-"""The build job: the library grown over batches of build questions, then the validation gate.
+"""The build job: the library grown over batches of build questions, then the validation gate over them.
 
 `runs/` only orchestrates here: it cuts the questions into batches, keeps a resumable record of
 which finished (`build_state.json` and the store's run), and hands each batch, as one
@@ -31,7 +31,7 @@ from vadar.runs.methods import program_agent_for
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 from vadar.runs.storage import write_text_atomically, writing
-from vadar.runs.validation import ValidationReport, held_back, validate_library
+from vadar.runs.validation import BuiltBatch, ValidationReport, validate_library
 
 
 @dataclass
@@ -81,14 +81,12 @@ def build_api(
     store, progress = session.store, session.progress
     lock_run_dir(out_dir)
     state = _BuildState(out_dir / "build_state.json")
-    kept_back = held_back(len(questions), session.config.library)
-    questions, validation = questions[:len(questions) - kept_back], questions[len(questions) - kept_back:]
     chunks = [questions[i:i + batch_size] for i in range(0, len(questions), batch_size)]
     if batches is not None:
         chunks = chunks[:batches]
+    validation = session.config.library.validation
     config = {"data": str(dataset.root), "split": split, "batch_size": batch_size,
-              "agents": dataclasses.asdict(session.config.agents),
-              **({"validation": [q.question_id for q in validation]} if validation else {})}
+              "agents": dataclasses.asdict(session.config.agents), "validation": validation}
     run = _resumable_run(store, state.run_id, config)
     if run is None:
         run = store.start_run("build-api", model=session.model_name, config=config)
@@ -102,7 +100,8 @@ def build_api(
         if on_event is not None:
             on_event(message)
 
-    build = _Build(session, data, out_dir, state, run.id, tuple(questions), event, on_validation)
+    built = tuple(q for chunk in chunks for q in chunk)  # never a question `batches` leaves unbuilt
+    build = _Build(session, data, out_dir, state, run.id, built, event, on_validation)
     reports = []
     try:
         for index, chunk in enumerate(chunks):
@@ -117,8 +116,8 @@ def build_api(
             reports.append(report)
             if on_batch is not None:
                 on_batch(report)
-        if validation:
-            _validate(build, validation, len(chunks))
+        if validation and chunks:
+            _validate(build, chunks)
         _write_coverage(build, [q for chunk in chunks for q in chunk])
     except KeyboardInterrupt:
         store.finish_run(run.id, RunStatus.INTERRUPTED)
@@ -139,22 +138,25 @@ class _Build:
     out_dir: Path
     state: _BuildState
     run_id: int
-    scenes: tuple[Question, ...]  # every build question, never a held-back one: ground truth comes from these
+    scenes: tuple[Question, ...]  # the questions of the batches built: ground truth comes from their scenes only
     on_event: Callable[[str], None]
     on_validation: Callable[[ValidationReport], None] | None
 
 
-def _validate(build: _Build, questions: Sequence[Question], index: int) -> None:
-    """The validation gate on the held-back questions, recorded as the build's last batch (so never scored)."""
+def _validate(build: _Build, chunks: Sequence[Sequence[Question]]) -> None:
+    """The validation gate over the built batches, each judged with the library left without it;
+    run once per set of built batches (a rerun of a validated build does not validate again, one
+    that built more batches does)."""
     session = build.session
-    ids = [q.question_id for q in questions]
-    session.store.start_batch(build.run_id, ids, index=index)
-    if build.state.done(ids):
+    built = [[q.question_id for q in chunk] for chunk in chunks]
+    if build.state.validated == built:
         return
-    session.progress.batch(index, index + 1)
-    report = validate_library(session, build.data, questions, build.on_event)
+    batches = [BuiltBatch(batch_id, tuple(chunk))
+               for batch_id, chunk in zip(_batch_ids(session.store, build.run_id, built), chunks, strict=True)]
+    session.progress.batch(len(chunks), len(chunks) + 1)
+    report = validate_library(session, build.data, batches, build.on_event)
     write_text_atomically(build.out_dir / "validation.json", json.dumps(report.to_dict(), indent=2, default=str))
-    build.state.mark_done(ids)
+    build.state.mark_validated(built)
     if build.on_validation is not None:
         build.on_validation(report)
 
@@ -165,6 +167,14 @@ def _write_coverage(build: _Build, built: Sequence[Question]) -> Coverage:
     write_text_atomically(build.out_dir / COVERAGE_FILE, json.dumps(coverage.to_dict(), indent=2))
     build.on_event(coverage.line())
     return coverage
+
+
+def _batch_ids(store: ApiStore, run_id: int, built: list[list[str]]) -> list[int]:
+    """The store batch that built each batch's questions: this run's, or the one of an earlier build
+    run whose finished batch this run skipped (its helpers carry that batch's id)."""
+    built_by = {tuple(b.question_ids): b.id for run in store.runs("build-api") for b in store.batches(run.id)}
+    return [built_by[tuple(ids)] if tuple(ids) in built_by else store.start_batch(run_id, ids, index=index).id
+            for index, ids in enumerate(built)]
 
 
 def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) -> RunRecord | None:
@@ -216,7 +226,8 @@ def _batch(build: _Build, chunk: Sequence[Question], index: int, built_from: Seq
 class _BuildState:
     """Which batches finished and which store run built them, so a rerun resumes (written atomically).
 
-    `{"run_id": N, "finished": [[question ids], ...]}`; a bare list is the older layout.
+    `{"run_id": N, "finished": [[question ids], ...], "validated": [[question ids], ...]}` (the batches
+    the validation gate last judged); a bare list is the older layout.
     """
 
     def __init__(self, path: Path) -> None:
@@ -226,12 +237,18 @@ class _BuildState:
             data = {"finished": data}
         self.finished: list[list[str]] = data.get("finished", [])
         self.run_id: int | None = data.get("run_id")
+        validated = data.get("validated")
+        self.validated: list[list[str]] | None = validated if isinstance(validated, list) else None
 
     def done(self, ids: list[str]) -> bool:
         return ids in self.finished
 
     def mark_done(self, ids: list[str]) -> None:
         self.finished.append(ids)
+        self._write()
+
+    def mark_validated(self, batches: list[list[str]]) -> None:
+        self.validated = batches
         self._write()
 
     def set_run(self, run_id: int) -> None:
@@ -241,4 +258,5 @@ class _BuildState:
     def _write(self) -> None:
         with writing(self.path.parent):
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(self.path, json.dumps({"run_id": self.run_id, "finished": self.finished}))
+        write_text_atomically(self.path, json.dumps({"run_id": self.run_id, "finished": self.finished,
+                                                     "validated": self.validated}))

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omni3d_bench.types import Question
+from omni3d_bench.scene_split import scenes_of
+from omni3d_bench.types import Dataset, Question
 from vadar.agents.techniques.vote import VoteRecord
 from vadar.library.tracking import track_evaluation
 from vadar.programs.calls import helpers_called
@@ -51,6 +52,12 @@ def evaluate(
     dataset, split, questions = data.dataset, data.split, data.questions
     built_from = session.store.build_question_ids(data=str(dataset.root), split=split)
     questions = select_questions(questions, built_from, scope)
+    shared = shared_scenes(dataset, split, built_from, questions)
+    if shared and scope != "build":  # scoring build questions shares their scenes by design
+        session.progress.announce(
+            f"warning: {sum(q.scene_key in shared for q in questions)} of the {len(questions)} questions are about a "
+            f"scene a build question of this library was about ({len(shared)} scene{'' if len(shared) == 1 else 's'}; "
+            "scene_disjoint: false): split build and test by scene")
     reasoning = dataclasses.asdict(session.config.reasoning) if method in PROGRAM_METHODS else {}
     claim_run_dir(out_dir, {"data": str(dataset.root), "split": split, "method": method,
                             "modules": data.backends, "model": session.model_name, "reasoning": reasoning})
@@ -77,7 +84,8 @@ def evaluate(
         "name": out_dir.name, "data": str(dataset.root), "split": split, "method": method,
         "model": session.model_name, "library_functions": len(library),
         "library_functions_used": len(used), "agent_limits": limits,
-        "questions_scope": scope, "build_questions": len(built_from), "library_settings": dataclasses.asdict(session.config.library),
+        "questions_scope": scope, "build_questions": len(built_from), "scene_disjoint": not shared,
+        "library_settings": dataclasses.asdict(session.config.library),
         "techniques": session.config.reasoning.label() if reasoning else "none", "reasoning": reasoning,
         "llm_usage_this_session": session.usage.totals().as_dict(),
     }
@@ -105,6 +113,15 @@ def select_questions(questions: Sequence[Question], built_from: set[str], scope:
     if scope == "build":
         return [q for q in questions if q.question_id in built_from]
     return list(questions)
+
+
+def shared_scenes(dataset: Dataset, split: str, built_from: set[str], questions: Sequence[Question]) -> set[str]:
+    """The scenes of `questions` that a build question of this library (of the same data and split)
+    is about: its objects were seen by the build, in ground-truth cases and worked examples."""
+    if not built_from:
+        return set()
+    build_scenes = scenes_of(q for q in dataset.questions(split) if q.question_id in built_from)
+    return scenes_of(questions) & build_scenes
 
 
 def _library_functions_used(results: Sequence[Any], names: Sequence[str]) -> set[str]:

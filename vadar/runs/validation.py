@@ -1,10 +1,11 @@
-"""The last step of a build: held-back build questions decide what of the library stays.
+"""The last step of a build: its own batches decide what of the library stays.
 
-`build_api` keeps back `library.validation_share` of its questions (when that is at least
-`library.validation_min` questions). They are recorded as build questions, so no evaluation ever
-scores them, and no batch sees them. Once the batches are built, static-api and vadar answer them
-and `vadar.library.validation` judges; what loses is retired (helpers) or withdrawn (worked
-examples) with its figures, until vadar is at least static-api there.
+`build_api` hands over every built batch with its store id. Each batch's questions are answered by
+static-api and by vadar with the library as it would be without that batch (its helpers, those that
+call them, its questions' worked examples), or, in a one-batch build, with the whole library;
+`vadar.library.validation` judges, and what loses is retired (helpers) or withdrawn (worked
+examples) with its figures, until vadar is at least static-api there. The batches are build
+questions already: no evaluation scores them.
 """
 
 from __future__ import annotations
@@ -15,26 +16,38 @@ from typing import Any
 
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
-from vadar.config import LibraryConfig
 from vadar.library.admission import majority, scorable_reference
-from vadar.library.validation import Answered, ValidationRound, apply_round, judge, record_validated, withdraw
+from vadar.library.validation import (IN_SAMPLE, LEAVE_ONE_BATCH_OUT, Answered, ValidationRound, apply_round, judge,
+                                     left_out, record_validated, withdraw)
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.outcome import ProgramOutcome
 from vadar.programs.sampling import PROGRAM_SAMPLE
 from vadar.programs.calls import helpers_called
-from vadar.runs.methods import example_retriever, make_answerer, program_agent_for, question_context, read_library
+from vadar.runs.methods import (LibrarySnapshot, build_answerer, example_retriever, make_answerer, program_agent_for,
+                                question_context, read_library)
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
 MAX_ROUNDS = 3  # rounds of withdrawing what loses; the last withdraws everything if still behind
 
 
+@dataclass(frozen=True)
+class BuiltBatch:
+    """One built batch as the gate leaves it out: its store id (which helpers it added) and questions."""
+
+    batch_id: int
+    questions: tuple[Question, ...]
+
+
 @dataclass
 class ValidationReport:
-    """What the gate saw and did; `labelled` False: references are agreement between two samples."""
+    """What the gate saw and did; `labelled` False: references are agreement between two samples;
+    `rule`: leave-one-batch-out, or in-sample for a one-batch build."""
 
     labelled: bool
     questions: list[str]
+    rule: str = LEAVE_ONE_BATCH_OUT
+    batches: int = 0
     judged: int = 0  # questions with a reference
     rounds: list[ValidationRound] = field(default_factory=list)
 
@@ -42,23 +55,34 @@ class ValidationReport:
     def passed(self) -> bool:
         return bool(self.rounds) and self.rounds[-1].passed
 
+    @property
+    def decision(self) -> str:
+        """What the gate decided, in one line."""
+        retired = [name for r in self.rounds for name in r.retired]
+        examples = sum(len(r.withdrawn) for r in self.rounds)
+        if any(r.everything for r in self.rounds):
+            return "the whole library and its worked examples were withdrawn: vadar is static-api"
+        if retired or examples:
+            return (f"withdrawn: {', '.join(retired) or 'no helper'} and {examples} worked examples; "
+                    f"{'vadar is at least static-api' if self.passed else 'vadar stays behind static-api'}")
+        if not self.judged:
+            return "no question had a reference: nothing judged, the library stays"
+        return "vadar is at least static-api: the library stays"
+
     def to_dict(self) -> dict[str, Any]:
-        return {"labelled": self.labelled, "references": "gold answers" if self.labelled else
-                "the answer two static-api programs agree on", "questions": self.questions, "judged": self.judged,
+        return {"rule": self.rule, "batches": self.batches, "labelled": self.labelled,
+                "references": "gold answers" if self.labelled else "the answer two static-api programs agree on",
+                "questions": self.questions, "judged": self.judged, "decision": self.decision,
                 "rounds": [r.to_dict() for r in self.rounds]}
 
 
-def held_back(count: int, settings: LibraryConfig) -> int:
-    """How many of `count` build questions the validation gate keeps back (0: too few to judge)."""
-    kept = round(count * settings.validation_share)
-    return kept if kept >= settings.validation_min else 0
-
-
-def validate_library(session: Session, data: PreparedData, questions: Sequence[Question],
+def validate_library(session: Session, data: PreparedData, batches: Sequence[BuiltBatch],
                      on_event: Callable[[str], None] = lambda message: None) -> ValidationReport:
-    """Answer the held-back `questions` with both methods; withdraw what loses until vadar is not behind."""
+    """Answer every built batch's questions with both methods; withdraw what loses until vadar is not behind."""
+    questions = [q for batch in batches for q in batch.questions]
     labelled = session.config.library.admission == "labelled" and all(q.answer is not None for q in questions)
-    report = ValidationReport(labelled, [q.question_id for q in questions])
+    report = ValidationReport(labelled, [q.question_id for q in questions],
+                              LEAVE_ONE_BATCH_OUT if len(batches) > 1 else IN_SAMPLE, len(batches))
     static_answer, _ = make_answerer("static-api", session, data)
     static: dict[str, ProgramOutcome] = {}
     references: dict[str, str | None] = {}
@@ -67,10 +91,12 @@ def validate_library(session: Session, data: PreparedData, questions: Sequence[Q
         static[question.question_id] = static_answer(question)
         agreed = None if labelled else majority([static[question.question_id], _sampled(session, data, question)])
         references[question.question_id] = str(question.answer) if labelled else scorable_reference(agreed, question)
-    judged = [q for q in questions if references[q.question_id] is not None]
-    report.judged = len(judged)
+    judged = [BuiltBatch(b.batch_id, tuple(q for q in b.questions if references[q.question_id] is not None))
+              for b in batches]
+    report.judged = sum(len(b.questions) for b in judged)
     for index in range(MAX_ROUNDS + 1):
-        round_ = judge(_vadar_round(session, data, judged, static, references, on_event, index))
+        round_ = judge(_vadar_round(session, data, judged, static, references, on_event, index,
+                                    leave_out=report.rule == LEAVE_ONE_BATCH_OUT))
         report.rounds.append(round_)
         snapshot = read_library(session.store, "vadar")
         if round_.passed or index == MAX_ROUNDS or not (snapshot.functions or snapshot.examples):
@@ -85,6 +111,15 @@ def validate_library(session: Session, data: PreparedData, questions: Sequence[Q
     return report
 
 
+def without_batch(snapshot: LibrarySnapshot, batch: BuiltBatch) -> LibrarySnapshot:
+    """The library as it would be had `batch` never run: none of the helpers it implemented (nor
+    their callers), none of its questions' worked examples."""
+    asked = {q.question_id for q in batch.questions}
+    added = [f.name for f in snapshot.functions if f.batch_id == batch.batch_id]
+    return LibrarySnapshot(left_out(snapshot.functions, added),
+                           [p for p in snapshot.examples if p.batch_id != batch.batch_id and p.question_id not in asked])
+
+
 def _sampled(session: Session, data: PreparedData, question: Question) -> ProgramOutcome:
     """A second static-api program, sampled warmer: its agreement with the first is the reference."""
     agent = program_agent_for(session.config, session.llm, session.executor, sampling=PROGRAM_SAMPLE)
@@ -92,23 +127,27 @@ def _sampled(session: Session, data: PreparedData, question: Question) -> Progra
     return agent.solve(question.question, with_regions(render_api([], **api), question.regions), namespace)
 
 
-def _vadar_round(session: Session, data: PreparedData, questions: Sequence[Question],
+def _vadar_round(session: Session, data: PreparedData, batches: Sequence[BuiltBatch],
                  static: dict[str, ProgramOutcome], references: dict[str, str | None],
-                 on_event: Callable[[str], None], index: int) -> list[Answered]:
-    snapshot = read_library(session.store, "vadar")
-    answer, library = make_answerer("vadar", session, data)
-    examples = example_retriever(snapshot, session.config)
-    names = {f.name for f in library}
+                 on_event: Callable[[str], None], index: int, *, leave_out: bool) -> list[Answered]:
+    whole = read_library(session.store, "vadar")
     answered = []
-    for question in questions:
-        on_event(f"validation round {index + 1}: vadar on question {question.question_id}")
-        outcome = answer(question)
-        reference = references[question.question_id]
-        answered.append(Answered(
-            question.question_id, _score(outcome, reference, question), _score(static[question.question_id],
-                                                                                reference, question),
-            frozenset(helpers_called(outcome.program, names)),
-            frozenset(p.id for p in examples.select(question.question)) if examples is not None else frozenset()))
+    for batch in batches:
+        snapshot = without_batch(whole, batch) if leave_out else whole
+        answer = build_answerer("vadar", snapshot, llm=session.llm, executor=session.executor, config=session.config,
+                                dataset=data.dataset, modules=data.modules, backends=data.backends,
+                                view_modules=data.view_modules)
+        examples = example_retriever(snapshot, session.config)
+        names = {f.name for f in snapshot.functions}
+        for question in batch.questions:
+            on_event(f"validation round {index + 1}: vadar on question {question.question_id}")
+            outcome = answer(question)
+            reference = references[question.question_id]
+            answered.append(Answered(
+                question.question_id, _score(outcome, reference, question),
+                _score(static[question.question_id], reference, question),
+                frozenset(helpers_called(outcome.program, names)),
+                frozenset(p.id for p in examples.select(question.question)) if examples is not None else frozenset()))
     return answered
 
 
