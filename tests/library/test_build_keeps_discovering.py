@@ -76,6 +76,7 @@ def config(tmp_path):
     config = VadarConfig()
     config.library.distill = False  # the top-down proposals alone
     config.library.admission = "off"  # implemented helpers join the library as they are
+    config.library.validation = False  # the validation gate is tested on its own (tests/runs/test_validation_gate.py)
     config.paths.home = tmp_path / "home"
     config.sandbox.timeout_s = 10
     config.sandbox.memory_mb = 512
