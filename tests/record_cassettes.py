@@ -32,6 +32,7 @@ def main() -> int:
     config.library.distill = False
     config.library.admit_min_uses = 1
     config.library.admission = "off"
+    config.library.validation = False
     with tempfile.TemporaryDirectory() as home:
         config.paths.home = Path(home)
         config.paths.model_cache_dir = load_config().paths.model_cache
