@@ -242,6 +242,20 @@ def test_a_distance_between_objects_must_be_near_exact(tmp_path, bench):
     assert flat.passed is False and "m apart" in flat.failures[0]
 
 
+CAMERA_DEPTH_SCALED = CAMERA_DEPTH.replace("return depth(image, loc(image, object_prompt)[0])",
+                                           "return depth(image, loc(image, object_prompt)[0]) * 0.8")
+
+
+def test_a_distance_from_the_camera_must_be_near_exact(tmp_path, bench):
+    """An object's distance from the camera is its depth: a build admitted depth scaled by focal length
+    over image width, which earned more than the level set for heights from 2D boxes (0.5)."""
+    right = check(tmp_path / "right", bench, CAMERA_DEPTH, "_distance_from_camera")
+    scaled = check(tmp_path / "scaled", bench, CAMERA_DEPTH_SCALED, "_distance_from_camera")
+    assert right.claim == scaled.claim == "measure:camera_distance" and right.cases == scaled.cases > 0
+    assert right.passed is True and right.credit >= 0.9, right.failures
+    assert scaled.passed is False and 0.5 <= scaled.credit < 0.9, scaled.credit
+
+
 IN_FRONT_AMONG = '''
 def _objects_in_front_of(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]:
     """The candidates in front of the reference object (closer to the camera)."""
