@@ -27,10 +27,10 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from vadar.programs.calls import called_names
+from vadar.programs.stubs import StubFormatError
 from vadar.report.data_lookup import DataLookup
 from vadar.runs.results import QuestionResult, ResultsFile
-
-LIBRARY_CALL = re.compile(r"\b(_[A-Za-z]\w*)\s*\(")
 
 
 def load(run: Path) -> dict[str, QuestionResult]:
@@ -38,7 +38,32 @@ def load(run: Path) -> dict[str, QuestionResult]:
 
 
 def uses_library(result: QuestionResult) -> bool:
-    return bool(result.program and LIBRARY_CALL.search(result.program))
+    """The program calls a helper (a `_` name it does not define itself), read from its syntax tree."""
+    if not result.program:
+        return False
+    try:
+        tree_names = called_names(result.program)
+    except StubFormatError:
+        return False
+    defined = set(re.findall(r"^\s*def\s+(_\w+)", result.program, re.MULTILINE))
+    return any(name.startswith("_") and name not in defined for name in tree_names)
+
+
+def helper_programs_right(run: Mapping[str, QuestionResult], ids: Sequence[str]) -> float | None:
+    """Of the programs that call a helper, the share that are right (None when none calls one)."""
+    calling = [q for q in ids if uses_library(run[q])]
+    return round(sum(run[q].correct for q in calling) / len(calling), 4) if calling else None
+
+
+def no_program(run: Mapping[str, QuestionResult], ids: Sequence[str]) -> float:
+    """The share of questions that ended without a working program (counted wrong)."""
+    return round(sum(run[q].error is not None for q in ids) / len(ids), 4)
+
+
+def scene_disjoint(run_dir: Path) -> bool | None:
+    """What the evaluation recorded: did its questions share no scene with the build of its library."""
+    summary = run_dir / "summary.json"
+    return json.loads(summary.read_text()).get("scene_disjoint") if summary.exists() else None
 
 
 def shared_questions(runs: Mapping[str, Mapping[str, QuestionResult]]) -> list[str]:
@@ -105,7 +130,8 @@ def main() -> None:
             continue
         share = sum(uses_library(run[q]) for q in shared) / len(shared)
         wins, losses = swaps(run, static, shared)
-        print(f"  {name}: programs calling a library function {share:.3f}; "
+        print(f"  {name}: programs calling a library function {share:.3f}, right {helper_programs_right(run, shared)}; "
+              f"without a working program {no_program(run, shared):.3f} (static-api {no_program(static, shared):.3f}); "
               f"right where static-api is wrong {wins}, the reverse {losses} "
               f"(two-sided sign test p = {sign_test(wins, losses):.2f})")
     if args.data:
@@ -133,6 +159,10 @@ def main() -> None:
                         "static_api": round(accuracy["static_api"], 4), "vadar": round(accuracy["vadar"], 4),
                         "hand_library": round(accuracy["hand_library"], 4) if "hand_library" in accuracy else None,
                         "programs_using_library": round(using, 4),
+                        "helper_programs_right": helper_programs_right(runs["vadar"], shared),
+                        "no_program": no_program(runs["vadar"], shared),
+                        "no_program_static": no_program(static, shared),
+                        "scene_disjoint": scene_disjoint(args.vadar),
                         "completion_tokens_vadar": round(tokens["vadar"], 1),
                         "completion_tokens_static": round(tokens["static_api"], 1),
                         "helpers_admitted": len(helpers["admitted"]) if helpers else None,

@@ -47,3 +47,19 @@ def test_the_helpers_figures_carry_the_coverage_of_the_build_questions(tmp_path)
     helpers = library_results.check_helpers(db, sample, "sample")
     assert helpers["admitted"] == ["_count_matching"] and helpers["build_questions"] == 2
     assert helpers["coverage"] == 0.5  # the count is covered, "left of" is not
+
+
+def test_the_helper_figures_read_programs_by_their_syntax_tree():
+    from types import SimpleNamespace as Row
+
+    runs = {
+        "a": Row(program="boxes = _objects_left_of(image, ref, loc(image, 'objects'))\nfinal_result = len(boxes)",
+                 correct=True, error=None),
+        "b": Row(program="final_result = _count(image, 'cube')", correct=False, error=None),
+        "c": Row(program="def _mine(x):\n    return x\nfinal_result = _mine(3)", correct=True, error=None),
+        "d": Row(program="# _left_of(a, b) in a comment\nfinal_result = (", correct=False, error="SyntaxError"),
+    }
+    ids = list(runs)
+    assert [library_results.uses_library(runs[q]) for q in ids] == [True, True, False, False]
+    assert library_results.helper_programs_right(runs, ids) == 0.5
+    assert library_results.no_program(runs, ids) == 0.25
