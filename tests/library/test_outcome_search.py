@@ -170,3 +170,15 @@ def test_only_the_batch_questions_judge_a_sample_never_a_scored_one(data):
     assert asked and all(any(q.question in text for q in built) for text in asked)
     assert not any(q.question in text for text in asked for q in scored)
     assert store.decisions(NAME)[-1].evidence["outcome"]["questions"] == [q.question_id for q in built]
+
+
+def test_a_sample_that_never_reads_a_parameter_runs_no_program_and_is_never_kept(data):
+    questions = data.questions[:3]
+    ignores_key = f"```python\ndef {NAME}(image, key):\n    return 'unknown'\n```"
+    llm = router(questions, [ignores_key, ignores_key])
+    store = ApiStore.memory()
+    store.propose(NAME, SIGNATURE, "The answer recorded for a key.")
+    report = agent(llm, store, data, questions, samples=2).implement([NAME], [context(data, questions[0])])
+
+    assert NAME in report.failed and report.implemented == []  # kept before: as right as without it (0 of 3)
+    assert llm.calls_of(Role.PROGRAM) == []  # the gate would refuse it whatever its programs answer

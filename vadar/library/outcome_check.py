@@ -13,7 +13,10 @@ programs without the batch's candidates, so the response cache answers those at 
 sample right on every supporting question is kept at once; else the search keeps the sample whose
 programs are right most often, when that is at least as often as without the helper.
 
-Only the batch's own questions are read: build questions, never a held-back or scored one.
+Only the batch's own questions are read: build questions, never a held-back or scored one. A sample
+whose body never reads one of its parameters is refused before any program runs: the gate refuses
+it whatever its programs answer (a CLEVR build spent 16 samples and their programs each on three
+attribute helpers that ignored their box, then saw all three refused at the gate).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from omni3d_bench.types import Dataset, Question
 from vadar.agents.helper_search import OutcomeEvidence, SearchRule
 from vadar.agents.program import ProgramAgent
 from vadar.library.candidates import Candidate, Route
+from vadar.library.rules import unread_parameter
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.calls import helpers_reached
 from vadar.programs.namespace import program_namespace
@@ -49,11 +53,12 @@ class OutcomeResult:
     failures: list[str] = field(default_factory=list)
     right: float = 0.0
     right_without: float = 0.0
+    refused: bool = False  # the body breaks a rule the gate checks first: never run, never kept
 
     @property
     def enough(self) -> bool:
         """Kept as the best sample only when its programs are right at least as often as without it."""
-        return self.passed is not None and self.right >= self.right_without
+        return self.passed is not None and not self.refused and self.right >= self.right_without
 
 
 def _closeness(result: OutcomeResult) -> float:
@@ -96,6 +101,9 @@ class OutcomeVerifier:
 
     def verify(self, name: str, signature: str, docstring: str, code: str,
                dependencies: Sequence[str]) -> OutcomeResult:
+        unread = unread_parameter(code)
+        if unread is not None:  # the gate refuses it whatever its programs answer: no program is spent on it
+            return OutcomeResult(False, 0, [unread], refused=True)
         helper = Candidate(Route.PROPOSAL, name, signature, docstring, code, dependencies=tuple(dependencies))
         library = [*[f for f in self.store.library(with_candidates=True) if f.name != name], helper]
         support = self._support.get(name)
