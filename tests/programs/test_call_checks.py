@@ -170,3 +170,11 @@ def test_keyword_prompts_to_loc_are_checked_too():
 
 def test_code_that_does_not_parse_is_left_to_the_sandbox():
     assert problems("final_result = (\n") == []
+
+
+def test_a_size_pair_passed_where_a_box_goes_is_caught():
+    program = ("sphere = loc(image, 'metal sphere')[0]\nsize = get_2D_object_size(image, sphere)\n"
+               "final_result = _is_left_of(image, sphere, size)\n")
+    found = problems(program, boxes_given)
+    assert len(found) == 1 and "a pair of numbers from `get_2D_object_size`" in found[0].message
+    assert "reference" in found[0].message

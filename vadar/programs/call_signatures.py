@@ -29,9 +29,10 @@ class Kind(enum.Enum):
     BOOL = "a bool"
     NUMBER = "a number"
     STRING = "a string"
+    PAIR = "a pair of numbers"
 
 
-NOT_A_BOX = frozenset({Kind.BOXES, Kind.LIST, Kind.BOOL, Kind.NUMBER, Kind.STRING})
+NOT_A_BOX = frozenset({Kind.BOXES, Kind.LIST, Kind.BOOL, Kind.NUMBER, Kind.STRING, Kind.PAIR})
 """Kinds that can never stand where one box goes."""
 
 _ANNOTATION_KINDS = {
@@ -42,6 +43,7 @@ _ANNOTATION_KINDS = {
     "int": Kind.NUMBER,
     "float": Kind.NUMBER,
     "str": Kind.STRING,
+    "tuple[float,float]": Kind.PAIR,  # get_2D_object_size: (width, height), passed for a box on CLEVR
 }
 
 
