@@ -43,7 +43,7 @@ _ANNOTATION_KINDS = {
     "int": Kind.NUMBER,
     "float": Kind.NUMBER,
     "str": Kind.STRING,
-    "tuple[float,float]": Kind.PAIR,  # get_2D_object_size: (width, height), passed for a box on CLEVR
+    "tuple[float,float]": Kind.PAIR,  # a 2D size, (width, height): a CLEVR program passed one for a box
 }
 
 
