@@ -266,7 +266,8 @@ class OutcomeRule:
 
     A helper whose ground-truth check passed on at least `MIN_TRUTH_CASES` cases is right by
     evidence far stronger than a batch's outcomes: it needs only that the programs using it are
-    not worse (the validation gate later retires what loses on held-back questions)."""
+    not worse (the validation gate later withdraws what loses when each batch is judged without
+    what it added)."""
 
     def __init__(self, evidence: Sequence[QuestionEvidence], min_uses: int) -> None:
         self.evidence, self.min_uses = evidence, min_uses

@@ -170,7 +170,7 @@ def _screen(batch: BuildBatch, recorded: RecordedProposals, memory: dict[str, Re
 def _api_agent(batch: BuildBatch) -> ApiAgent:
     settings = batch.settings
     search = SearchSettings(settings.search_samples, settings.search_rounds, settings.search_temperature)
-    # ground-truth cases come from the scenes of every build question (never a held-back one)
+    # ground-truth cases come from the scenes of the questions actually built, never a scored one
     verifier = TruthVerifier(TruthChecks(batch.executor), batch.store, batch.dataset, batch.modules,
                              list(batch.scenes))
     # a helper without a checkable claim is judged by the gold answers of the batch's own questions
