@@ -21,13 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import subprocess
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vadar.programs.calls import called_names
+from vadar.programs.calls import undefined_helpers_called
 from vadar.programs.stubs import StubFormatError
 from vadar.report.data_lookup import DataLookup
 from vadar.runs.results import QuestionResult, ResultsFile
@@ -42,11 +41,9 @@ def uses_library(result: QuestionResult) -> bool:
     if not result.program:
         return False
     try:
-        tree_names = called_names(result.program)
+        return bool(undefined_helpers_called(result.program))
     except StubFormatError:
         return False
-    defined = set(re.findall(r"^\s*def\s+(_\w+)", result.program, re.MULTILINE))
-    return any(name.startswith("_") and name not in defined for name in tree_names)
 
 
 def helper_programs_right(run: Mapping[str, QuestionResult], ids: Sequence[str]) -> float | None:

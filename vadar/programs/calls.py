@@ -17,9 +17,19 @@ from vadar.programs.stubs import StubFormatError, parse_bounded
 
 def called_names(source: str) -> set[str]:
     """Names called as plain functions in `source`; `StubFormatError` when it does not parse."""
+    return _called(parse_bounded(source))
+
+
+def _called(tree: ast.AST) -> set[str]:
+    return {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+
+
+def undefined_helpers_called(source: str) -> set[str]:
+    """`_`-named functions `source` calls without defining them: the helpers it takes from a library
+    (any library, when its names are not known); `StubFormatError` when it does not parse."""
     tree = parse_bounded(source)
-    return {node.func.id for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return {name for name in _called(tree) if name.startswith("_") and name not in defined}
 
 
 def helpers_called(program: str | None, names: Iterable[str]) -> set[str]:
