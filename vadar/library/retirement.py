@@ -9,10 +9,26 @@ A retired helper leaves the prompts; its versions and decisions stay in history.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from api_store import ApiStore
+from api_store import ApiStore, FunctionRecord
+
+
+def callers_of(library: Sequence[FunctionRecord], names: Iterable[str]) -> dict[str, str]:
+    """Every helper of `library` that calls one of `names`, directly or through another, each with
+    the first (by name) of those gone helpers it calls: what cannot run once `names` are gone."""
+    gone, callers = set(names), {}
+    changed = True
+    while changed:
+        changed = False
+        for record in library:
+            broken = sorted(set(record.dependencies) & gone)
+            if record.name not in gone and broken:
+                callers[record.name] = broken[0]
+                gone.add(record.name)
+                changed = True
+    return callers
 
 
 def retire_helpers(store: ApiStore, reasons: Mapping[str, str], *, mode: str,
@@ -20,15 +36,8 @@ def retire_helpers(store: ApiStore, reasons: Mapping[str, str], *, mode: str,
     """Retire each helper of `reasons`, and every admitted helper that calls one. Each gets a
     `retired` decision with its reason and figures (`evidence`); returns name -> reason."""
     retired = dict(reasons)
-    library = store.library()
-    changed = True
-    while changed:
-        changed = False
-        for record in library:
-            broken = sorted(set(record.dependencies) & set(retired))
-            if record.name not in retired and broken:
-                retired[record.name] = f"it calls the retired helper {broken[0]}"
-                changed = True
+    for name, callee in callers_of(store.library(), reasons).items():
+        retired[name] = f"it calls the retired helper {callee}"
     with store.transaction():
         for name, reason in retired.items():
             details = dict((evidence or {}).get(name, {}))

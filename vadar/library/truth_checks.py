@@ -38,7 +38,7 @@ from vadar.library.candidates import Candidate, Route
 from vadar.library.claims import Claim, claim_label, claim_of, named_claim
 from vadar.library.rules import unread_parameter
 from vadar.programs.namespace import program_namespace
-from vadar.library.tracking import retire_helpers
+from vadar.library.retirement import retire_helpers
 from vadar.programs.answers import as_float
 from vadar.programs.helper_calls import CHANGED_ARGUMENT, parameter_names, watched_call
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api_store import ApiStore, FunctionRecord
-from vadar.library.retirement import retire_helpers
+from vadar.library.retirement import callers_of, retire_helpers
 
 LEAVE_ONE_BATCH_OUT = "leave-one-batch-out"
 IN_SAMPLE = "in-sample"
@@ -124,13 +124,7 @@ def left_out(library: Sequence[FunctionRecord], added: Iterable[str]) -> list[Fu
     """The library without the helpers `added` and every helper that calls one of them, directly or
     through another: what the library would be had the batch that added them never run."""
     gone = set(added)
-    changed = True
-    while changed:
-        changed = False
-        for record in library:
-            if record.name not in gone and gone.intersection(record.dependencies):
-                gone.add(record.name)
-                changed = True
+    gone.update(callers_of(library, gone))
     return [record for record in library if record.name not in gone]
 
 
