@@ -27,7 +27,8 @@ class HandFunction:
     signature: str
     docstring: str
     code: str
-    dependencies: tuple[str, ...]
+    dependencies: tuple[str, ...]  # the functions of the same source it calls
+    calls: frozenset[str]  # every name its code calls, for the library-wide rules (no cycle)
 
 
 def parse_functions(source: str) -> list[HandFunction]:
@@ -64,14 +65,14 @@ def parse_functions(source: str) -> list[HandFunction]:
             raise HandLibraryError(f"line {node.lineno}: {exc}") from None
         called = called_names(code)
         functions.append(HandFunction(node.name, signature, docstring, code,
-                                      tuple(sorted((called & names) - {node.name}))))
+                                      tuple(sorted((called & names) - {node.name})), frozenset(called)))
     return functions
 
 
 def add_functions(store: ApiStore, source: str) -> list[str]:
     """Propose, implement and admit each function of `source`; returns their names."""
     functions = parse_functions(source)
-    adding = {f.name: called_names(f.code) for f in functions}
+    adding = {f.name: set(f.calls) for f in functions}
     problem = joining_problem(stored_calls(store.functions(include_failed=True), excluding=adding), adding)
     if problem is not None:  # the rules an import and the API agent keep: size, no recursion, no cycle
         raise HandLibraryError(problem)
