@@ -260,7 +260,11 @@ class PrintCollector:
         self._parts: list[str] = []
         self._kept = 0
         self.dropped = 0
-        self.printed = 0
+
+    @property
+    def printed(self) -> int:
+        """Characters the execution printed, kept or dropped."""
+        return self._kept + self.dropped
 
     @property
     def flooded(self) -> bool:
@@ -280,7 +284,6 @@ class PrintCollector:
         if type(sep) is not str or type(end) is not str:
             raise TypeError("sep and end must be strings")
         text = sep.join(str(o) for o in objects) + end
-        self.printed += len(text)
         room = self._limit - self._kept
         if room > 0:
             piece = text[:room]
