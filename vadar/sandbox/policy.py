@@ -262,14 +262,9 @@ class PrintCollector:
         self.dropped = 0
 
     @property
-    def printed(self) -> int:
-        """Characters the execution printed, kept or dropped."""
-        return self._kept + self.dropped
-
-    @property
     def flooded(self) -> bool:
         """Whether the execution printed past its bound, whatever it did about the error."""
-        return self.printed > self._ceiling
+        return self._kept + self.dropped > self._ceiling  # every character printed, kept or not
 
     def limit_error(self) -> PrintLimitError:
         return PrintLimitError(f"the program printed more than {self._ceiling:,} characters in one run; print "
