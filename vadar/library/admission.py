@@ -60,6 +60,15 @@ class QuestionEvidence:
                             self.question.metric)
 
 
+def gate_program(agent: ProgramAgent, question: Question, image: Any, modules: ModuleSet,
+                 library: Sequence[FunctionRecord | Candidate]) -> ProgramOutcome:
+    """A program for `question` as the gate writes it: the whole library's API text with the question's
+    regions, the library in the namespace (the search by outcome writes the same requests, so the
+    response cache answers the gate's programs again)."""
+    return agent.solve(question.question, with_regions(render_api(library), question.regions),  # type: ignore[arg-type]
+                       program_namespace(image, modules, library, question.regions))  # type: ignore[arg-type]
+
+
 @dataclass
 class AdmissionReport:
     """What one batch's admission decided; `rejected` maps a name to the reason in the log."""
@@ -167,8 +176,7 @@ class Admission:
         self.on_event(f"checking helpers on question {question.question_id}")
 
         def solve(agent: ProgramAgent, library: list[FunctionRecord]) -> ProgramOutcome:
-            return agent.solve(question.question, with_regions(render_api(library), question.regions),
-                               program_namespace(image, modules, library, question.regions))
+            return gate_program(agent, question, image, modules, library)
 
         without = solve(self.agent, before)
         library = [*before, *candidates]

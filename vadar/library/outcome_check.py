@@ -30,9 +30,9 @@ from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.helper_search import OutcomeEvidence, SearchRule
 from vadar.agents.program import ProgramAgent
+from vadar.library.admission import gate_program
 from vadar.library.candidates import Candidate, Route
 from vadar.library.rules import unread_parameter
-from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.calls import helpers_reached
 from vadar.programs.namespace import program_namespace
 from vadar.programs.outcome import Executor, ProgramOutcome, run_program
@@ -151,11 +151,8 @@ class OutcomeVerifier:
         return total
 
     def _solve(self, question: Question, library: Sequence[FunctionRecord | Candidate]) -> ProgramOutcome:
-        """As the gate's programs are written: the whole library's API text, the question's regions."""
-        api_text = with_regions(render_api(library), question.regions)  # type: ignore[arg-type]
-        namespace = program_namespace(self.dataset.image(question), self.modules, library,  # type: ignore[arg-type]
-                                      question.regions)
-        return self.writer.solve(question.question, api_text, namespace)
+        """As the gate's programs are written (`admission.gate_program`)."""
+        return gate_program(self.writer, question, self.dataset.image(question), self.modules, library)
 
     def _rerun(self, question: Question, program: str, library: list[FunctionRecord | Candidate]) -> object:
         """The same program text with another sample in the library; None when it fails."""
