@@ -105,15 +105,16 @@ def _proposals(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembe
         similar.setdefault(name_words(queued.stub.name), queued.stub.name)
     accepted, left = [q.stub for q in waiting[:cap]], waiting[cap:]
     report.from_queue = [stub.name for stub in accepted]
+    library = store.library()  # nothing is written until the proposals are recorded
     # what the library has, and what waiting proposals will bring, is not asked for again
-    missing = uncovered_steps([q.question for q in batch.questions], [*store.library(), *(q.stub for q in waiting)])
+    missing = uncovered_steps([q.question for q in batch.questions], [*library, *(q.stub for q in waiting)])
     if len(accepted) < cap and missing:
         batch.on_event(f"batch {batch.index + 1}: proposing signatures for {len(batch.questions)} questions")
         signature_agent = SignatureAgent(batch.llm, max_attempts=batch.limits.signature_attempts,
                                          max_functions=cap - len(accepted))
-        aims = (proposal_aims(batch.questions, batch.built_from, store.verified_programs(), store.library())
+        aims = (proposal_aims(batch.questions, batch.built_from, store.verified_programs(), library)
                 if batch.settings.aim else None)
-        api_text = render_api(fit_library(store.library()))  # the request's bound, as for every program
+        api_text = render_api(fit_library(library))  # the request's bound, as for every program
         proposals = signature_agent.propose([q.question for q in batch.questions], api_text,
                                             [*existing, *(q.stub.name for q in waiting)], tried, aims, screen)
         accepted += proposals.accepted
