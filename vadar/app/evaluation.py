@@ -16,6 +16,7 @@ from pathlib import Path
 
 from vadar.app.display import framed
 from vadar.library.coverage import COVERAGE_FILE, Coverage
+from vadar.library.shape_route import ShapeReport  # noqa: F401  (a batch report part the CLI prints)
 from vadar.runs.ablation import AblationReport
 from vadar.runs.evaluation import EvalSummary
 from vadar.runs.pipeline import BatchReport

@@ -19,7 +19,7 @@ from vadar.config import VadarConfig
 from vadar.text import one_line
 
 if TYPE_CHECKING:
-    from vadar.app.evaluation import BatchReport, EvalSummary, ValidationReport
+    from vadar.app.evaluation import BatchReport, EvalSummary, ShapeReport, ValidationReport
 
 console = Console()
 
@@ -65,8 +65,20 @@ def _print_batch(report: BatchReport) -> None:
         console.print(f"  waiting for the next batch: {', '.join(report.queued)}", highlight=False, markup=False)
     if report.signature_skipped:
         console.print("  every step of these questions is covered and nothing waits: no proposals asked")
+    if report.shapes is not None:
+        _print_shapes(report.shapes)
     if report.coverage is not None:
         console.print(f"  {report.coverage.line()}", highlight=False, markup=False)
+
+
+def _print_shapes(report: ShapeReport) -> None:
+    for name in report.proposed:
+        support = (f"; programs for {report.support[name]} of them called it" if name in report.support else "")
+        verdict = ("admitted" if name in report.admitted else f"not admitted: {report.not_admitted[name]}"
+                   if name in report.not_admitted else f"failed: {one_line(report.failed[name], 160)}"
+                   if name in report.failed else "not judged")
+        console.print(f"  question-shape helper {name} ({report.questions[name]} build questions of its shape"
+                      f"{support}): {verdict}", highlight=False, markup=False)
 
 
 def _print_validation(report: ValidationReport) -> None:

@@ -176,6 +176,7 @@ class LibraryConfig:
     search_temperature: float = 0.8  # temperature of the sampled implementations (each with its own seed)
     # Search by outcome for a helper whose name claims nothing checkable (labelled builds)
     outcome_min_support: int = 3  # build questions whose programs must call it before its samples are judged
+    shape_helpers_per_batch: int = 3  # question-shape helpers (one call answers a shape) tried per batch; 0: none
     # The validation gate: each batch's questions answered without what that batch added; what loses is withdrawn
     validation: bool = True
 
@@ -185,7 +186,7 @@ class LibraryConfig:
         **{name: MANY for name in ("retire_min_uses", "admit_min_uses", "distill_min_uses")},
         "distill_max_helpers": Range(1, 100), "build_tries": Range(1, MAX_SAMPLES),
         "search_samples": Range(1, MAX_SEARCH_SAMPLES), "search_rounds": Range(1, MAX_SAMPLES),
-        "outcome_min_support": Range(1, MAX_OUTCOME_SUPPORT),
+        "outcome_min_support": Range(1, MAX_OUTCOME_SUPPORT), "shape_helpers_per_batch": Range(0, 20),
     }
 
 

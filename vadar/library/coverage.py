@@ -7,7 +7,8 @@ an attribute asked for ("What material is ..."), a count, a comparison ("more sp
 cylinders", "taller"), a measure (a height, a distance). A helper covers a step when its checkable
 claim says so (`claims.named_claim`: `_objects_left_of` claims `relation:left`), or its name does
 (`_count_objects` counts, `_object_color` asks a color). A build question is covered when every
-one of its steps has an admitted helper; one whose form names no step needs only the modules and
+one of its steps has an admitted helper, or when a question-shape helper answers its shape in one
+call (`vadar.library.shape_helpers`); one whose form names no step needs only the modules and
 counts as covered. The Signature agent is asked only for the uncovered steps: a build that asks
 again for what it has proposes the same names again and nothing else.
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from vadar.library.claims import ATTRIBUTE_WORDS, RELATION_WORDS, named_claim
+from vadar.library.shape_helpers import answered_by
 from vadar.programs.question_form import QuestionForm, parse_question
 
 COVERAGE_FILE = "coverage.json"
@@ -167,16 +169,28 @@ class Coverage:
                 + (f"; not covered: {missing}" if missing else ""))
 
 
+def _needed(question: str, names: set[str]) -> tuple[Step, ...]:
+    """The steps `question` still needs: none when a question-shape helper answers it in one call."""
+    return () if answered_by(question, names) else steps_of(parse_question(question))
+
+
 def uncovered_steps(questions: Sequence[str], helpers: Iterable[Helper]) -> Counter[Step]:
     """The steps of `questions` no helper covers, with how many questions need each."""
-    covered = set(covering(helpers))
-    return Counter(step for text in questions for step in steps_of(parse_question(text)) if step not in covered)
+    helpers = list(helpers)
+    covered, names = set(covering(helpers)), {h.name for h in helpers}
+    return Counter(step for text in questions for step in _needed(text, names) if step not in covered)
 
 
 def coverage_of(questions: Sequence[str], helpers: Iterable[Helper]) -> Coverage:
-    """The coverage of `questions` (their texts) by `helpers` (the admitted library)."""
-    covered = set(covering(helpers))
+    """The coverage of `questions` (their texts) by `helpers` (the admitted library); a question a
+    question-shape helper answers in one call (`shape_helpers.answered_by`) is covered."""
+    helpers = list(helpers)
+    covered, names = set(covering(helpers)), {h.name for h in helpers}
+    shaped = [bool(answered_by(text, names)) for text in questions]
     steps = [steps_of(parse_question(text)) for text in questions]
-    missing = Counter(step.label for needed in steps for step in needed if step not in covered)
-    return Coverage(len(questions), sum(all(s in covered for s in needed) for needed in steps),
-                    sum(not needed for needed in steps), tuple(missing.most_common()))
+    missing = Counter(step.label for needed, whole in zip(steps, shaped, strict=True) if not whole
+                      for step in needed if step not in covered)
+    return Coverage(len(questions), sum(whole or all(s in covered for s in needed)
+                                        for needed, whole in zip(steps, shaped, strict=True)),
+                    sum(not needed and not whole for needed, whole in zip(steps, shaped, strict=True)),
+                    tuple(missing.most_common()))

@@ -30,6 +30,7 @@ import bm25s
 from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
+from vadar.library.shape_helpers import helpers_for, shape_helpers_first
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.calls import called_names
 from vadar.programs.question_shape import QuestionShape, shape_of
@@ -98,11 +99,13 @@ class LibraryRetriever:
         self.index = LexicalIndex([_text(f) for f in self.library]) if 0 < k < len(self.library) else None
 
     def select(self, question: str) -> list[FunctionRecord]:
+        """The top-k functions and what they call; the question's shape helpers always, and first."""
         if self.index is None:
-            return self.library
-        chosen = set(self.index.top(question, self.k))
+            return shape_helpers_first(self.library, question)
+        own = {helper.name for helper in helpers_for(question)}
+        chosen = set(self.index.top(question, self.k)) | {i for i, f in enumerate(self.library) if f.name in own}
         chosen |= self._dependencies(chosen)
-        return [f for i, f in enumerate(self.library) if i in chosen]
+        return shape_helpers_first([f for i, f in enumerate(self.library) if i in chosen], question)
 
     def _dependencies(self, chosen: set[int]) -> set[int]:
         """Functions the chosen ones call: a program may need to know what they return."""

@@ -24,6 +24,7 @@ from vadar.agents.program import ProgramAgent
 from vadar.library.batch import BuildBatch
 from vadar.library.coverage import COVERAGE_FILE, Coverage, coverage_of
 from vadar.library.proposals import proposal_route
+from vadar.library.shape_route import ShapeReport, shape_route
 from vadar.programs.sampling import Sampling
 from vadar.runs.distillation import distill_batch
 from vadar.runs.manifest import lock_run_dir
@@ -57,6 +58,7 @@ class BatchReport:
     signature_requests: int = 0  # Signature agent replies this batch asked for
     signature_skipped: bool = False  # every step of its questions covered, nothing waiting: no request
     coverage: Coverage | None = None  # of the build questions so far, after this batch
+    shapes: ShapeReport | None = None  # the question-shape helpers tried after the step route
 
 
 def build_api(
@@ -190,7 +192,8 @@ def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) 
 
 
 def _build_batch(build: _Build, chunk: Sequence[Question], index: int, built_from: Sequence[Question]) -> BatchReport:
-    """One batch: the proposal route (when `library.propose`), then distillation."""
+    """One batch: the proposal route and the question-shape route (when `library.propose`), then
+    distillation."""
     session = build.session
     report = BatchReport(index, [q.question_id for q in chunk])
     record = session.store.start_batch(build.run_id, report.question_ids, index=index)
@@ -203,6 +206,7 @@ def _build_batch(build: _Build, chunk: Sequence[Question], index: int, built_fro
         report.repaired, report.searches = proposed.repaired, proposed.searches
         report.from_queue, report.queued = proposed.from_queue, proposed.queued
         report.signature_requests, report.signature_skipped = proposed.signature_requests, proposed.signature_skipped
+        report.shapes = shape_route(batch)
     distilled = distill_batch(session, build.data, batch)
     if distilled is not None:
         report.distilled = distilled.admitted

@@ -1,0 +1,71 @@
+"""The catalogue of question-shape helpers: which question shapes each answers, and the order the
+Program agent reads the library in."""
+
+from __future__ import annotations
+
+from api_store import ApiStore
+from vadar.library.coverage import coverage_of
+from vadar.library.retrieval import LibraryRetriever
+from vadar.library.shape_helpers import CATALOGUE, answered_by, helpers_for, shape_helper, supported
+
+COUNT_RELATED = "There is a small blue metallic cylinder; how many purple rubber things are left of it?"
+COLOR_RELATED = ("There is a big rubber cube to the left of the big metallic object that is behind the matte "
+                 "thing; what color is it?")
+SAME_SIZE = "Do the blue metallic cube and the yellow matte object have the same size?"
+MORE = "Are there more brown cylinders than purple cubes?"
+EITHER = "How many things are either big gray matte cylinders or small cyan matte things?"
+
+
+def names(question):
+    return [h.name for h in helpers_for(question)]
+
+
+def test_each_common_clevr_shape_has_a_helper_whose_one_call_answers_it():
+    assert names(COUNT_RELATED) == ["_find_related", "_count_related"]
+    assert names(COLOR_RELATED) == ["_find_related", "_attribute_of_related", "_attribute_of"]
+    assert names(SAME_SIZE) == ["_same_attribute"]
+    assert names(MORE) == ["_compare_counts"]
+    assert names(EITHER) == ["_count_either"]
+    # a link of a chain serves the shape but does not answer it alone
+    assert answered_by(COUNT_RELATED, ["_find_related"]) is None
+    assert answered_by(COUNT_RELATED, ["_find_related", "_count_related"]) == "_count_related"
+    assert answered_by("What color is the small cylinder?", ["_attribute_of"]) == "_attribute_of"
+    assert answered_by(COLOR_RELATED, ["_attribute_of"]) is None
+
+
+def test_catalogue_names_are_unique_and_claim_nothing_ground_truth_checks():
+    from vadar.library.claims import named_claim
+    assert len({h.name for h in CATALOGUE}) == len(CATALOGUE)
+    assert all(named_claim(h.name, h.signature) is None for h in CATALOGUE)  # judged by outcome only
+    assert shape_helper("_count_related").signature.endswith("-> int") and shape_helper("_other") is None
+
+
+def test_the_most_supported_helpers_come_first():
+    ranked = supported([COUNT_RELATED, COUNT_RELATED, MORE])
+    assert [(h.name, positions) for h, positions in ranked] == [
+        ("_find_related", [0, 1]), ("_count_related", [0, 1]), ("_compare_counts", [2])]
+
+
+def library(*entries):
+    store = ApiStore.memory()
+    for name, signature, doc in entries:
+        store.propose(name, signature, doc)
+        store.implement(name, f"def {name}(image):\n    return 1\n")
+        store.mark_admitted(name)
+    return store.library()
+
+
+def test_the_retriever_always_shows_the_question_s_shape_helper_and_shows_it_first():
+    others = [(f"_purple_thing_{i}", "(image: Image) -> int", "Purple rubber things left of a cylinder.")
+              for i in range(5)]
+    functions = library(*others, ("_count_related", shape_helper("_count_related").signature, "Counts."))
+    chosen = LibraryRetriever(functions, k=2).select(COUNT_RELATED)
+    assert chosen[0].name == "_count_related" and len(chosen) == 3
+    assert [f.name for f in LibraryRetriever(functions, k=0).select(COUNT_RELATED)][0] == "_count_related"
+
+
+def test_a_question_a_shape_helper_answers_is_covered():
+    functions = library(("_compare_counts", shape_helper("_compare_counts").signature, "Compares."))
+    assert coverage_of([MORE, SAME_SIZE], []).covered == 0
+    coverage = coverage_of([MORE, SAME_SIZE], functions)
+    assert coverage.covered == 1 and dict(coverage.uncovered) == {"same:size": 1}

@@ -1,0 +1,145 @@
+"""Question-shape helpers one level up: proposed from the catalogue once enough build questions share
+a shape, searched and admitted by outcome on those questions, and shown first to the programs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from api_store import ApiStore, FunctionStatus
+from omni3d_bench.datasets.clevr import ClevrDataset
+from vadar.agents.program import ProgramAgent
+from vadar.config import AgentsConfig, LibraryConfig
+from vadar.library.batch import BuildBatch
+from vadar.library.coverage import coverage_of
+from vadar.library.shape_route import due_helpers, shape_route
+from vadar.llm.chat import Role
+from vadar.llm.doubles import ByRole, ScriptedLLM
+from vadar.runs.prepare import oracle_modules
+from vadar.sandbox import execute
+
+CLEVR_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "clevr"
+pytestmark = pytest.mark.skipif(not CLEVR_DIR.is_dir(), reason="shared CLEVR data not present")
+NAME = "_count_same_attribute"
+ATTRIBUTE_QUESTIONS = {"color": "What color is this object?", "shape": "What shape is this object?",
+                       "material": "What material is this object made of?", "size": "What size is this object?"}
+RIGHT = f'''```python
+def {NAME}(image, attribute, description, reference):
+    asked = {ATTRIBUTE_QUESTIONS!r}[attribute]
+    value = vqa(image, asked, reference)
+    return len([b for b in loc(image, description)
+                if not same_object(image, b, reference) and vqa(image, asked, b) == value])
+```'''
+WRONG = f'''```python
+def {NAME}(image, attribute, description, reference):
+    return len(loc(image, description)) + len(attribute) + len(reference)
+```'''
+# dev questions 16 to 19 ask "How many other things are there of the same <attribute> as the <reference>?"
+CALLS = {"16": ("size", "metallic sphere"), "17": ("color", "tiny rubber cube"), "18": ("material", "blue ball"),
+         "19": ("shape", "blue matte thing")}
+
+
+def executor(code, namespace):
+    return execute(code, dict(namespace), timeout_s=20, memory_mb=1024)
+
+
+@pytest.fixture(scope="module")
+def clevr():
+    dataset = ClevrDataset(CLEVR_DIR)
+    return dataset, oracle_modules(dataset), dataset.questions("dev")
+
+
+def program_writer(questions, calls_helper=True):
+    """Programs that call the shape helper with the question's attribute and reference, when it is shown."""
+
+    def program(messages):
+        text = "\n".join(str(m["content"]) for m in messages)
+        question = next(q for q in reversed(questions) if q.question in text)
+        if calls_helper and f"def {NAME}(" in messages[0]["content"] and question.question_id in CALLS:
+            attribute, reference = CALLS[question.question_id]
+            return (f"```python\nreference = loc(image, {reference!r})[0]\n"
+                    f"final_result = {NAME}(image, {attribute!r}, 'objects', reference)\n```")
+        return "```python\nfinal_result = 5\n```"
+
+    return program
+
+
+def scripted(questions, samples, calls_helper=True):
+    drawn = iter(samples)
+    return ScriptedLLM([ByRole({Role.API_IMPLEMENT: lambda messages: next(drawn),
+                                Role.PROGRAM: program_writer(questions, calls_helper)})] * 400)
+
+
+def batch(store, llm, questions, *, index=0, **settings):
+    run = store.start_run("build-api", model="test")
+    record = store.start_batch(run.id, [q.question_id for q in questions], index=index)
+    dataset, modules, _ = questions.clevr
+    library = LibraryConfig(search_samples=2, search_rounds=1, **settings)
+    return BuildBatch(store, llm, executor, dataset, modules, tuple(questions), tuple(questions), tuple(questions),
+                      index, run.id, record.id, "test", library, AgentsConfig(),
+                      lambda sampling: ProgramAgent(llm, executor))
+
+
+class Questions(list):
+    """Build questions that carry the data set they come from."""
+
+    def __init__(self, clevr, ids):
+        super().__init__(q for q in clevr[2] if q.question_id in ids)
+        self.clevr = clevr
+
+
+def test_a_shape_helper_is_due_only_with_enough_build_questions_of_its_shape(clevr):
+    store = ApiStore.memory()
+    llm = ScriptedLLM([])
+    # 16-19 count others of a shared attribute; 12-15 ask whether another thing shares one
+    four = batch(store, llm, Questions(clevr, {"16", "17", "18", "19", "12", "13"}))
+    assert [(h.name, [q.question_id for q in qs]) for h, qs in due_helpers(four)] == [
+        (NAME, ["16", "17", "18", "19"])]  # two `exists, shared` questions are below the minimum of 3
+    assert due_helpers(batch(store, llm, Questions(clevr, {"16", "17", "18", "19"}),
+                             shape_helpers_per_batch=0)) == []
+    assert due_helpers(batch(store, llm, Questions(clevr, {"16", "17"}))) == []
+    store.propose(NAME, "(image: Image) -> int", "Tried before.")
+    assert due_helpers(batch(store, llm, Questions(clevr, {"16", "17", "18", "19"}))) == []  # never proposed again
+
+
+def test_the_sample_whose_programs_answer_the_shape_is_admitted_with_worked_examples_calling_it(clevr):
+    questions = Questions(clevr, set(CALLS))
+    store = ApiStore.memory()
+    llm = scripted(questions, [WRONG, RIGHT])
+    report = shape_route(batch(store, llm, questions))
+
+    assert report.proposed == [NAME] and report.admitted == [NAME], report
+    assert report.support[NAME] == 4 and report.questions[NAME] == 4
+    record = store.current(NAME)
+    assert record.status is FunctionStatus.ADMITTED and "same_object" in record.code  # the right sample, not the first
+    examples = [p for p in store.verified_programs(correct_only=True) if NAME in p.uses]
+    assert {p.question_id for p in examples} == set(CALLS)  # the worked examples call it
+    before = coverage_of([q.question for q in questions], [])
+    after = coverage_of([q.question for q in questions], store.library())
+    assert (before.covered, after.covered) == (0, 4)
+
+
+def test_a_shape_helper_no_program_calls_is_refused_for_too_little_support(clevr):
+    questions = Questions(clevr, set(CALLS))
+    store = ApiStore.memory()
+    llm = scripted(questions, [RIGHT, RIGHT], calls_helper=False)
+    report = shape_route(batch(store, llm, questions))
+
+    assert report.admitted == [] and "too few supporting build questions" in report.not_admitted[NAME]
+    assert store.current(NAME).status is FunctionStatus.FAILED
+    assert len(llm.calls_of(Role.API_IMPLEMENT)) == 1  # no search without support
+    assert due_helpers(batch(store, llm, questions, index=1)) == []
+
+
+def test_programs_see_the_question_s_shape_helper_first(clevr):
+    questions = Questions(clevr, set(CALLS))
+    store = ApiStore.memory()
+    store.propose("_zz_other", "(image: Image) -> int", "Another helper.")
+    store.implement("_zz_other", "def _zz_other(image):\n    return 1\n")
+    store.mark_admitted("_zz_other")
+    llm = scripted(questions, [RIGHT])
+    shape_route(batch(store, llm, questions))
+
+    shown = llm.calls_of(Role.PROGRAM)[0][0]["content"]
+    assert shown.index(f"def {NAME}(") < shown.index("def _zz_other(")

@@ -1,0 +1,152 @@
+"""Question-shape helpers, one level up: one call answers a question of a common shape.
+
+A 1.5B model fills in a call well and composes four steps badly. Step helpers (a relation, a shared
+attribute, a count) leave the composition to the program; a question-shape helper carries it: "How
+many purple things are behind the red cube?" is `_count_related(image, "purple things", "behind",
+loc(image, "red cube")[0])`, whatever the objects are called. The build proposes these once the
+build questions show enough of a shape (`vadar.library.shape_route`); the API agent implements
+them over the modules and the step helpers, and each is searched and admitted by outcome on the
+build questions of its shape, never by its name.
+
+The catalogue below names each helper's signature and docstring; which question shapes it answers
+comes from `programs.question_shape` (the answer kind and the relation family). Its helpers take
+the question's noun phrases as strings and the objects a chain of relations resolved as boxes, so
+a chained question ("the cube left of the sphere behind the cylinder") is a few calls of
+`_find_related`, then one of its shape's helper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from vadar.programs.question_shape import QuestionShape, shape_of
+
+ShapeKey = tuple[str, str | None]
+"""A shape as the catalogue keys it: the answer kind and the relation family (`QuestionShape`)."""
+
+RELATION_VALUES = "'left', 'right', 'front' or 'behind'"
+ATTRIBUTE_VALUES = "'color', 'shape', 'material' or 'size'"
+
+
+@dataclass(frozen=True)
+class ShapeHelper:
+    """One question-shape helper the build may propose, and the shapes of the questions it answers."""
+
+    name: str
+    signature: str
+    docstring: str
+    shapes: tuple[ShapeKey, ...]  # the shapes whose programs it serves (proposal support, shown first)
+    links: tuple[ShapeKey, ...] = ()  # of those, the shapes it serves as one step, not the whole answer
+
+    def answers(self, shape: QuestionShape) -> bool:
+        return (shape.answer, shape.relation) in self.shapes
+
+    def answers_whole(self, shape: QuestionShape) -> bool:
+        """Whether one call of it (with boxes found for the question's objects) answers the question."""
+        key = (shape.answer, shape.relation)
+        return key in self.shapes and key not in self.links
+
+
+_SPATIAL: tuple[ShapeKey, ...] = (("count", "spatial"), ("exists", "spatial"), ("attribute", "spatial"),
+                                  ("yes/no", "spatial"))
+
+CATALOGUE: tuple[ShapeHelper, ...] = (
+    ShapeHelper(
+        "_find_related", "(image: Image, description: str, relation: str, reference: BBox) -> BBox",
+        f"The box of the object matching `description` that is `relation` ({RELATION_VALUES}, as seen from the "
+        "camera) of the object in `reference`; never the reference itself. A link of a chain: \"the cube left "
+        "of the sphere\" is _find_related(image, 'cube', 'left', sphere_box).", _SPATIAL, links=_SPATIAL),
+    ShapeHelper(
+        "_is_related", "(image: Image, box: BBox, relation: str, reference: BBox) -> bool",
+        f"Whether the object in `box` is `relation` ({RELATION_VALUES}, as seen from the camera) of the "
+        "object in `reference`.", (("yes/no", "spatial"),)),
+    ShapeHelper(
+        "_count_related", "(image: Image, description: str, relation: str, reference: BBox) -> int",
+        f"How many objects matching `description` are `relation` ({RELATION_VALUES}) of the object in "
+        "`reference`; the reference itself is never counted.", (("count", "spatial"),)),
+    ShapeHelper(
+        "_exists_related", "(image: Image, description: str, relation: str, reference: BBox) -> bool",
+        f"Whether any object matching `description` is `relation` ({RELATION_VALUES}) of the object in "
+        "`reference` (the reference itself never counts).", (("exists", "spatial"),)),
+    ShapeHelper(
+        "_attribute_of_related",
+        "(image: Image, attribute: str, description: str, relation: str, reference: BBox) -> str",
+        f"The `attribute` ({ATTRIBUTE_VALUES}) of the object matching `description` that is `relation` "
+        f"({RELATION_VALUES}) of the object in `reference`.", (("attribute", "spatial"),)),
+    ShapeHelper(
+        "_attribute_of", "(image: Image, attribute: str, box: BBox) -> str",
+        f"The `attribute` ({ATTRIBUTE_VALUES}) of the object in `box`, as one word.",
+        (("attribute", None), ("attribute", "spatial"), ("attribute", "shared")),
+        links=(("attribute", "spatial"), ("attribute", "shared"))),
+    ShapeHelper(
+        "_same_attribute", "(image: Image, attribute: str, first: BBox, second: BBox) -> bool",
+        f"Whether the objects in `first` and `second` have the same `attribute` ({ATTRIBUTE_VALUES}).",
+        (("yes/no", "shared"),)),
+    ShapeHelper(
+        "_count_same_attribute", "(image: Image, attribute: str, description: str, reference: BBox) -> int",
+        f"How many objects matching `description`, other than the one in `reference`, have the same "
+        f"`attribute` ({ATTRIBUTE_VALUES}) as the object in `reference`.", (("count", "shared"),)),
+    ShapeHelper(
+        "_exists_same_attribute", "(image: Image, attribute: str, description: str, reference: BBox) -> bool",
+        f"Whether any object matching `description`, other than the one in `reference`, has the same "
+        f"`attribute` ({ATTRIBUTE_VALUES}) as the object in `reference`.", (("exists", "shared"),)),
+    ShapeHelper(
+        "_attribute_of_same",
+        "(image: Image, asked: str, description: str, shared: str, reference: BBox) -> str",
+        f"The `asked` attribute ({ATTRIBUTE_VALUES}) of the object matching `description`, other than the "
+        "one in `reference`, that has the same `shared` attribute as the object in `reference`.",
+        (("attribute", "shared"),)),
+    ShapeHelper(
+        "_count_either", "(image: Image, first: str, second: str) -> int",
+        "How many objects match `first` or `second` (or both), each object counted once.",
+        (("count", "either"),)),
+    ShapeHelper(
+        "_compare_counts", "(image: Image, first: str, second: str, order: str) -> bool",
+        "Whether the number of objects matching `first` is 'more', 'fewer' or 'equal' (`order`) compared "
+        "with the number matching `second`.", (("yes/no", "count comparison"),)),
+)
+"""Every question-shape helper, in the order the build proposes them when their support ties."""
+
+_BY_NAME = {helper.name: helper for helper in CATALOGUE}
+
+
+def shape_helper(name: str) -> ShapeHelper | None:
+    """The catalogue entry of a library function named `name`, None for any other helper."""
+    return _BY_NAME.get(name)
+
+
+def helpers_for(question: str) -> tuple[ShapeHelper, ...]:
+    """The question-shape helpers that answer `question`'s shape, in catalogue order."""
+    shape = shape_of(question)
+    return tuple(helper for helper in CATALOGUE if helper.answers(shape))
+
+
+class _Named(Protocol):
+    name: str
+
+
+F = TypeVar("F", bound=_Named)
+
+
+def answered_by(question: str, names: Iterable[str]) -> str | None:
+    """The first of `names` (library helpers) whose one call answers `question`'s shape, if any."""
+    shape, present = shape_of(question), set(names)
+    return next((h.name for h in CATALOGUE if h.name in present and h.answers_whole(shape)), None)
+
+
+def shape_helpers_first(functions: Iterable[F], question: str) -> list[F]:
+    """`functions` with the question's shape helpers first (the order otherwise kept): the Program
+    agent reads the one call that answers its question before the steps it could compose."""
+    functions = list(functions)
+    own = {helper.name for helper in helpers_for(question)}
+    return [f for f in functions if f.name in own] + [f for f in functions if f.name not in own]
+
+
+def supported(questions: Sequence[str]) -> list[tuple[ShapeHelper, list[int]]]:
+    """Each catalogue helper with the positions of the `questions` whose shape it answers, the most
+    supported first (catalogue order between equals); helpers no question needs are left out."""
+    found = [(helper, [i for i, q in enumerate(questions) if helper.answers(shape_of(q))]) for helper in CATALOGUE]
+    ranked = sorted((pair for pair in found if pair[1]), key=lambda pair: -len(pair[1]))
+    return ranked

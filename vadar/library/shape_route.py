@@ -1,0 +1,117 @@
+"""The question-shape route: helpers one level up, proposed from the catalogue once the build
+questions show enough of a shape, searched and admitted by outcome on every build question of it.
+
+After a batch's step route (`vadar.library.proposals`), each catalogue helper
+(`vadar.library.shape_helpers`) is due when at least `library.outcome_min_support` labelled build
+questions so far have a shape it answers and the store has never held its name; at most
+`library.shape_helpers_per_batch` are tried per batch, the most supported first. One at a time:
+
+1. it is proposed with the catalogue's signature and docstring;
+2. the API agent implements it, searched by outcome (`vadar.library.outcome_check`) on the build
+   questions of its shape, from every batch built so far: the programs the Program agent writes
+   for them, with the helper shown first, must call it and be right;
+3. below the minimum support (too few of those programs called it) it is refused, not kept as a
+   greedy guess: a shape helper is there to carry the composition, and no program showed it does;
+4. otherwise the gate (`vadar.library.admission`) judges it on the same questions, and its right
+   programs become the worked examples that call it.
+
+One helper is admitted before the next is proposed, so the next one's programs see it, and the
+gate's programs are the search's own requests (the response cache answers them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from api_store import DuplicateFunctionError
+from omni3d_bench.types import Question
+from vadar.agents.api import ApiAgent, TestContext
+from vadar.agents.helper_search import SearchSettings
+from vadar.library.admission import Admission, AdmissionSetup
+from vadar.library.batch import BuildBatch
+from vadar.library.implementation_log import StoreLog
+from vadar.library.outcome_check import OutcomeVerifier
+from vadar.library.retirement import retire_harmful
+from vadar.library.shape_helpers import ShapeHelper, supported
+from vadar.programs.namespace import program_namespace
+from vadar.programs.sampling import PROGRAM
+
+
+@dataclass
+class ShapeReport:
+    """What the route did with one batch's question-shape helpers, name by name."""
+
+    proposed: list[str] = field(default_factory=list)
+    implemented: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    admitted: list[str] = field(default_factory=list)
+    not_admitted: dict[str, str] = field(default_factory=dict)
+    support: dict[str, int] = field(default_factory=dict)  # build questions whose programs called it
+    questions: dict[str, int] = field(default_factory=dict)  # build questions of its shapes
+
+
+def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
+    """The catalogue helpers this batch tries, with the labelled build questions of their shapes."""
+    settings = batch.settings
+    if settings.admission != "labelled" or settings.shape_helpers_per_batch == 0:
+        return []  # only gold answers can judge a helper whose name claims nothing
+    labelled = [q for q in batch.built_from if q.answer is not None]
+    due = [(helper, [labelled[i] for i in positions])
+           for helper, positions in supported([q.question for q in labelled])
+           # any state: a helper tried before, failed or retired included, is not proposed again
+           if helper.name not in batch.store and len(positions) >= settings.outcome_min_support]
+    return due[:settings.shape_helpers_per_batch]
+
+
+def shape_route(batch: BuildBatch) -> ShapeReport:
+    """Propose, implement, search and judge the batch's due question-shape helpers, one at a time."""
+    report = ShapeReport()
+    for helper, questions in due_helpers(batch):
+        batch.on_event(f"batch {batch.index + 1}: question-shape helper {helper.name} "
+                       f"for {len(questions)} build questions")
+        report.questions[helper.name] = len(questions)
+        try:
+            batch.store.propose(helper.name, helper.signature, helper.docstring, **batch.provenance)
+        except DuplicateFunctionError as exc:
+            report.failed[helper.name] = str(exc)
+            continue
+        report.proposed.append(helper.name)
+        _one(batch, helper, questions, report)
+    return report
+
+
+def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], report: ShapeReport) -> None:
+    settings, store, name = batch.settings, batch.store, helper.name
+    contexts = [TestContext(q.question, program_namespace(batch.dataset.image(q), batch.modules),
+                            getattr(batch.dataset, "example_words", {})) for q in questions]
+    outcome = OutcomeVerifier(batch.writer(PROGRAM), store, batch.executor, batch.dataset, batch.modules,
+                              questions, min_support=settings.outcome_min_support, on_event=batch.on_event)
+    search = SearchSettings(settings.search_samples, settings.search_rounds, settings.search_temperature)
+    agent = ApiAgent(batch.llm, store, batch.executor, log=StoreLog(store, **batch.provenance),
+                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
+                     outcome=outcome)
+    implemented = agent.implement([name], contexts)
+    if name in implemented.failed:
+        report.failed[name] = implemented.failed[name]
+        return
+    report.implemented.append(name)
+    evidence = outcome.evidence(name)
+    support = evidence.support if evidence is not None else 0
+    report.support[name] = support
+    if support < settings.outcome_min_support:
+        reason = (f"too few supporting build questions: programs for {support} of the {len(questions)} "
+                  f"questions of its shape called it (at least {settings.outcome_min_support} needed)")
+        store.record_decision(name, "rejected", mode=settings.admission, evidence={"reason": reason})
+        store.mark_failed(name, f"not admitted: {reason}")
+        report.not_admitted[name] = reason
+        batch.on_event(f"rejected {name}: {reason}")
+        return
+    setup = AdmissionSetup(mode=settings.admission, sampler=batch.writer(PROGRAM),
+                           repair=agent.repair if settings.repair else None, checks=None, truth=None,
+                           min_uses=settings.admit_min_uses, batch_id=batch.batch_id, on_event=batch.on_event)
+    admission = Admission(store, batch.writer(PROGRAM), batch.executor, setup)
+    decided = admission.decide([store.current(name)], list(questions), batch.dataset, batch.modules, contexts)
+    report.admitted += decided.admitted
+    report.not_admitted.update(decided.rejected)
+    report.not_admitted.update(retire_harmful(store, min_uses=settings.retire_min_uses, below=settings.retire_below))
