@@ -66,6 +66,23 @@ def test_no_passing_sample_keeps_nothing_and_names_the_closest():
     assert found.record.closest_failures == ["off"]
 
 
+def test_a_round_ends_once_samples_keep_repeating_a_text_already_judged():
+    drawn, judged = [], []
+
+    def sampler(index, failures, closest):
+        drawn.append(index)
+        return Sample("copied" if not failures or index % 2 else f"new {index}")
+
+    def check(sample):
+        judged.append(sample.code)
+        return Verdict(False, failures=["off"])
+
+    found = search(sampler, check, SearchSettings(samples=8, rounds=2), "relation:behind")
+    # round 1: one new text, then three repeats end it; in round 2 every other draw is new: all 8 drawn
+    assert drawn == [0, 1, 2, 3, *range(8, 16)] and judged == ["copied", "new 8", "new 10", "new 12", "new 14"]
+    assert found.record.samples == 12 and found.record.rounds == 2
+
+
 def test_a_sample_without_cases_is_kept_as_the_single_implementation_would_be():
     found = search(lambda i, f, c: Sample(None if i == 0 else "works"), lambda s: Verdict(None, cases=0),
                    SearchSettings(samples=4), "relation:left")

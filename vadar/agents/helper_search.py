@@ -157,6 +157,9 @@ class Found:
     closest: Sample | None = None
 
 
+REPEATS_TO_STOP = 3
+"""Samples in a row that repeat an implementation already judged before a round gives up."""
+
 Sampler = Callable[[int, Sequence[str], str | None], Sample]
 """Draws sample `index` (0 is greedy), optionally shown a closest implementation and its failing cases."""
 
@@ -167,7 +170,10 @@ def search(sampler: Sampler, check: Callable[[Sample], CaseCheck], settings: Sea
     allows, the closest one).
 
     A sample whose cases cannot be built (`passed` None) is no evidence either way: it is kept as
-    the single implementation would have been.
+    the single implementation would have been. A round ends early after `REPEATS_TO_STOP` samples
+    in a row repeat a text already judged: the model's distribution has collapsed onto it (a small
+    model copying its prompt's example drew the same body 16 times at temperature 0.8), and more
+    draws of the same request only repeat it; the next round's request shows the closest failure.
     """
     record = SearchRecord(claim)
     closest: tuple[float, int, Sample, CaseCheck] | None = None  # closeness, sample number, sample, its check
@@ -176,7 +182,11 @@ def search(sampler: Sampler, check: Callable[[Sample], CaseCheck], settings: Sea
         record.rounds = round_index + 1
         failures_shown = list(closest[3].failures) if closest is not None else []
         code_shown = closest[2].code if closest is not None else None
+        repeats = 0
         for k in range(settings.samples):
+            if repeats >= REPEATS_TO_STOP:
+                on_event(f"round {round_index + 1} ended: {repeats} samples in a row repeated one already judged")
+                break
             index = round_index * settings.samples + k
             on_event(f"sample {index + 1} of at most {settings.samples * settings.rounds}")
             sample = sampler(index, failures_shown, code_shown)
@@ -185,7 +195,9 @@ def search(sampler: Sampler, check: Callable[[Sample], CaseCheck], settings: Sea
                 continue
             record.working += 1
             if sample.code in seen:  # the same text again: the same verdict
+                repeats += 1
                 continue
+            repeats = 0
             seen.add(sample.code)
             checked = check(sample)
             record.cases = max(record.cases, checked.cases)
