@@ -1,7 +1,8 @@
 """Which steps of the build's questions the library covers: what to ask the Signature agent for, and
 the build's coverage figure.
 
-A question is parsed once (`programs.question_form`) into the steps a program must take beyond
+A question is parsed once (`programs.question_form`, read as a shape by `programs.question_shape`,
+the reading worked examples are retrieved by) into the steps a program must take beyond
 finding objects: a relation ("left of the red sphere"), a shared attribute ("the same color as"),
 an attribute asked for ("What material is ..."), a count, a comparison ("more spheres than
 cylinders", "taller"), a measure (a height, a distance). A helper covers a step when its checkable
@@ -15,7 +16,6 @@ again for what it has proposes the same names again and nothing else.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from vadar.library.claims import ATTRIBUTE_WORDS, RELATION_WORDS, named_claim
 from vadar.library.shape_helpers import answered_by
 from vadar.programs.question_form import QuestionForm, parse_question
+from vadar.programs.question_shape import shape_of_form
 
 COVERAGE_FILE = "coverage.json"
 """Where a build directory keeps its coverage at the end (`Coverage.to_dict`)."""
@@ -58,10 +59,6 @@ _COMPARISONS = {"count": "comparing two counts (more, fewer, as many)",
                 "size": "which of two objects is taller or larger",
                 "ratio": "how many times taller or larger one object is"}
 
-_ATTRIBUTE_ASKED = re.compile(r"\bwhat (?:is (?:its|the|that|this) )?(color|colour|shape|material|size)\b"
-                              r"|\bwhat (color|colour|shape|material|size) is\b|\bmade of\b", re.IGNORECASE)
-_COUNT_COMPARISON = re.compile(r"\b(?:more|fewer|less)\b.*\bthan\b|\b(?:equal|same) number\b|\bas many\b",
-                               re.IGNORECASE)
 _COUNT_WORDS = {"count", "counts", "number", "numbers", "many"}
 _COMPARE_COUNT_WORDS = {"more", "fewer", "less", "greater", "equal", "compare"}
 _SIZE_COMPARISON_WORDS = {"taller", "shorter", "larger", "bigger", "smaller", "wider", "compare"}
@@ -72,16 +69,15 @@ def steps_of(form: QuestionForm) -> tuple[Step, ...]:
     """The steps a parsed question needs, in a fixed order. "How much closer to the camera is the
     chair than the table?" names no relation to find objects by: it asks a distance."""
     measures_distance = form.relation == "distance" and form.answer_type == "number"
+    shape = shape_of_form(form)  # the one reading of what the question asks, as retrieval has it
     steps = [] if measures_distance else [Step("relation", name) for name in form.spatial]
     if form.shared_attribute:
         steps.append(Step("same", form.shared_attribute))
-    asked = _ATTRIBUTE_ASKED.search(form.text)
-    if asked and form.answer_type == "text":
-        word = (asked.group(1) or asked.group(2) or "material").lower()
-        steps.append(Step("attribute", ATTRIBUTE_WORDS.get(word, word)))
+    if shape.answer == "attribute" and shape.subject is not None:
+        steps.append(Step("attribute", shape.subject))
     if form.answer_type == "count":
         steps.append(Step("count", "objects"))
-    if _COUNT_COMPARISON.search(form.text) and form.relation is None:
+    if shape.relation == "count comparison":
         steps.append(Step("comparison", "count"))
     if form.relation in ("comparison", "ratio"):
         steps.append(Step("comparison", "size" if form.relation == "comparison" else "ratio"))
