@@ -69,3 +69,16 @@ def test_a_question_a_shape_helper_answers_is_covered():
     assert coverage_of([MORE, SAME_SIZE], []).covered == 0
     coverage = coverage_of([MORE, SAME_SIZE], functions)
     assert coverage.covered == 1 and dict(coverage.uncovered) == {"same:size": 1}
+
+
+def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitted():
+    from vadar.library.shape_route import built_on
+    functions = library(("_objects_left_of", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]",
+                         "Boxes left of bbox."),
+                        ("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."),
+                        ("_object_material", "(image: Image, bbox: BBox) -> str", "The material."))
+    assert built_on(shape_helper("_count_related"), functions) == (
+        " Build it on the library's helpers: `_objects_left_of` (relation left).")
+    assert built_on(shape_helper("_count_same_attribute"), functions) == (
+        " Build it on the library's helpers: `_object_material` (attribute material), `_same_color` (same color).")
+    assert built_on(shape_helper("_count_either"), functions) == ""

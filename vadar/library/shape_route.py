@@ -6,7 +6,9 @@ After a batch's step route (`vadar.library.proposals`), each catalogue helper
 questions so far have a shape it answers and the store has never held its name; at most
 `library.shape_helpers_per_batch` are tried per batch, the most supported first. One at a time:
 
-1. it is proposed with the catalogue's signature and docstring;
+1. it is proposed with the catalogue's signature and docstring, the docstring naming the admitted
+   step helpers it composes (`built_on`: "Build it on the library's helpers: `_objects_left_of`
+   (relation left), ...");
 2. the API agent implements it, searched by outcome (`vadar.library.outcome_check`) on the build
    questions of its shape, from every batch built so far: the programs the Program agent writes
    for them, with the helper shown first, must call it and be right;
@@ -21,15 +23,17 @@ gate's programs are the search's own requests (the response cache answers them).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from api_store import DuplicateFunctionError
+from api_store import DuplicateFunctionError, FunctionRecord
 from omni3d_bench.types import Question
 from vadar.agents.api import ApiAgent, TestContext
 from vadar.agents.helper_search import SearchSettings
 from vadar.library.admission import Admission, AdmissionSetup
 from vadar.library.batch import BuildBatch
+from vadar.library.coverage import covering
 from vadar.library.implementation_log import StoreLog
 from vadar.library.outcome_check import OutcomeVerifier
 from vadar.library.retirement import retire_harmful
@@ -64,6 +68,22 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     return due[:settings.shape_helpers_per_batch]
 
 
+_BUILDS_ON = {"relation": ("relation",), "attribute": ("attribute", "same"), "asked": ("attribute",),
+              "shared": ("same",)}
+"""The step kinds (`coverage.Step`) a parameter of a shape helper's signature says it composes."""
+_PARAMETER = re.compile(r"(\w+)\s*:")
+
+
+def built_on(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
+    """A sentence naming the admitted step helpers the shape helper composes, for its docstring: the
+    API agent asked for `_find_related` with the four relation conventions in one docstring wrote
+    depth comparisons for left and right in all 13 samples, while `_objects_left_of` was admitted."""
+    kinds = {kind for parameter in _PARAMETER.findall(helper.signature) for kind in _BUILDS_ON.get(parameter, ())}
+    named = [f"`{names[0]}` ({step.kind} {step.value})" for step, names in sorted(covering(library).items())
+             if step.kind in kinds]
+    return f" Build it on the library's helpers: {', '.join(named)}." if named else ""
+
+
 def shape_route(batch: BuildBatch) -> ShapeReport:
     """Propose, implement, search and judge the batch's due question-shape helpers, one at a time."""
     report = ShapeReport()
@@ -72,7 +92,8 @@ def shape_route(batch: BuildBatch) -> ShapeReport:
                        f"for {len(questions)} build questions")
         report.questions[helper.name] = len(questions)
         try:
-            batch.store.propose(helper.name, helper.signature, helper.docstring, **batch.provenance)
+            docstring = helper.docstring + built_on(helper, batch.store.library())
+            batch.store.propose(helper.name, helper.signature, docstring, **batch.provenance)
         except DuplicateFunctionError as exc:
             report.failed[helper.name] = str(exc)
             continue
