@@ -143,3 +143,22 @@ def test_programs_see_the_question_s_shape_helper_first(clevr):
 
     shown = llm.calls_of(Role.PROGRAM)[0][0]["content"]
     assert shown.index(f"def {NAME}(") < shown.index("def _zz_other(")
+
+
+def test_a_shape_helper_proposed_before_an_interruption_is_resumed_by_its_route_not_the_step_route(clevr):
+    from vadar.library.proposals import proposal_route
+    from vadar.library.shape_helpers import shape_helper
+    questions = Questions(clevr, set(CALLS))
+    store = ApiStore.memory()
+    helper = shape_helper(NAME)
+    store.propose(NAME, helper.signature, helper.docstring)  # the route proposed it, then the build stopped
+    assert [h.name for h, _ in due_helpers(batch(store, ScriptedLLM([]), questions))] == [NAME]
+
+    llm = scripted(questions, [RIGHT])
+    resumed = batch(store, llm, questions, index=1, propose=True, distill=False, aim=False)
+    record = store.record_proposals(store.start_batch(resumed.run_id, [q.question_id for q in questions]).id,
+                                    [], [], [])  # a batch whose step proposals are all recorded: nothing asked
+    steps = proposal_route(resumed, record)
+    assert NAME not in steps.implemented  # the step route leaves it to its own route
+    report = shape_route(resumed)
+    assert report.proposed == [NAME] and report.admitted == [NAME]

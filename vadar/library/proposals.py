@@ -32,6 +32,7 @@ from vadar.library.memory import Remembered, remembered_helpers
 from vadar.library.outcome_check import OutcomeVerifier
 from vadar.library.proposal_queue import QueuedStub, RecordedProposals, waiting_before
 from vadar.library.retirement import retire_harmful
+from vadar.library.shape_helpers import proposed_by_shape_route
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
 from vadar.programs.api_text import render_api
 from vadar.programs.helper_rules import fit_library
@@ -72,7 +73,8 @@ def proposal_route(batch: BuildBatch, record: BatchRecord) -> ProposalReport:
     contexts = [TestContext(q.question, program_namespace(batch.dataset.image(q), batch.modules),
                             getattr(batch.dataset, "example_words", {})) for q in batch.questions]
     agent = _api_agent(batch)
-    pending = [f.name for f in batch.store.functions(FunctionStatus.PROPOSED)]  # leftovers of a crash too
+    pending = [f.name for f in batch.store.functions(FunctionStatus.PROPOSED)  # leftovers of a crash too,
+               if not proposed_by_shape_route(f.name, f.docstring)]  # but the shape route resumes its own
     outcome: ImplementationReport = agent.implement(pending, contexts)
     report.implemented, report.failed = outcome.implemented, outcome.failed
     report.attempts, report.searches = sum(outcome.attempts.values()), outcome.searches

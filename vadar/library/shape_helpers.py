@@ -135,6 +135,13 @@ class _Named(Protocol):
 F = TypeVar("F", bound=_Named)
 
 
+def proposed_by_shape_route(name: str, docstring: str) -> bool:
+    """Whether a stored proposal is the question-shape route's (a catalogue name and docstring), so
+    a resumed build leaves it to that route, judged on its shape's questions."""
+    helper = shape_helper(name)
+    return helper is not None and docstring.startswith(helper.docstring)
+
+
 def answered_by(question: str, names: Iterable[str]) -> str | None:
     """The first of `names` (library helpers) whose one call answers `question`'s shape, if any."""
     shape, present = shape_of(question), set(names)

@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from api_store import DuplicateFunctionError, FunctionRecord
+from api_store import DuplicateFunctionError, FunctionRecord, FunctionStatus
 from omni3d_bench.types import Question
 from vadar.agents.api import ApiAgent, TestContext
 from vadar.agents.helper_search import SearchSettings
@@ -37,7 +37,7 @@ from vadar.library.coverage import covering
 from vadar.library.implementation_log import StoreLog
 from vadar.library.outcome_check import OutcomeVerifier
 from vadar.library.retirement import retire_harmful
-from vadar.library.shape_helpers import ShapeHelper, supported
+from vadar.library.shape_helpers import ShapeHelper, proposed_by_shape_route, supported
 from vadar.programs.namespace import program_namespace
 from vadar.programs.sampling import PROGRAM
 
@@ -64,8 +64,16 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     due = [(helper, [labelled[i] for i in positions])
            for helper, positions in supported([q.question for q in labelled])
            # any state: a helper tried before, failed or retired included, is not proposed again
-           if helper.name not in batch.store and len(positions) >= settings.outcome_min_support]
+           if _untried(batch, helper) and len(positions) >= settings.outcome_min_support]
     return due[:settings.shape_helpers_per_batch]
+
+
+def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
+    """Never in the store, or proposed by this route before an interruption and not implemented yet."""
+    if helper.name not in batch.store:
+        return True
+    current = batch.store.current(helper.name)
+    return current.status is FunctionStatus.PROPOSED and proposed_by_shape_route(current.name, current.docstring)
 
 
 _BUILDS_ON = {"relation": ("relation",), "attribute": ("attribute", "same"), "asked": ("attribute",),
@@ -92,8 +100,9 @@ def shape_route(batch: BuildBatch) -> ShapeReport:
                        f"for {len(questions)} build questions")
         report.questions[helper.name] = len(questions)
         try:
-            docstring = helper.docstring + built_on(helper, batch.store.library())
-            batch.store.propose(helper.name, helper.signature, docstring, **batch.provenance)
+            if helper.name not in batch.store:  # else proposed before an interruption: implemented now
+                docstring = helper.docstring + built_on(helper, batch.store.library())
+                batch.store.propose(helper.name, helper.signature, docstring, **batch.provenance)
         except DuplicateFunctionError as exc:
             report.failed[helper.name] = str(exc)
             continue
