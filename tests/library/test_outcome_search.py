@@ -14,7 +14,7 @@ from vadar.config import AgentsConfig, LibraryConfig
 from vadar.library.batch import BuildBatch
 from vadar.library.implementation_log import StoreLog
 from vadar.library.outcome_check import OutcomeVerifier
-from vadar.library.proposals import _api_agent
+from vadar.library.proposals import api_agent
 from vadar.library.story import helper_story
 from vadar.llm.chat import Role
 from vadar.llm.doubles import ByRole, ScriptedLLM
@@ -163,7 +163,7 @@ def test_only_the_batch_questions_judge_a_sample_never_a_scored_one(data):
     batch = BuildBatch(store, llm, executor, data.dataset, data.modules, tuple(built), tuple(built), tuple(built),
                        index=0, run_id=run.id, batch_id=record.id, model=None, settings=settings, limits=AgentsConfig(),
                        writer=lambda sampling: ProgramAgent(llm, executor, sampling=sampling))
-    report = _api_agent(batch).implement([NAME], [context(data, built[0])])
+    report = api_agent(batch, batch.questions).implement([NAME], [context(data, built[0])])
 
     assert report.searches[NAME].passed == [2]
     asked = ["\n".join(str(m["content"]) for m in call) for call in llm.calls_of(Role.PROGRAM)]

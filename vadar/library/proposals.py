@@ -14,9 +14,11 @@ as it was, to be judged on the new batch's questions.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from api_store import ApiStore, BatchRecord, DuplicateFunctionError, FunctionStatus
+from omni3d_bench.types import Question
 from vadar.agents.api import ApiAgent, ImplementationReport, TestContext
 from vadar.agents.helper_search import SearchRecord, SearchSettings
 from vadar.agents.signature import SignatureAgent, name_words, rejection_reason
@@ -72,7 +74,7 @@ def proposal_route(batch: BuildBatch, record: BatchRecord) -> ProposalReport:
     _screen(batch, recorded, memory, report)
     contexts = [TestContext(q.question, program_namespace(batch.dataset.image(q), batch.modules),
                             getattr(batch.dataset, "example_words", {})) for q in batch.questions]
-    agent = _api_agent(batch)
+    agent = api_agent(batch, batch.questions)
     pending = [f.name for f in batch.store.functions(FunctionStatus.PROPOSED)  # leftovers of a crash too,
                if not proposed_by_shape_route(f.name, f.docstring)]  # but the shape route resumes its own
     outcome: ImplementationReport = agent.implement(pending, contexts)
@@ -170,19 +172,30 @@ def _screen(batch: BuildBatch, recorded: RecordedProposals, memory: dict[str, Re
             report.reused.append(stub.name)
 
 
-def _api_agent(batch: BuildBatch) -> ApiAgent:
+def api_agent(batch: BuildBatch, judged_on: Sequence[Question]) -> ApiAgent:
+    """The batch's API agent: ground truth for a name that makes a checkable claim, else (labelled)
+    the gold answers of the build questions `judged_on` (the batch's own, or a shape's)."""
     settings = batch.settings
     search = SearchSettings(settings.search_samples, settings.search_rounds, settings.search_temperature)
     # ground-truth cases come from the scenes of the questions actually built, never a scored one
     verifier = TruthVerifier(TruthChecks(batch.executor), batch.store, batch.dataset, batch.modules,
                              list(batch.scenes))
-    # a helper without a checkable claim is judged by the gold answers of the batch's own questions
     outcome = (OutcomeVerifier(batch.writer(PROGRAM), batch.store, batch.executor, batch.dataset, batch.modules,
-                               batch.questions, min_support=settings.outcome_min_support, on_event=batch.on_event)
+                               judged_on, min_support=settings.outcome_min_support, on_event=batch.on_event)
                if settings.admission == "labelled" else None)
     return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
                     verifier=verifier, outcome=outcome)
+
+
+def batch_admission(batch: BuildBatch, agent: ApiAgent) -> Admission:
+    """The gate as every route of the batch meets it, with one repair by `agent` where allowed."""
+    settings = batch.settings
+    setup = AdmissionSetup(mode=settings.admission, sampler=batch.writer(PROGRAM_SAMPLE),
+                           repair=agent.repair if settings.repair else None,
+                           checks=BehaviourChecks(batch.llm, batch.executor), truth=TruthChecks(batch.executor),
+                           min_uses=settings.admit_min_uses, batch_id=batch.batch_id, on_event=batch.on_event)
+    return Admission(batch.store, batch.writer(PROGRAM), batch.executor, setup)
 
 
 def _admit(batch: BuildBatch, agent: ApiAgent, contexts: list[TestContext], report: ProposalReport) -> None:
@@ -195,11 +208,6 @@ def _admit(batch: BuildBatch, agent: ApiAgent, contexts: list[TestContext], repo
         return
     if not candidates:
         return
-    setup = AdmissionSetup(mode=settings.admission, sampler=batch.writer(PROGRAM_SAMPLE),
-                           repair=agent.repair if settings.repair else None,
-                           checks=BehaviourChecks(batch.llm, batch.executor), truth=TruthChecks(batch.executor),
-                           min_uses=settings.admit_min_uses, batch_id=batch.batch_id, on_event=batch.on_event)
-    admission = Admission(store, batch.writer(PROGRAM), batch.executor, setup)
-    decided = admission.decide(candidates, batch.questions, batch.dataset, batch.modules, contexts)
+    decided = batch_admission(batch, agent).decide(candidates, batch.questions, batch.dataset, batch.modules, contexts)
     report.admitted, report.not_admitted, report.repaired = decided.admitted, decided.rejected, decided.repaired
     report.not_admitted.update(retire_harmful(store, min_uses=settings.retire_min_uses, below=settings.retire_below))

@@ -23,23 +23,19 @@ gate's programs are the search's own requests (the response cache answers them).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from api_store import DuplicateFunctionError, FunctionRecord, FunctionStatus
 from omni3d_bench.types import Question
-from vadar.agents.api import ApiAgent, TestContext
-from vadar.agents.helper_search import SearchSettings
-from vadar.library.admission import Admission, AdmissionSetup
+from vadar.agents.api import TestContext
 from vadar.library.batch import BuildBatch
 from vadar.library.coverage import covering
-from vadar.library.implementation_log import StoreLog
-from vadar.library.outcome_check import OutcomeVerifier
+from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
 from vadar.library.shape_helpers import ShapeHelper, proposed_by_shape_route, supported
+from vadar.programs.helper_calls import parameter_names
 from vadar.programs.namespace import program_namespace
-from vadar.programs.sampling import PROGRAM
 
 
 @dataclass
@@ -79,14 +75,14 @@ def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
 _BUILDS_ON = {"relation": ("relation",), "attribute": ("attribute", "same"), "asked": ("attribute",),
               "shared": ("same",)}
 """The step kinds (`coverage.Step`) a parameter of a shape helper's signature says it composes."""
-_PARAMETER = re.compile(r"(\w+)\s*:")
 
 
 def built_on(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
     """A sentence naming the admitted step helpers the shape helper composes, for its docstring: the
     API agent asked for `_find_related` with the four relation conventions in one docstring wrote
     depth comparisons for left and right in all 13 samples, while `_objects_left_of` was admitted."""
-    kinds = {kind for parameter in _PARAMETER.findall(helper.signature) for kind in _BUILDS_ON.get(parameter, ())}
+    parameters = parameter_names(helper.name, helper.signature)
+    kinds = {kind for parameter in parameters for kind in _BUILDS_ON.get(parameter, ())}
     named = [f"`{names[0]}` ({step.kind} {step.value})" for step, names in sorted(covering(library).items())
              if step.kind in kinds]
     return f" Build it on the library's helpers: {', '.join(named)}." if named else ""
@@ -115,18 +111,13 @@ def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], 
     settings, store, name = batch.settings, batch.store, helper.name
     contexts = [TestContext(q.question, program_namespace(batch.dataset.image(q), batch.modules),
                             getattr(batch.dataset, "example_words", {})) for q in questions]
-    outcome = OutcomeVerifier(batch.writer(PROGRAM), store, batch.executor, batch.dataset, batch.modules,
-                              questions, min_support=settings.outcome_min_support, on_event=batch.on_event)
-    search = SearchSettings(settings.search_samples, settings.search_rounds, settings.search_temperature)
-    agent = ApiAgent(batch.llm, store, batch.executor, log=StoreLog(store, **batch.provenance),
-                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
-                     outcome=outcome)
+    agent = api_agent(batch, questions)  # judged by the gold answers of its shape's build questions
     implemented = agent.implement([name], contexts)
     if name in implemented.failed:
         report.failed[name] = implemented.failed[name]
         return
     report.implemented.append(name)
-    evidence = outcome.evidence(name)
+    evidence = agent.outcome.evidence(name) if agent.outcome is not None else None
     support = evidence.support if evidence is not None else 0
     report.support[name] = support
     if support < settings.outcome_min_support:
@@ -137,11 +128,8 @@ def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], 
         report.not_admitted[name] = reason
         batch.on_event(f"rejected {name}: {reason}")
         return
-    setup = AdmissionSetup(mode=settings.admission, sampler=batch.writer(PROGRAM),
-                           repair=agent.repair if settings.repair else None, checks=None, truth=None,
-                           min_uses=settings.admit_min_uses, batch_id=batch.batch_id, on_event=batch.on_event)
-    admission = Admission(store, batch.writer(PROGRAM), batch.executor, setup)
-    decided = admission.decide([store.current(name)], list(questions), batch.dataset, batch.modules, contexts)
+    decided = batch_admission(batch, agent).decide([store.current(name)], list(questions), batch.dataset,
+                                                   batch.modules, contexts)
     report.admitted += decided.admitted
     report.not_admitted.update(decided.rejected)
     report.not_admitted.update(retire_harmful(store, min_uses=settings.retire_min_uses, below=settings.retire_below))
