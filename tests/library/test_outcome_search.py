@@ -182,3 +182,29 @@ def test_a_sample_that_never_reads_a_parameter_runs_no_program_and_is_never_kept
 
     assert NAME in report.failed and report.implemented == []  # kept before: as right as without it (0 of 3)
     assert llm.calls_of(Role.PROGRAM) == []  # the gate would refuse it whatever its programs answer
+
+
+def test_programs_are_written_only_for_the_questions_needing_a_step_the_name_covers(data):
+    counter, signature = "_count_things", "(image: Image, key: str) -> int"
+    counting = {"0", "1", "6", "7"}  # "How many ...": the other questions need no count
+    questions = data.questions[:8]
+
+    def program(messages):
+        text = "\n".join(str(m["content"]) for m in messages)
+        question = next(q for q in questions if q.question in text)
+        return f"```python\nfinal_result = {counter}(image, 'q{question.question_id}')\n```"
+
+    sample = f"```python\ndef {counter}(image, key):\n    return {gold(questions)!r}.get(key, 0)\n```"
+    llm = ScriptedLLM([ByRole({Role.API_IMPLEMENT: lambda messages: sample, Role.PROGRAM: program})] * 50)
+    store = ApiStore.memory()
+    store.propose(counter, signature, "How many things answer to a key.")
+    outcome = OutcomeVerifier(ProgramAgent(llm, executor), store, executor, data.dataset, data.modules, questions,
+                              min_support=3)
+    agent = ApiAgent(llm, store, executor, log=StoreLog(store), search=SearchSettings(samples=2, rounds=1),
+                     outcome=outcome)
+    agent.implement([counter], [context(data, questions[0])])
+
+    asked = {next(q.question_id for q in questions if q.question in "\n".join(str(m["content"]) for m in call))
+             for call in llm.calls_of(Role.PROGRAM)}
+    assert asked == counting
+    assert store.decisions(counter)[-1].evidence["outcome"]["questions"] == sorted(counting, key=int)

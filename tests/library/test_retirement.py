@@ -45,3 +45,20 @@ def test_every_rule_retires_the_same_way():
         assert set(retired) == {"_caller", "_outer"} and [f.name for f in store.library()] == ["_base", "_alone"]
         assert [d.evidence for d in store.decisions("_caller") if d.decision == "retired"] == [
             {"validation": {"wins": 1}, "reason": "validation: lost 3 of 4"}]
+
+
+def test_a_helper_shown_right_on_ground_truth_is_not_retired_for_its_programs():
+    with ApiStore.memory() as store:
+        store.propose("_objects_left_of", "(image: Image, reference: BBox) -> list[BBox]", "Objects left of it.")
+        store.implement("_objects_left_of", "def _objects_left_of(image, reference):\n    return []\n")
+        store.record_decision("_objects_left_of", "admitted", mode="labelled",
+                              evidence={"truth_check": {"passed": True, "claim": "relation:left", "cases": 8}})
+        store.mark_admitted("_objects_left_of")
+        _admitted(store, "_unchecked", "def _unchecked(image):\n    return 1\n")
+        for i in range(4):
+            for name in ("_objects_left_of", "_unchecked"):
+                store.record_verified_program(batch_id=None, question_id=str(i), question="q", variant="with",
+                                              code=f"final_result = {name}(image)", answer=1, gold=2,
+                                              error=None, correct=False, uses=[name])
+        assert retire_harmful(store, min_uses=4, below=0.3) == {"_unchecked": "programs using it were right 0 of 4 times"}
+        assert [f.name for f in store.library()] == ["_objects_left_of"]

@@ -4,7 +4,8 @@ answers of the build questions it was proposed for.
 A count, a filter, a superlative or a composition makes no claim `vadar.library.claims` can test on
 a scene, yet the batch's gold answers can judge it: the programs that call it must be right. For the
 first working sample the Program agent writes one program per build question of the batch, with
-that sample in the library; the questions whose programs call the helper (directly or through
+that sample in the library (only those needing a step the helper's name covers, when any does:
+`_count_objects` is not written ten programs for ten relation questions); the questions whose programs call the helper (directly or through
 another helper) are its support. Below `min_support` questions the helper is kept as the greedy
 implementation (no search: a couple of yes/no answers decide nothing). Otherwise the same programs
 run again with each later sample (no LLM reply: only the helper's body changes), and programs
@@ -32,10 +33,12 @@ from vadar.agents.helper_search import OutcomeEvidence, SearchRule
 from vadar.agents.program import ProgramAgent
 from vadar.library.admission import gate_program
 from vadar.library.candidates import Candidate, Route
+from vadar.library.coverage import helper_steps, steps_of
 from vadar.library.rules import unread_parameter
 from vadar.programs.calls import helpers_reached
 from vadar.programs.namespace import program_namespace
 from vadar.programs.outcome import Executor, ProgramOutcome, run_program
+from vadar.programs.question_form import parse_question
 from vadar.text import one_line
 
 OUTCOME_CLAIM = "outcome"  # the claim label a search by outcome is recorded under
@@ -108,7 +111,7 @@ class OutcomeVerifier:
         library = [*[f for f in self.store.library(with_candidates=True) if f.name != name], helper]
         support = self._support.get(name)
         if support is None:
-            support, answers = self._first(name, library)
+            support, answers = self._first(name, library, self._serving(name, signature))
             self._support[name] = support
             if len(support.questions) < self.min_support:
                 return OutcomeResult(None, len(support.questions))
@@ -127,11 +130,19 @@ class OutcomeVerifier:
 
     # ----------------------------------------------------------------- programs
 
-    def _first(self, name: str, library: list[FunctionRecord | Candidate]) -> tuple[_Support, dict[str, object]]:
-        """One program per labelled question with the first sample in the library; those that call it."""
+    def _serving(self, name: str, signature: str) -> list[Question]:
+        """The labelled questions needing a step the helper's name covers (`coverage.helper_steps`);
+        all of them when its name covers no step, or no question needs one it covers."""
+        steps = helper_steps(name, signature)
+        serving = [q for q in self.questions if steps & set(steps_of(parse_question(q.question)))]
+        return serving or list(self.questions)
+
+    def _first(self, name: str, library: list[FunctionRecord | Candidate],
+               questions: Sequence[Question]) -> tuple[_Support, dict[str, object]]:
+        """One program per question with the first sample in the library; those that call it."""
         support, answers = _Support([], {}), {}
         dependencies = {f.name: tuple(f.dependencies) for f in library}
-        for question in self.questions:
+        for question in questions:
             self.on_event(f"{name}: writing a program for question {question.question_id} with it")
             outcome = self._solve(question, library)
             if outcome.program and name in helpers_reached(outcome.program, dependencies):

@@ -51,14 +51,27 @@ def retire_harmful(store: ApiStore, *, min_uses: int, below: float) -> dict[str,
 
     Later batches keep writing programs that call older helpers; one used by at least `min_uses`
     judged programs of which fewer than `below` were right leaves the prompts. Helpers added by
-    hand are kept: no build judged them in.
+    hand are kept: no build judged them in. So is a helper admitted on a passed ground-truth check
+    of its claim: it is shown right, so its programs' failures are the programs' (a CLEVR build
+    retired a right `_objects_right_of` whose programs passed it sizes for boxes, 8 errors in 10),
+    and the question-shape helpers one level up build on it.
     """
-    gated = {d.name for d in store.decisions() if d.decision == "admitted" and d.mode != "hand"}
+    decisions = [d for d in store.decisions() if d.decision == "admitted" and d.mode != "hand"]
+    gated = {d.name for d in decisions}
+    truth_checked = {d.name for d in decisions if _passed_truth_check(d.evidence)}
     admitted = {f.name for f in store.library()}
     reasons, figures = {}, {}
     for name, stats in store.function_stats().items():
         if name not in gated or name not in admitted or stats.judged < min_uses or (stats.accuracy or 0.0) >= below:
             continue
+        if name in truth_checked:
+            continue
         reasons[name] = f"programs using it were right {stats.correct} of {stats.judged} times"
         figures[name] = {"used": stats.used, "errors": stats.errors, "correct": stats.correct, "judged": stats.judged}
     return retire_helpers(store, reasons, mode="stats", evidence=figures) if reasons else {}
+
+
+def _passed_truth_check(evidence: Mapping[str, Any]) -> bool:
+    """Whether an admission's evidence records a passed ground-truth check of the helper's claim."""
+    check = evidence.get("truth_check")
+    return isinstance(check, Mapping) and check.get("passed") is True and bool(check.get("cases"))
