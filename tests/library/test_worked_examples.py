@@ -72,3 +72,19 @@ def test_a_wrong_program_lends_no_example_call():
 
     wrong = VerifiedProgram(1, 1, "q1", FARTHER, "without", DEPTH_DIFFERENCE, "2", "1", None, False, ())
     assert example_calls([wrong], ["_depth_difference"]) == {}
+
+
+def test_a_right_guess_without_a_helper_is_no_example_and_helper_calls_come_first():
+    def recorded(pid, question, code, gold, uses=()):
+        return VerifiedProgram(pid, 1, f"q{pid}", question, "with", code, gold, gold, None, True, tuple(uses))
+
+    counting = "How many red cubes are left of the gray sphere?"
+    guessed = recorded(1, counting, 'cubes = loc(image, "red cube")\nfinal_result = 0\n', "0")
+    assert ExampleRetriever([guessed], 2, set()).render(counting) is None  # right by a guess: not shown
+    named = recorded(2, "How many blue things are left of the small cylinder?", COUNTING, "3")
+    helper = recorded(3, "How many big balls are left of the red cube?",
+                      'cube = loc(image, "red cube")[0]\nfinal_result = _count_related(image, "big ball", "left", cube)\n',
+                      "2", ("_count_related",))
+    shown = ExampleRetriever([guessed, named, helper], 2, {"_count_related"}).select(counting)
+    assert [p.id for p in shown] == [3]  # the shape has a program calling a helper: only those
+    assert [p.id for p in ExampleRetriever([guessed, named], 2, set()).select(counting)] == [2]
