@@ -18,6 +18,7 @@ from vadar.app.display import framed
 from vadar.library.coverage import COVERAGE_FILE, Coverage
 from vadar.library.shape_route import ShapeReport  # noqa: F401  (a batch report part the CLI prints)
 from vadar.runs.ablation import AblationReport
+from vadar.runs.build_cost import COST_FILE, BuildCost
 from vadar.runs.evaluation import EvalSummary
 from vadar.runs.pipeline import BatchReport
 from vadar.runs.results import QuestionResult, ResultsFile
@@ -90,6 +91,13 @@ class Build:
         (`coverage.json`; None for a build directory written before it was recorded)."""
         path = self.out_dir / COVERAGE_FILE
         return Coverage.from_dict(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else None
+
+    @property
+    def cost(self) -> BuildCost | None:
+        """What the build asked of the model, stage by stage, in its last run (`build_cost.json`;
+        None for a build directory written before it was recorded)."""
+        path = self.out_dir / COST_FILE
+        return BuildCost.from_dict(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else None
 
     def html(self) -> str:
         """The build as one self-contained HTML page: each batch, then the validation gate."""

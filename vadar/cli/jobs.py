@@ -119,6 +119,9 @@ def build_api_command(
     if built.coverage is not None:
         console.print(f"{built.coverage.line()} (at the end: {built.out_dir / 'coverage.json'})",
                       highlight=False, markup=False)
+    if built.cost is not None:
+        console.print(f"{built.cost.line()} (by stage: {built.out_dir / 'build_cost.json'})",
+                      highlight=False, markup=False)
 
 
 @settings_flags(*MODULES, *EXECUTION, "keep_going", *REASONING)

@@ -36,9 +36,11 @@ from vadar.library.truth_checks import TruthChecks
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.namespace import library_functions, program_namespace
 from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure, run_program
+from vadar.llm.usage import usage_scope
 from vadar.programs.calls import helpers_reached
 
 MODES = ("labelled", "unlabelled", "off")
+GATE_PROGRAMS = "gate programs"  # the usage scope of the gate's programs (`runs.build_cost`)
 MIN_TRUTH_CASES = 4  # ground-truth cases a helper must pass to be admitted on them (a relation case checks a whole list)
 
 Repairer = Callable[[str, Sequence[Mapping[str, Any]], TestContext], bool]
@@ -178,7 +180,8 @@ class Admission:
         self.on_event(f"checking helpers on question {question.question_id}")
 
         def solve(agent: ProgramAgent, library: list[FunctionRecord]) -> ProgramOutcome:
-            return gate_program(agent, question, image, modules, library)
+            with usage_scope(GATE_PROGRAMS):
+                return gate_program(agent, question, image, modules, library)
 
         without = solve(self.agent, before)
         library = [*before, *candidates]

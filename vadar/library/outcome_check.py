@@ -35,6 +35,7 @@ from vadar.library.admission import gate_program
 from vadar.library.candidates import Candidate, Route
 from vadar.library.coverage import helper_steps, steps_of
 from vadar.library.rules import unread_parameter
+from vadar.llm.usage import usage_scope
 from vadar.programs.calls import helpers_reached
 from vadar.programs.namespace import program_namespace
 from vadar.programs.outcome import Executor, ProgramOutcome, run_program
@@ -42,6 +43,7 @@ from vadar.programs.question_form import parse_question
 from vadar.text import one_line
 
 OUTCOME_CLAIM = "outcome"  # the claim label a search by outcome is recorded under
+SEARCH_PROGRAMS = "search programs"  # the usage scope of its programs (`runs.build_cost`)
 
 
 @dataclass
@@ -163,7 +165,8 @@ class OutcomeVerifier:
 
     def _solve(self, question: Question, library: Sequence[FunctionRecord | Candidate]) -> ProgramOutcome:
         """As the gate's programs are written (`admission.gate_program`)."""
-        return gate_program(self.writer, question, self.dataset.image(question), self.modules, library)
+        with usage_scope(SEARCH_PROGRAMS):
+            return gate_program(self.writer, question, self.dataset.image(question), self.modules, library)
 
     def _rerun(self, question: Question, program: str, library: list[FunctionRecord | Candidate]) -> object:
         """The same program text with another sample in the library; None when it fails."""

@@ -21,6 +21,17 @@ ANY_TAG: object = object()  # default for `totals(tag=...)`: do not filter by ta
 _active_scopes: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("vadar_llm_scopes", default=())
 
 
+@contextlib.contextmanager
+def usage_scope(name: str) -> Iterator[None]:
+    """Attribute the LLM calls made inside the block to `name`, for whichever tracker records them:
+    code deep in a job (the gate, a search) names its stage without holding the tracker."""
+    token = _active_scopes.set(_active_scopes.get() + (name,))
+    try:
+        yield
+    finally:
+        _active_scopes.reset(token)
+
+
 @dataclass(frozen=True)
 class CallRecord:
     """One chat call as seen by the caller (cache hits included)."""
@@ -99,14 +110,10 @@ class UsageTracker:
             self.records.append(rec)
         return rec
 
-    @contextlib.contextmanager
-    def scope(self, name: str) -> Iterator[None]:
+    @staticmethod
+    def scope(name: str) -> contextlib.AbstractContextManager[None]:
         """Attribute calls made inside the block to `name` (scopes nest: a call counts for each)."""
-        token = _active_scopes.set(_active_scopes.get() + (name,))
-        try:
-            yield
-        finally:
-            _active_scopes.reset(token)
+        return usage_scope(name)
 
     @staticmethod
     def current_scopes() -> tuple[str, ...]:

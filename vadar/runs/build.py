@@ -5,7 +5,8 @@ which finished (`build_state.json` and the store's run), and hands each batch, a
 `BuildBatch`, to the library's routes: proposals (`vadar.library.proposals`) and distillation
 (`vadar.runs.distillation`, over `vadar.library.distill` and `clusters`). What a helper must
 show to join the library is the library's business, not this module's. Each batch's report, and
-`coverage.json` at the end, say the build's coverage (`vadar.library.coverage`).
+`coverage.json` at the end, say the build's coverage (`vadar.library.coverage`); `build_cost.json`,
+after each batch and at the end, what it spent stage by stage (`vadar.runs.build_cost`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from vadar.library.batch import BuildBatch
 from vadar.library.coverage import COVERAGE_FILE, Coverage, coverage_of
 from vadar.library.proposals import proposal_route
 from vadar.library.shape_route import ShapeReport, shape_route
+from vadar.llm.usage import usage_scope
 from vadar.programs.sampling import Sampling
+from vadar.runs.build_cost import COST_FILE, DISTILLATION, PROPOSALS, SHAPES, VALIDATION, BuildCost, build_cost
 from vadar.runs.distillation import distill_batch
 from vadar.runs.manifest import lock_run_dir
 from vadar.runs.methods import program_agent_for
@@ -115,12 +118,15 @@ def build_api(
                 built_from = [q for done in chunks[:index + 1] for q in done]
                 report = _build_batch(build, chunk, index, built_from)
                 state.mark_done(ids)
+                _write_cost(build, len(built_from))
             reports.append(report)
             if on_batch is not None:
                 on_batch(report)
         if validation and chunks:
-            _validate(build, chunks)
+            with usage_scope(VALIDATION):
+                _validate(build, chunks)
         _write_coverage(build, [q for chunk in chunks for q in chunk])
+        build.on_event(_write_cost(build, len(built)).line())
     except KeyboardInterrupt:
         store.finish_run(run.id, RunStatus.INTERRUPTED)
         raise
@@ -171,6 +177,13 @@ def _write_coverage(build: _Build, built: Sequence[Question]) -> Coverage:
     return coverage
 
 
+def _write_cost(build: _Build, questions: int) -> BuildCost:
+    """What the build spent so far in this run, written to `build_cost.json`."""
+    cost = build_cost(build.session.usage, questions)
+    write_text_atomically(build.out_dir / COST_FILE, json.dumps(cost.to_dict(), indent=2))
+    return cost
+
+
 def _batch_ids(store: ApiStore, run_id: int, built: list[list[str]]) -> list[int]:
     """The store batch that built each batch's questions: this run's, or the one of an earlier build
     run whose finished batch this run skipped (its helpers carry that batch's id)."""
@@ -199,15 +212,18 @@ def _build_batch(build: _Build, chunk: Sequence[Question], index: int, built_fro
     record = session.store.start_batch(build.run_id, report.question_ids, index=index)
     batch = _batch(build, chunk, index, built_from, record.id)
     if session.config.library.propose:
-        proposed = proposal_route(batch, record)
+        with usage_scope(PROPOSALS):
+            proposed = proposal_route(batch, record)
         report.proposed, report.rejected, report.reused = proposed.proposed, proposed.rejected, proposed.reused
         report.implemented, report.failed, report.attempts = proposed.implemented, proposed.failed, proposed.attempts
         report.admitted, report.not_admitted = proposed.admitted, proposed.not_admitted
         report.repaired, report.searches = proposed.repaired, proposed.searches
         report.from_queue, report.queued = proposed.from_queue, proposed.queued
         report.signature_requests, report.signature_skipped = proposed.signature_requests, proposed.signature_skipped
-        report.shapes = shape_route(batch)
-    distilled = distill_batch(session, build.data, batch)
+        with usage_scope(SHAPES):
+            report.shapes = shape_route(batch)
+    with usage_scope(DISTILLATION):
+        distilled = distill_batch(session, build.data, batch)
     if distilled is not None:
         report.distilled = distilled.admitted
         report.not_admitted.update(distilled.rejected)

@@ -52,9 +52,11 @@ def open_session(config: VadarConfig, *, llm: ChatModel | None = None,
                  progress: Progress | None = None) -> Iterator[Session]:
     """Open the store and an LLM (the given one, else the configured or embedded endpoint).
 
-    With a `progress`, every LLM request is reported to it, and server start-up is announced.
+    With a `progress`, every LLM request is reported to it, and server start-up is announced. A
+    given LLM that accounts its calls (a double with a `usage` tracker) shares that tracker.
     """
-    usage = UsageTracker()
+    given_usage = getattr(llm, "usage", None)
+    usage = given_usage if isinstance(given_usage, UsageTracker) else UsageTracker()
     shown = progress or Progress()
     sandboxes = sandbox_pool(config.sandbox)
     store = ApiStore(config.paths.database)
