@@ -203,3 +203,15 @@ def test_a_name_without_a_checkable_claim_is_implemented_once(sample_data):
     llm = ScriptedLLM([code("def _count_things(image, object_prompt):\n    return len(loc(image, object_prompt))\n")])
     report = agent_for(llm, store, sample_data, samples=8).implement(["_count_things"], [context(sample_data)])
     assert report.implemented == ["_count_things"] and len(llm.calls) == 1 and report.searches == {}
+
+
+def test_where_the_data_set_defines_the_claim_that_definition_is_the_docstring_the_api_agent_reads(sample_data):
+    store = ApiStore.memory()
+    misleading = "Every other object whose box centre is lower in the image than the reference."
+    store.propose("_objects_left_of", SIGNATURE, misleading)
+    llm = ScriptedLLM([code(RIGHT)])
+    agent_for(llm, store, sample_data, samples=2).implement(["_objects_left_of"], [context(sample_data)])
+    request = llm.calls[0][1]["content"]
+    assert misleading not in request
+    stub = request.split("```python")[1].split("```")[0]
+    assert "What the name claims, checked on the true scene:" in stub and "depth(image, a)" in stub

@@ -138,10 +138,15 @@ class ApiAgent:
         return self._attempts(record, stack, context, report, messages=messages, fail=False)
 
     def _opening(self, record: FunctionRecord, convention: str | None = None) -> list[dict[str, str]]:
+        """The system prompt and the request. Where the data set defines what the name claims, that
+        definition is the docstring shown: a proposed one that says otherwise ("whose box centre is
+        lower in the image" for `_objects_behind`) was followed over the definition by every sample
+        of a CLEVR build's search."""
+        docstring = f"What the name claims, checked on the true scene: {convention}." if convention else record.docstring
         return [
             {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=record.name))},
             {"role": "user", "content": prompts.render(
-                "api_implement", stub=function_stub(record.name, record.signature, record.docstring),
+                "api_implement", stub=function_stub(record.name, record.signature, docstring),
                 convention=convention)},
         ]
 
