@@ -162,3 +162,20 @@ def test_a_shape_helper_proposed_before_an_interruption_is_resumed_by_its_route_
     assert NAME not in steps.implemented  # the step route leaves it to its own route
     report = shape_route(resumed)
     assert report.proposed == [NAME] and report.admitted == [NAME]
+
+
+def test_a_shape_helper_that_failed_is_tried_again_once_the_library_has_a_step_helper_to_build_on(clevr):
+    questions = Questions(clevr, set(CALLS))
+    store = ApiStore.memory()
+    shape_route(batch(store, scripted(questions, [RIGHT, RIGHT], calls_helper=False), questions))
+    assert store.current(NAME).status is FunctionStatus.FAILED
+    assert due_helpers(batch(store, ScriptedLLM([]), questions, index=1)) == []  # nothing new to build on
+
+    store.propose("_same_color", "(image: Image, bbox: BBox, bbox2: BBox) -> bool", "Whether they share a color.")
+    store.implement("_same_color", "def _same_color(image, bbox, bbox2):\n    return True\n")
+    store.mark_admitted("_same_color")
+    assert [h.name for h, _ in due_helpers(batch(store, ScriptedLLM([]), questions, index=2))] == [NAME]
+    report = shape_route(batch(store, scripted(questions, [RIGHT]), questions, index=2))
+    assert report.proposed == [NAME] and report.admitted == [NAME], report
+    assert "Build it on the library's helpers: `_same_color` (same color)" in store.current(NAME).docstring
+    assert due_helpers(batch(store, ScriptedLLM([]), questions, index=3)) == []

@@ -3,7 +3,8 @@ questions show enough of a shape, searched and admitted by outcome on every buil
 
 After a batch's step route (`vadar.library.proposals`), each catalogue helper
 (`vadar.library.shape_helpers`) is due when at least `library.outcome_min_support` labelled build
-questions so far have a shape it answers and the store has never held its name; at most
+questions so far have a shape it answers and the store has never held its name (or it failed when
+the library had fewer of the step helpers it builds on: it is tried again with them); at most
 `library.shape_helpers_per_batch` are tried per batch, the most supported first. One at a time:
 
 1. it is proposed with the catalogue's signature and docstring, the docstring naming the admitted
@@ -59,16 +60,21 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     labelled = [q for q in batch.built_from if q.answer is not None]
     due = [(helper, [labelled[i] for i in positions])
            for helper, positions in supported([q.question for q in labelled])
-           # any state: a helper tried before, failed or retired included, is not proposed again
+           # a helper tried before is not proposed again, unless it failed with fewer building blocks
            if _untried(batch, helper) and len(positions) >= settings.outcome_min_support]
     return due[:settings.shape_helpers_per_batch]
 
 
 def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
-    """Never in the store, or proposed by this route before an interruption and not implemented yet."""
+    """Never in the store; proposed by this route before an interruption and not implemented yet;
+    or failed before the library had step helpers it now has to build on (a batch that admits
+    `_objects_behind` gives `_find_related` another try; without new ones it is not tried again)."""
     if helper.name not in batch.store:
         return True
     current = batch.store.current(helper.name)
+    if current.status is FunctionStatus.FAILED:
+        blocks = built_on(helper, batch.store.library())
+        return bool(blocks) and proposed_by_shape_route(current.name, current.docstring) and blocks not in current.docstring
     return current.status is FunctionStatus.PROPOSED and proposed_by_shape_route(current.name, current.docstring)
 
 
@@ -96,7 +102,9 @@ def shape_route(batch: BuildBatch) -> ShapeReport:
                        f"for {len(questions)} build questions")
         report.questions[helper.name] = len(questions)
         try:
-            if helper.name not in batch.store:  # else proposed before an interruption: implemented now
+            if helper.name not in batch.store or batch.store.current(helper.name).status is not FunctionStatus.PROPOSED:
+                # a new helper, or one failed before with fewer step helpers to build on (else proposed
+                # before an interruption: implemented now)
                 docstring = helper.docstring + built_on(helper, batch.store.library())
                 batch.store.propose(helper.name, helper.signature, docstring, **batch.provenance)
         except DuplicateFunctionError as exc:
