@@ -215,3 +215,15 @@ def test_where_the_data_set_defines_the_claim_that_definition_is_the_docstring_t
     assert misleading not in request
     stub = request.split("```python")[1].split("```")[0]
     assert "What the name claims, checked on the true scene:" in stub and "depth(image, a)" in stub
+
+
+def test_a_claimed_helper_choosing_from_candidates_is_told_to_choose_from_them():
+    from vadar.agents.api import claimed_docstring
+
+    store = ApiStore.memory()
+    store.propose("_objects_behind", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]", "Behind.")
+    text = claimed_docstring(store.current("_objects_behind"), "a is behind b when depth(image, a) > depth(image, b)")
+    assert text.startswith("What the name claims, checked on the true scene: a is behind b when")
+    assert "Return only objects from `candidates`" in text
+    store.propose("_objects_left_of", SIGNATURE, "Left.")
+    assert "candidates" not in claimed_docstring(store.current("_objects_left_of"), "a is left of b when ...")

@@ -33,7 +33,7 @@ from vadar.programs.step_loop import LLMCost, LoopEnd, Reply, StepLoop, Verdict
 from vadar.programs.calls import called_names
 from vadar.programs.stubs import StubFormatError, parse_implementation
 from vadar.programs.helper_rules import MAX_CODE_CHARS, cycle_text, name_problem, recursion_problem
-from vadar.programs.helper_calls import build_test_call
+from vadar.programs.helper_calls import build_test_call, list_parameters
 from vadar.programs.api_text import function_stub, render_api
 from vadar.llm.chat import ChatModel, Role
 from vadar.programs.namespace import library_functions
@@ -142,7 +142,7 @@ class ApiAgent:
         definition is the docstring shown: a proposed one that says otherwise ("whose box centre is
         lower in the image" for `_objects_behind`) was followed over the definition by every sample
         of a CLEVR build's search."""
-        docstring = f"What the name claims, checked on the true scene: {convention}." if convention else record.docstring
+        docstring = claimed_docstring(record, convention) if convention else record.docstring
         return [
             {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=record.name))},
             {"role": "user", "content": prompts.render(
@@ -341,6 +341,18 @@ def _attempts_made(store: LibraryView, record: FunctionRecord) -> int:
 def _failed_attempts(store: LibraryView, record: FunctionRecord) -> list[AttemptRecord]:
     """Recorded attempts at this version of the function that ended in an error, oldest first."""
     return [a for a in store.attempts(record.name) if a.version == record.version and a.error]
+
+
+def claimed_docstring(record: FunctionRecord, convention: str) -> str:
+    """The docstring shown for a helper whose name makes a claim the data set defines: that
+    definition, and the list parameters it must choose from (a body that ignored its `candidates`
+    for `loc(image, "objects")` was right on the scene and refused for the unread parameter)."""
+    text = f"What the name claims, checked on the true scene: {convention}."
+    lists = list_parameters(record.name, record.signature)
+    if lists:
+        text += (f" Return only objects from {', '.join(f'`{n}`' for n in lists)} (the objects to choose from, "
+                 "never the reference itself); do not call loc for them.")
+    return text
 
 
 def _resumed_turns(store: LibraryView, record: FunctionRecord) -> list[dict[str, str]]:

@@ -104,6 +104,15 @@ def parameter_names(name: str, signature: str) -> list[str]:
     return [a.arg for a in function.args.posonlyargs + function.args.args]
 
 
+def list_parameters(name: str, signature: str) -> list[str]:
+    """The parameters annotated as lists (the candidates a relation helper chooses from)."""
+    try:
+        return [param for param, annotation in _parameters(name, signature)
+                if annotation.lower().startswith("list")]
+    except SyntaxError:
+        return []
+
+
 def _parameters(name: str, signature: str) -> list[tuple[str, str]]:
     """(name, annotation text) of every parameter without a default."""
     tree = ast.parse(f"def {name}{signature}:\n    pass\n")
