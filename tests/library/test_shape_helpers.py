@@ -78,7 +78,21 @@ def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitt
                         ("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."),
                         ("_object_material", "(image: Image, bbox: BBox) -> str", "The material."))
     assert built_on(shape_helper("_count_related"), functions) == (
-        " Build it on the library's helpers: `_objects_left_of` (relation left).")
-    assert built_on(shape_helper("_count_same_attribute"), functions) == (
-        " Build it on the library's helpers: `_object_material` (attribute material), `_same_color` (same color).")
+        " Build it on the library's helpers, which are checked right: `_objects_left_of(image, bbox, candidates)` "
+        "(relation left); call them instead of comparing boxes or depths yourself.")
+    assert "`_object_material(image, bbox)` (attribute material), `_same_color(image, a, b)` (same color);" in (
+        built_on(shape_helper("_count_same_attribute"), functions))
     assert built_on(shape_helper("_count_either"), functions) == ""
+
+
+def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_those_steps():
+    from vadar.library.shape_helpers import ATTRIBUTE_HOW, RELATION_HOW, proposed_by_shape_route
+    from vadar.library.shape_route import proposed_docstring
+    helper = shape_helper("_attribute_of_related")
+    relations = library(("_objects_left_of", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]",
+                         "Boxes left of bbox."))
+    docstring = proposed_docstring(helper, relations)
+    assert RELATION_HOW not in docstring and ATTRIBUTE_HOW in docstring  # no attribute helper: its hint stays
+    assert docstring.endswith("call them instead of comparing boxes or depths yourself.")
+    assert proposed_docstring(helper, []) == helper.docstring
+    assert proposed_by_shape_route(helper.name, docstring) and proposed_by_shape_route(helper.name, helper.docstring)

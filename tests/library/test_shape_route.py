@@ -177,5 +177,5 @@ def test_a_shape_helper_that_failed_is_tried_again_once_the_library_has_a_step_h
     assert [h.name for h, _ in due_helpers(batch(store, ScriptedLLM([]), questions, index=2))] == [NAME]
     report = shape_route(batch(store, scripted(questions, [RIGHT]), questions, index=2))
     assert report.proposed == [NAME] and report.admitted == [NAME], report
-    assert "Build it on the library's helpers: `_same_color` (same color)" in store.current(NAME).docstring
+    assert "`_same_color(image, bbox, bbox2)` (same color)" in store.current(NAME).docstring
     assert due_helpers(batch(store, ScriptedLLM([]), questions, index=3)) == []

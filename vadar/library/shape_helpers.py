@@ -45,6 +45,12 @@ class ShapeHelper:
     shapes: tuple[ShapeKey, ...]  # the shapes whose programs it serves (proposal support, shown first)
     links: tuple[ShapeKey, ...] = ()  # of those, the shapes it serves as one step, not the whole answer
 
+    @property
+    def what(self) -> str:
+        """The docstring without the hints of how the modules do its steps: what every version the
+        route proposes begins with (`shape_route.proposed_docstring` drops a hint a step helper replaces)."""
+        return self.docstring.replace(RELATION_HOW, "").replace(ATTRIBUTE_HOW, "")
+
     def answers(self, shape: QuestionShape) -> bool:
         return (shape.answer, shape.relation) in self.shapes
 
@@ -139,7 +145,7 @@ def proposed_by_shape_route(name: str, docstring: str) -> bool:
     """Whether a stored proposal is the question-shape route's (a catalogue name and docstring), so
     a resumed build leaves it to that route, judged on its shape's questions."""
     helper = shape_helper(name)
-    return helper is not None and docstring.startswith(helper.docstring)
+    return helper is not None and docstring.startswith(helper.what)
 
 
 def answered_by(question: str, names: Iterable[str]) -> str | None:

@@ -31,10 +31,10 @@ from api_store import DuplicateFunctionError, FunctionRecord, FunctionStatus
 from omni3d_bench.types import Question
 from vadar.agents.api import TestContext
 from vadar.library.batch import BuildBatch
-from vadar.library.coverage import covering
+from vadar.library.coverage import Step, covering
 from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
-from vadar.library.shape_helpers import ShapeHelper, proposed_by_shape_route, supported
+from vadar.library.shape_helpers import ATTRIBUTE_HOW, RELATION_HOW, ShapeHelper, proposed_by_shape_route, supported
 from vadar.programs.helper_calls import parameter_names
 from vadar.programs.namespace import program_namespace
 
@@ -84,14 +84,35 @@ _BUILDS_ON = {"relation": ("relation",), "attribute": ("attribute", "same"), "as
 
 
 def built_on(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
-    """A sentence naming the admitted step helpers the shape helper composes, for its docstring: the
-    API agent asked for `_find_related` with the four relation conventions in one docstring wrote
-    depth comparisons for left and right in all 13 samples, while `_objects_left_of` was admitted."""
+    """A sentence naming the admitted step helpers the shape helper composes, each as a call, for its
+    docstring: the API agent asked for `_find_related` with the four relation conventions in one
+    docstring wrote depth comparisons for left and right in all 13 samples, while `_objects_left_of`
+    was admitted."""
+    signatures = {f.name: f.signature for f in library}
+    named = [f"`{names[0]}({', '.join(parameter_names(names[0], signatures.get(names[0], '()')))})` "
+             f"({step.kind} {step.value})" for step, names in _blocks(helper, library)]
+    return (f" Build it on the library's helpers, which are checked right: {', '.join(named)}; call them "
+            "instead of comparing boxes or depths yourself." if named else "")
+
+
+def _blocks(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> list[tuple[Step, list[str]]]:
+    """The steps the shape helper composes that admitted helpers cover, with their names."""
     parameters = parameter_names(helper.name, helper.signature)
     kinds = {kind for parameter in parameters for kind in _BUILDS_ON.get(parameter, ())}
-    named = [f"`{names[0]}` ({step.kind} {step.value})" for step, names in sorted(covering(library).items())
-             if step.kind in kinds]
-    return f" Build it on the library's helpers: {', '.join(named)}." if named else ""
+    return [(step, names) for step, names in sorted(covering(library).items()) if step.kind in kinds]
+
+
+def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
+    """The catalogue docstring with the step helpers to build on; the hint of how the modules do a
+    step is left out where an admitted helper does it (the first `_find_related` sample offered both
+    followed the hint, box centres for left, and called none of the four relation helpers)."""
+    docstring = helper.docstring
+    kinds = {step.kind for step, _ in _blocks(helper, library)}
+    if "relation" in kinds:
+        docstring = docstring.replace(RELATION_HOW, "")
+    if kinds & {"attribute", "same"}:
+        docstring = docstring.replace(ATTRIBUTE_HOW, "")
+    return docstring + built_on(helper, library)
 
 
 def shape_route(batch: BuildBatch) -> ShapeReport:
@@ -105,7 +126,7 @@ def shape_route(batch: BuildBatch) -> ShapeReport:
             if helper.name not in batch.store or batch.store.current(helper.name).status is not FunctionStatus.PROPOSED:
                 # a new helper, or one failed before with fewer step helpers to build on (else proposed
                 # before an interruption: implemented now)
-                docstring = helper.docstring + built_on(helper, batch.store.library())
+                docstring = proposed_docstring(helper, batch.store.library())
                 batch.store.propose(helper.name, helper.signature, docstring, **batch.provenance)
         except DuplicateFunctionError as exc:
             report.failed[helper.name] = str(exc)
