@@ -179,3 +179,19 @@ def test_a_shape_helper_that_failed_is_tried_again_once_the_library_has_a_step_h
     assert report.proposed == [NAME] and report.admitted == [NAME], report
     assert "`_same_color(image, bbox, bbox2)` (same color)" in store.current(NAME).docstring
     assert due_helpers(batch(store, ScriptedLLM([]), questions, index=3)) == []
+
+
+def test_before_any_program_calls_a_shape_helper_programs_are_shown_the_catalogue_s_call_of_it(clevr):
+    from vadar.library.retrieval import example_calls
+    from vadar.library.shape_helpers import catalogue_calls
+
+    questions = Questions(clevr, set(CALLS))
+    store = ApiStore.memory()
+    llm = scripted(questions, [RIGHT])
+    shape_route(batch(store, llm, questions))
+    shown = llm.calls_of(Role.PROGRAM)[0][0]["content"]
+    assert 'Example, for "How many other things are the same size as the gray cylinder?"' in shown
+    assert f'final_result = {NAME}(image, "size", "things", cylinder)' in shown
+    # once a right program of the build calls it, that call is shown instead
+    found = example_calls(store.verified_programs(correct_only=True), [NAME])
+    assert catalogue_calls([NAME], found)[NAME] == found[NAME] != catalogue_calls([NAME])[NAME]

@@ -29,7 +29,7 @@ from vadar.library.candidates import Candidate, Route
 from vadar.library.checks import BehaviourChecks, CheckResult
 from vadar.library.gate import Gate, TruthCheck, admit, reject
 from vadar.library.sources import support
-from vadar.library.shape_helpers import shape_helpers_first
+from vadar.library.shape_helpers import catalogue_calls, shape_helpers_first
 from vadar.library.problems import (BehaviourFailed, Case, DependencyRejected, NoReference, NotBetter, Problem,
                                     TooFewUses, Unused)
 from vadar.library.truth_checks import TruthChecks
@@ -67,9 +67,11 @@ def gate_program(agent: ProgramAgent, question: Question, image: Any, modules: M
                  library: Sequence[FunctionRecord | Candidate]) -> ProgramOutcome:
     """A program for `question` as the gate writes it: the whole library's API text with the question's
     regions, the library in the namespace (the search by outcome writes the same requests, so the
-    response cache answers the gate's programs again). The question's shape helpers come first."""
+    response cache answers the gate's programs again). The question's shape helpers come first,
+    each with the catalogue's example call."""
     shown = shape_helpers_first(library, question.question)
-    return agent.solve(question.question, with_regions(render_api(shown), question.regions),  # type: ignore[arg-type]
+    calls = catalogue_calls(f.name for f in shown)  # how to call a shape helper, before any program has
+    return agent.solve(question.question, with_regions(render_api(shown, examples=calls), question.regions),  # type: ignore[arg-type]
                        program_namespace(image, modules, library, question.regions))  # type: ignore[arg-type]
 
 

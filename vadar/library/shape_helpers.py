@@ -17,10 +17,11 @@ a chained question ("the cube left of the sphere behind the cylinder") is a few 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from vadar.programs.api_text import ExampleCall
 from vadar.programs.question_shape import QuestionShape, shape_of
 
 ShapeKey = tuple[str, str | None]
@@ -121,6 +122,50 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
 """Every question-shape helper, in the order the build proposes them when their support ties."""
 
 _BY_NAME = {helper.name: helper for helper in CATALOGUE}
+
+_CALLS: dict[str, ExampleCall] = {name: ExampleCall(question, code) for name, question, code in (
+    ("_find_related", "What color is the cube that is left of the sphere?",
+     'sphere = loc(image, "sphere")[0]\ncube = _find_related(image, "cube", "left", sphere)'),
+    ("_is_related", "Is the red cube behind the small ball?",
+     'cube = loc(image, "red cube")[0]\nball = loc(image, "small ball")[0]\n'
+     'final_result = "yes" if _is_related(image, cube, "behind", ball) else "no"'),
+    ("_count_related", "How many green things are in front of the large cylinder?",
+     'cylinder = loc(image, "large cylinder")[0]\nfinal_result = _count_related(image, "green things", "front", cylinder)'),
+    ("_exists_related", "Are there any metal spheres right of the blue cube?",
+     'cube = loc(image, "blue cube")[0]\n'
+     'final_result = "yes" if _exists_related(image, "metal spheres", "right", cube) else "no"'),
+    ("_attribute_of_related", "What material is the big thing behind the red ball?",
+     'ball = loc(image, "red ball")[0]\n'
+     'final_result = _attribute_of_related(image, "material", "big thing", "behind", ball)'),
+    ("_attribute_of", "What shape is the small yellow thing?",
+     'thing = loc(image, "small yellow thing")[0]\nfinal_result = _attribute_of(image, "shape", thing)'),
+    ("_same_attribute", "Is the cube the same color as the sphere?",
+     'cube = loc(image, "cube")[0]\nsphere = loc(image, "sphere")[0]\n'
+     'final_result = "yes" if _same_attribute(image, "color", cube, sphere) else "no"'),
+    ("_count_same_attribute", "How many other things are the same size as the gray cylinder?",
+     'cylinder = loc(image, "gray cylinder")[0]\n'
+     'final_result = _count_same_attribute(image, "size", "things", cylinder)'),
+    ("_exists_same_attribute", "Is there another ball of the same material as the cube?",
+     'cube = loc(image, "cube")[0]\n'
+     'final_result = "yes" if _exists_same_attribute(image, "material", "ball", cube) else "no"'),
+    ("_attribute_of_same", "What color is the other cylinder that is the same size as the red cube?",
+     'cube = loc(image, "red cube")[0]\n'
+     'final_result = _attribute_of_same(image, "color", "cylinder", "size", cube)'),
+    ("_count_either", "How many things are red cubes or small spheres?",
+     'final_result = _count_either(image, "red cubes", "small spheres")'),
+    ("_compare_counts", "Are there more cylinders than cubes?",
+     'final_result = "yes" if _compare_counts(image, "cylinders", "cubes", "more") else "no"'),
+)}
+"""A call of each catalogue helper for a question of its shape, with made-up objects: shown with the
+helper in the API text until a right program of the build calls it (`catalogue_calls`)."""
+
+
+def catalogue_calls(names: Iterable[str], found: Mapping[str, ExampleCall] | None = None) -> dict[str, ExampleCall]:
+    """The example call of each of `names` to show: a right program's (`found`) where there is one,
+    else the catalogue's own for a question-shape helper. Shown no call, programs for 9 of 10
+    questions of its shape did not call an admitted `_find_related`; a small model copies a call."""
+    found = dict(found or {})
+    return {**{name: _CALLS[name] for name in names if name in _CALLS and name not in found}, **found}
 
 
 def shape_helper(name: str) -> ShapeHelper | None:

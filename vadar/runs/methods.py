@@ -28,6 +28,7 @@ from vadar.programs.helper_rules import fit_library
 from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, TestScenes
 from vadar.config import VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
+from vadar.library.shape_helpers import catalogue_calls
 from vadar.llm.chat import ChatModel
 from vadar.programs.namespace import program_namespace, sketch_scene_namespace, unit_scene_namespace
 from vadar.runs.prepare import PreparedData
@@ -114,7 +115,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         settings = config.library
         retriever = LibraryRetriever(library, settings.retrieve_k)
         examples = example_retriever(snapshot, config) if method == "vadar" else None
-        calls = example_calls(snapshot.examples, [f.name for f in library])
+        calls = catalogue_calls([f.name for f in library], example_calls(snapshot.examples, [f.name for f in library]))
         scenes = _test_scenes(config, dataset, library)
 
         def solve_with_program(question: Question) -> ProgramOutcome:
