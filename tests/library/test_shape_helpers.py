@@ -40,10 +40,17 @@ def test_catalogue_names_are_unique_and_claim_nothing_ground_truth_checks():
     assert shape_helper("_count_related").signature.endswith("-> int") and shape_helper("_other") is None
 
 
-def test_the_most_supported_helpers_come_first():
+def test_helpers_answering_a_shape_whole_come_first_then_the_most_supported():
     ranked = supported([COUNT_RELATED, COUNT_RELATED, MORE])
     assert [(h.name, positions) for h, positions in ranked] == [
-        ("_find_related", [0, 1]), ("_count_related", [0, 1]), ("_compare_counts", [2])]
+        ("_count_related", [0, 1]), ("_compare_counts", [2]), ("_find_related", [0, 1])]  # a link comes last
+
+
+def test_a_question_a_library_helper_answers_whole_gets_the_catalogue_s_worked_program():
+    from vadar.library.shape_helpers import catalogue_example
+    example = catalogue_example(COUNT_RELATED, ["_find_related", "_count_related"])
+    assert example is not None and "final_result = _count_related(image, " in example.code
+    assert catalogue_example(COUNT_RELATED, ["_find_related"]) is None  # a link alone answers nothing whole
 
 
 def library(*entries):

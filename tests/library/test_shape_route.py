@@ -191,6 +191,10 @@ def test_before_any_program_calls_a_shape_helper_programs_are_shown_the_catalogu
     shape_route(batch(store, llm, questions))
     shown = llm.calls_of(Role.PROGRAM)[0][0]["content"]
     assert 'Example, for "How many other things are the same size as the gray cylinder?"' in shown
+    # and, with no right program of the shape yet, the catalogue's program is its worked example
+    asked = "\n".join(str(m["content"]) for m in llm.calls_of(Role.PROGRAM)[0])
+    assert "Example question: How many other things are the same size as the gray cylinder?" in asked
+    assert "How many red cubes are in front of the small sphere?" not in asked  # not the fixed example
     assert f'final_result = {NAME}(image, "size", "things", cylinder)' in shown
     # once a right program of the build calls it, that call is shown instead
     found = example_calls(store.verified_programs(correct_only=True), [NAME])

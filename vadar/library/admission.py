@@ -23,13 +23,14 @@ from api_store import ApiStore, FunctionRecord
 from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
+from vadar import prompts
 from vadar.agents.api import TestContext
 from vadar.agents.program import ProgramAgent
 from vadar.library.candidates import Candidate, Route
 from vadar.library.checks import BehaviourChecks, CheckResult
 from vadar.library.gate import Gate, TruthCheck, admit, reject
 from vadar.library.sources import support
-from vadar.library.shape_helpers import catalogue_calls, shape_helpers_first
+from vadar.library.shape_helpers import catalogue_calls, catalogue_example, shape_helpers_first
 from vadar.library.problems import (BehaviourFailed, Case, DependencyRejected, NoReference, NotBetter, Problem,
                                     TooFewUses, Unused)
 from vadar.library.truth_checks import TruthChecks
@@ -68,11 +69,14 @@ def gate_program(agent: ProgramAgent, question: Question, image: Any, modules: M
     """A program for `question` as the gate writes it: the whole library's API text with the question's
     regions, the library in the namespace (the search by outcome writes the same requests, so the
     response cache answers the gate's programs again). The question's shape helpers come first,
-    each with the catalogue's example call."""
+    each with the catalogue's example call, and the worked example is the catalogue's program for
+    the question's shape where a library helper answers it in one call."""
     shown = shape_helpers_first(library, question.question)
     calls = catalogue_calls(f.name for f in shown)  # how to call a shape helper, before any program has
+    example = catalogue_example(question.question, calls)
+    worked = prompts.render("program_examples", examples=[example]) if example is not None else None
     return agent.solve(question.question, with_regions(render_api(shown, examples=calls), question.regions),  # type: ignore[arg-type]
-                       program_namespace(image, modules, library, question.regions))  # type: ignore[arg-type]
+                       program_namespace(image, modules, library, question.regions), worked)  # type: ignore[arg-type]
 
 
 @dataclass
