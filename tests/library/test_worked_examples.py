@@ -88,3 +88,10 @@ def test_a_right_guess_without_a_helper_is_no_example_and_helper_calls_come_firs
     shown = ExampleRetriever([guessed, named, helper], 2, {"_count_related"}).select(counting)
     assert [p.id for p in shown] == [3]  # the shape has a program calling a helper: only those
     assert [p.id for p in ExampleRetriever([guessed, named], 2, set()).select(counting)] == [2]
+
+
+def test_with_no_right_program_of_its_shape_a_question_a_shape_helper_answers_is_shown_the_catalogue_s():
+    counting = "How many red cubes are left of the gray sphere?"
+    shown = ExampleRetriever([], 2, {"_count_related"}).render(counting)
+    assert shown is not None and "final_result = _count_related(image, " in shown
+    assert ExampleRetriever([], 2, {"_find_related"}).render(counting) is None  # a link answers nothing whole

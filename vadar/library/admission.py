@@ -23,7 +23,6 @@ from api_store import ApiStore, FunctionRecord
 from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
-from vadar import prompts
 from vadar.agents.api import TestContext
 from vadar.agents.program import ProgramAgent
 from vadar.library.candidates import Candidate, Route
@@ -31,6 +30,7 @@ from vadar.library.checks import BehaviourChecks, CheckResult
 from vadar.library.gate import Gate, TruthCheck, admit, reject
 from vadar.library.sources import support
 from vadar.library.shape_helpers import catalogue_calls, catalogue_example, shape_helpers_first
+from vadar.library.retrieval import worked_examples
 from vadar.library.problems import (BehaviourFailed, Case, DependencyRejected, NoReference, NotBetter, Problem,
                                     TooFewUses, Unused)
 from vadar.library.truth_checks import TruthChecks
@@ -73,8 +73,7 @@ def gate_program(agent: ProgramAgent, question: Question, image: Any, modules: M
     the question's shape where a library helper answers it in one call."""
     shown = shape_helpers_first(library, question.question)
     calls = catalogue_calls(f.name for f in shown)  # how to call a shape helper, before any program has
-    example = catalogue_example(question.question, calls)
-    worked = prompts.render("program_examples", examples=[example]) if example is not None else None
+    worked = worked_examples([catalogue_example(question.question, calls)])
     return agent.solve(question.question, with_regions(render_api(shown, examples=calls), question.regions),  # type: ignore[arg-type]
                        program_namespace(image, modules, library, question.regions), worked)  # type: ignore[arg-type]
 

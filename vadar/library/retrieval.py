@@ -30,7 +30,7 @@ import bm25s
 from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
-from vadar.library.shape_helpers import helpers_for, shape_helpers_first
+from vadar.library.shape_helpers import catalogue_example, helpers_for, shape_helpers_first
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.calls import called_names
 from vadar.programs.question_shape import QuestionShape, shape_of
@@ -151,6 +151,7 @@ class ExampleRetriever:
                   and looks_at_the_scene(p.code) and not right_by_chance_risk(p)]
         usable.sort(key=lambda p: not p.uses)
         self.programs = _unique_questions(usable)
+        self.allowed = allowed
         self.k = k
         self.tiers = tuple(tiers)
         self.shapes = [shape_of(p.question) for p in self.programs]
@@ -178,9 +179,17 @@ class ExampleRetriever:
         return self._groups[tier, key]
 
     def render(self, question: str) -> str | None:
-        """The examples block for the prompt, or None to keep the fixed example."""
+        """The examples block for the prompt: the right programs of its shape; with none yet, the
+        catalogue's program where a library helper answers its shape in one call
+        (`shape_helpers.catalogue_example`); else None, to keep the fixed example."""
         chosen = self.select(question)
-        return prompts.render("program_examples", examples=chosen) if chosen else None
+        return worked_examples(chosen or [catalogue_example(question, self.allowed)])
+
+
+def worked_examples(examples: Sequence[VerifiedProgram | ExampleCall | None]) -> str | None:
+    """The worked-examples block of a program prompt (`program_examples.j2`), None when there is none."""
+    shown = [example for example in examples if example is not None]
+    return prompts.render("program_examples", examples=shown) if shown else None
 
 
 def _unique_questions(programs: Sequence[VerifiedProgram]) -> list[VerifiedProgram]:

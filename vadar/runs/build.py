@@ -126,7 +126,7 @@ def build_api(
             with usage_scope(VALIDATION):
                 _validate(build, chunks)
         _write_coverage(build, [q for chunk in chunks for q in chunk])
-        build.on_event(_write_cost(build, len(built)).line())
+        _write_cost(build, len(built))
     except KeyboardInterrupt:
         store.finish_run(run.id, RunStatus.INTERRUPTED)
         raise

@@ -28,7 +28,7 @@ from vadar.programs.helper_rules import fit_library
 from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, TestScenes
 from vadar.config import VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
-from vadar.library.shape_helpers import catalogue_calls, catalogue_example
+from vadar.library.shape_helpers import catalogue_calls
 from vadar.llm.chat import ChatModel
 from vadar.programs.namespace import program_namespace, sketch_scene_namespace, unit_scene_namespace
 from vadar.runs.prepare import PreparedData
@@ -115,7 +115,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         settings = config.library
         retriever = LibraryRetriever(library, settings.retrieve_k)
         examples = example_retriever(snapshot, config) if method == "vadar" else None
-        calls = catalogue_calls([f.name for f in library], example_calls(snapshot.examples, [f.name for f in library]))
+        names = [f.name for f in library]
+        calls = catalogue_calls(names, example_calls(snapshot.examples, names))
         scenes = _test_scenes(config, dataset, library)
 
         def solve_with_program(question: Question) -> ProgramOutcome:
@@ -123,9 +124,6 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
             shown = with_regions(render_api(retriever.select(question.question), examples=calls, **api),
                                  question.regions)
             worked = examples.render(question.question) if examples is not None else None
-            fallback = catalogue_example(question.question, calls) if examples is not None else None
-            if worked is None and fallback is not None:  # no right program of its shape yet
-                worked = prompts.render("program_examples", examples=[fallback])
             if worked is None and question.multi_view and view_modules is not None:
                 worked = prompts.render("program_example_views")  # the fixed example reads one frame
             testable = not question.multi_view and not question.regions  # test scenes have one frame, no regions
