@@ -29,7 +29,8 @@ from vadar.library.candidates import Candidate, Route
 from vadar.library.checks import BehaviourChecks, CheckResult
 from vadar.library.gate import Gate, TruthCheck, admit, reject
 from vadar.library.sources import support
-from vadar.library.shape_helpers import catalogue_calls, catalogue_example, shape_helpers_first
+from vadar.library.composed_examples import fallback_example
+from vadar.library.shape_helpers import catalogue_calls, shape_helpers_first
 from vadar.library.retrieval import worked_examples
 from vadar.library.problems import (BehaviourFailed, Case, DependencyRejected, NoReference, NotBetter, Problem,
                                     TooFewUses, Unused)
@@ -70,10 +71,11 @@ def gate_program(agent: ProgramAgent, question: Question, image: Any, modules: M
     regions, the library in the namespace (the search by outcome writes the same requests, so the
     response cache answers the gate's programs again). The question's shape helpers come first,
     each with the catalogue's example call, and the worked example is the catalogue's program for
-    the question's shape where a library helper answers it in one call."""
+    the question's shape where a library helper answers it in one call, else one composed of its
+    relation helpers (`composed_examples`)."""
     shown = shape_helpers_first(library, question.question)
     calls = catalogue_calls(f.name for f in shown)  # how to call a shape helper, before any program has
-    worked = worked_examples([catalogue_example(question.question, calls)])
+    worked = worked_examples([fallback_example(question.question, calls, shown)])
     return agent.solve(question.question, with_regions(render_api(shown, examples=calls), question.regions),  # type: ignore[arg-type]
                        program_namespace(image, modules, library, question.regions), worked)  # type: ignore[arg-type]
 

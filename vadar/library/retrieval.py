@@ -30,7 +30,8 @@ import bm25s
 from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
-from vadar.library.shape_helpers import catalogue_example, helpers_for, shape_helpers_first
+from vadar.library.composed_examples import fallback_example
+from vadar.library.shape_helpers import helpers_for, shape_helpers_first
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.calls import called_names
 from vadar.programs.question_shape import QuestionShape, shape_of
@@ -144,7 +145,7 @@ class ExampleRetriever:
     similar question first; within a shape, programs that call a library helper first."""
 
     def __init__(self, programs: Sequence[VerifiedProgram], k: int, allowed: set[str],
-                 tiers: Sequence[ShapeTier] = SHAPE_TIERS) -> None:
+                 tiers: Sequence[ShapeTier] = SHAPE_TIERS, functions: Sequence[FunctionRecord] = ()) -> None:
         # Only programs that look at the scene, are not right by a guess, and whose helpers are
         # all still in the library; helpers shown first.
         usable = [p for p in programs if p.code and p.correct and set(p.uses) <= allowed
@@ -152,6 +153,7 @@ class ExampleRetriever:
         usable.sort(key=lambda p: not p.uses)
         self.programs = _unique_questions(usable)
         self.allowed = allowed
+        self.functions = [f for f in functions if f.name in allowed]  # what a fallback example may call
         self.k = k
         self.tiers = tuple(tiers)
         self.shapes = [shape_of(p.question) for p in self.programs]
@@ -180,10 +182,16 @@ class ExampleRetriever:
 
     def render(self, question: str) -> str | None:
         """The examples block for the prompt: the right programs of its shape; with none yet, the
-        catalogue's program where a library helper answers its shape in one call
-        (`shape_helpers.catalogue_example`); else None, to keep the fixed example."""
+        catalogue's program where a library helper answers its shape in one call, or one composed
+        of the library's relation helpers (`composed_examples.fallback_example`), also first where
+        none of the shape's right programs calls a helper; else None, to keep the fixed example."""
         chosen = self.select(question)
-        return worked_examples(chosen or [catalogue_example(question, self.allowed)])
+        if any(program.uses for program in chosen):
+            return worked_examples(chosen)
+        # Right programs that call no helper (a depth loop, right on its scene) come after an example
+        # calling the library's helpers, not instead of it: programs copy the first example.
+        fallback = fallback_example(question, self.allowed, self.functions)
+        return worked_examples([fallback, *chosen][:max(self.k, 1)] if fallback else chosen)
 
 
 def worked_examples(examples: Sequence[VerifiedProgram | ExampleCall | None]) -> str | None:

@@ -65,7 +65,8 @@ def read_library(store: ApiStore, method: str) -> LibrarySnapshot:
 
 def example_retriever(snapshot: LibrarySnapshot, config: VadarConfig) -> ExampleRetriever:
     """The worked examples a vadar program is shown: right build programs whose helpers are in the library."""
-    return ExampleRetriever(snapshot.examples, config.library.examples_k, {f.name for f in snapshot.functions})
+    return ExampleRetriever(snapshot.examples, config.library.examples_k, {f.name for f in snapshot.functions},
+                            functions=snapshot.functions)
 
 
 def make_answerer(method: str, session: Session, data: PreparedData,

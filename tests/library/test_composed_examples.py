@@ -1,0 +1,114 @@
+"""Worked examples composed of the library's relation helpers, for spatial questions no helper
+answers whole."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from api_store.evidence import VerifiedProgram
+from base_modules.module import PREDEFINED_MODULES
+from vadar.library.composed_examples import composed_example, fallback_example, relations_in_order
+from vadar.library.retrieval import ExampleRetriever
+from vadar.programs.api_text import render_api
+from vadar.programs.call_checks import check_program
+from vadar.programs.call_signatures import callable_api
+from vadar.programs.helper_rules import MODULE_NAMES, NAMESPACE_NAMES
+
+
+def helper(name: str, signature: str = "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]"):
+    return SimpleNamespace(name=name, signature=signature, docstring="The objects in the relation.", code="")
+
+
+# As a 20-question CLEVR build admitted them (docs/results/clevr-shapes40/build20/library.json).
+RELATIONS = [helper("_objects_behind"), helper("_objects_left_of"), helper("_objects_right_of"),
+             helper("_objects_in_front_of", "(image: Image, reference: BBox, candidates: list[BBox]) -> list[BBox]")]
+
+
+def test_relations_are_read_in_the_order_the_question_names_them():
+    question = "What is the shape of the rubber thing behind the sphere that is left of the big cube in front of it?"
+    assert relations_in_order(question) == ["behind", "left", "front"]
+
+
+def test_a_one_hop_attribute_question_is_shown_the_relation_helper_then_vqa():
+    example = composed_example("What material is the big thing behind the red cylinder?", RELATIONS)
+    assert example is not None
+    assert example.question == "What material is the cube behind the red ball?"
+    assert example.code.splitlines() == [
+        'ball = loc(image, "red ball")[0]',
+        'cubes = _objects_behind(image, ball, loc(image, "cube"))',
+        'final_result = vqa(image, "What material is this object?", cubes[0])']
+
+
+def test_a_chain_starts_from_the_relation_nearest_the_anchor():
+    example = composed_example("How many cubes are right of the sphere that is in front of the tiny cylinder?",
+                               RELATIONS)
+    assert example is not None
+    assert example.question == "How many cubes are right of the sphere that is in front of the red ball?"
+    lines = example.code.splitlines()
+    assert lines[1] == 'spheres = _objects_in_front_of(image, ball, loc(image, "sphere"))'
+    assert lines[3] == 'cubes = _objects_right_of(image, sphere, loc(image, "cube"))'
+    assert lines[-1] == "final_result = len(cubes)"
+
+
+def test_every_composed_example_passes_the_program_checks():
+    api = callable_api(render_api(RELATIONS, PREDEFINED_MODULES), {f.name for f in RELATIONS} | MODULE_NAMES | NAMESPACE_NAMES)
+    questions = ["Are there any spheres left of the cube?", "What color is the cube behind the ball?",
+                 "How many things are behind the ball that is right of the cylinder that is left of the cube?"]
+    for question in questions:
+        example = composed_example(question, RELATIONS)
+        assert example is not None and check_program(example.code, api) == []
+
+
+def test_no_example_where_a_relation_has_no_helper_or_the_question_is_not_spatial():
+    only_behind = [helper("_objects_behind")]
+    assert composed_example("What color is the cube left of the ball?", only_behind) is None
+    assert composed_example("How many other things are the same size as the ball?", RELATIONS) is None
+    assert composed_example("Is the cube left of the ball?", RELATIONS) is None  # yes/no about named objects
+    # a relation helper that takes no candidates to choose from composes nothing
+    assert composed_example("What color is the cube behind the ball?",
+                            [helper("_objects_behind", "(image: Image, bbox: BBox) -> list[BBox]")]) is None
+
+
+def test_a_whole_answer_helper_is_preferred_to_a_composition():
+    example = fallback_example("How many cubes are behind the ball?", {"_count_related"}, RELATIONS)
+    assert example is not None and "_count_related(" in example.code
+
+
+def _right(pid: int, question: str, code: str, uses: tuple[str, ...] = ()) -> VerifiedProgram:
+    return VerifiedProgram(pid, 1, f"q{pid}", question, "without", code, "3", "3", None, True, uses)
+
+
+DEPTH_LOOP = ('ref = loc(image, "red cube")[0]\nd = depth(image, ref)\n'
+              'final_result = len([b for b in loc(image, "sphere") if depth(image, b) > d])\n')
+
+
+def test_the_composed_example_comes_before_a_right_program_that_calls_no_helper():
+    built = _right(1, "How many spheres are behind the red cube?", DEPTH_LOOP)
+    retriever = ExampleRetriever([built], 2, {f.name for f in RELATIONS}, functions=RELATIONS)
+    shown = retriever.render("How many green things are behind the small cylinder?")
+    assert shown is not None
+    assert shown.index("_objects_behind(image, ball") < shown.index("depth(image, b)")
+
+
+def test_right_programs_calling_a_helper_are_shown_alone():
+    calling = ('cube = loc(image, "red cube")[0]\n'
+               'final_result = len(_objects_behind(image, cube, loc(image, "sphere")))\n')
+    retriever = ExampleRetriever([_right(1, "How many spheres are behind the red cube?", calling, ("_objects_behind",))],
+                                 2, {f.name for f in RELATIONS}, functions=RELATIONS)
+    shown = retriever.render("How many green things are behind the small cylinder?")
+    assert shown is not None and "red ball" not in shown and "_objects_behind(image, cube" in shown
+
+
+def test_without_the_helpers_records_no_example_is_composed():
+    retriever = ExampleRetriever([], 2, {f.name for f in RELATIONS})
+    assert retriever.render("How many green things are behind the small cylinder?") is None
+
+
+def test_an_object_in_two_relations_to_two_references_filters_twice_instead_of_chaining():
+    example = composed_example("How many matte cubes are in front of the big rubber cylinder and to the left of the "
+                               "purple cube?", RELATIONS)
+    assert example is not None
+    assert example.question == "How many cubes are both in front of the red ball and left of the cylinder?"
+    assert example.code.splitlines()[2:] == ['cubes = _objects_in_front_of(image, ball, loc(image, "cube"))',
+                                             "cubes = _objects_left_of(image, cylinder, cubes)",
+                                             "final_result = len(cubes)"]

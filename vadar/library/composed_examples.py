@@ -1,0 +1,134 @@
+"""Worked examples composed of the library's relation helpers, for spatial questions no helper
+answers whole.
+
+"What color is the cube behind the sphere that is left of the cylinder?" needs two relations and an
+attribute. Where the build admitted `_objects_behind` and `_objects_left_of` but no question-shape
+helper for the shape, the Program agent used to be shown the fixed example (a loop comparing
+depths) and copied it: on 40 held-out CLEVR questions a 20-question build's library lost 3 of 6
+one-hop questions static-api had right, every lost program a depth loop calling no helper. The
+composition is known from the question's form alone (its answer kind and the relations it names,
+in the order it names them), so the example is written here, with made-up objects, as calls of the
+admitted helpers with their own signatures: the model fills in its noun phrases.
+
+Only helpers whose name claims a relation and whose signature takes the reference and the
+candidates to choose from (`claims.claim_of`: `_objects_left_of(image, bbox, candidates)`) are
+composed, those the ground-truth check admits; a question naming a relation no such helper covers
+gets no example from here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from vadar.library.claims import claim_of
+from vadar.library.shape_helpers import catalogue_example
+from vadar.programs.api_text import ExampleCall
+from vadar.programs.question_shape import shape_of
+
+
+class _Function(Protocol):
+    name: str
+    signature: str
+
+
+_MENTIONS = re.compile(r"\b(left)\b|\b(right)\b|\b(in front)\b|\b(behind)\b", re.IGNORECASE)
+_AND = re.compile(r"\band\b", re.IGNORECASE)
+_RELATION_OF_GROUP = ("left", "right", "front", "behind")
+_SAID = {"left": "left of", "right": "right of", "front": "in front of", "behind": "behind"}
+_NOUNS = ("cylinder", "sphere", "cube")  # made-up objects of a chain, outer last
+_ANCHOR = ("red ball", "ball")  # the object a chain starts from: its description and variable
+_MOST_RELATIONS = 3  # CLEVR's longest chains (three_hop)
+
+
+def relations_in_order(question: str) -> list[str]:
+    """The spatial relations `question` names, in the order it names them ("the cube behind the
+    sphere that is left of ..." is behind, then left): the first is the answer's own relation."""
+    return [_RELATION_OF_GROUP[next(i for i, g in enumerate(m.groups()) if g)] for m in _MENTIONS.finditer(question)]
+
+
+def both_relations(question: str) -> bool:
+    """Whether the question names two relations of one object, joined by "and" ("the cube that is
+    both left of the ball and behind the cylinder"), not a chain: each has its own reference."""
+    mentions = list(_MENTIONS.finditer(question))
+    return len(mentions) == 2 and bool(_AND.search(question, mentions[0].end(), mentions[1].start()))
+
+
+def relation_helpers(functions: Iterable[_Function]) -> dict[str, str]:
+    """For each relation, the first helper that returns the objects in it among candidates it is
+    given, called `(image, reference_box, candidates)` (the order its claim fixes)."""
+    found: dict[str, str] = {}
+    for function in functions:
+        claim = claim_of(function)
+        if claim is not None and claim.kind == "relation" and claim.inputs == ("box", "candidates"):
+            found.setdefault(claim.value, function.name)
+    return found
+
+
+def composed_example(question: str, functions: Iterable[_Function]) -> ExampleCall | None:
+    """A worked program for a spatial count, existence or attribute question of the same chain as
+    `question`, as calls of the library's relation helpers; None where a relation it names has none."""
+    shape = shape_of(question)
+    relations = relations_in_order(question)
+    if shape.relation != "spatial" or not 0 < len(relations) <= _MOST_RELATIONS:
+        return None
+    if shape.answer not in ("count", "exists", "attribute"):
+        return None
+    helpers = relation_helpers(functions)
+    if any(relation not in helpers for relation in relations):
+        return None
+    attribute = shape.subject if shape.answer == "attribute" and shape.subject else "color"
+    if both_relations(question):
+        return _both(shape.answer, attribute, relations, helpers)
+    return _written(shape.answer, attribute, relations, helpers)
+
+
+def _written(answer: str, attribute: str, relations: Sequence[str],
+             helpers: dict[str, str]) -> ExampleCall:
+    """The example question and its program: from the anchor outward, one helper call per relation
+    (the last relation the question names is the one nearest the anchor)."""
+    nouns = _NOUNS[-len(relations):]  # inner to outer; the answer's object is the last
+    described, reference = _ANCHOR
+    lines = [f'{reference} = loc(image, "{described}")[0]']
+    phrase = f"the {described}"
+    for position, (noun, relation) in enumerate(zip(nouns, reversed(relations), strict=True)):
+        lines.append(f'{noun}s = {helpers[relation]}(image, {reference}, loc(image, "{noun}"))')
+        if position < len(nouns) - 1:
+            lines.append(f"{noun} = {noun}s[0]")
+            phrase = f"the {noun} that is {_SAID[relation]} {phrase}"
+        else:
+            phrase = f"{_SAID[relation]} {phrase}"
+        reference = noun
+    return _finished(answer, attribute, nouns[-1], phrase, lines)
+
+
+def _both(answer: str, attribute: str, relations: Sequence[str], helpers: dict[str, str]) -> ExampleCall:
+    """The example of an object in two relations to two references: the second filters the first's."""
+    first, second = relations
+    lines = ['ball = loc(image, "red ball")[0]', 'cylinder = loc(image, "cylinder")[0]',
+             f'cubes = {helpers[first]}(image, ball, loc(image, "cube"))',
+             f"cubes = {helpers[second]}(image, cylinder, cubes)"]
+    return _finished(answer, attribute, "cube", f"both {_SAID[first]} the red ball and {_SAID[second]} the cylinder",
+                     lines)
+
+
+def _finished(answer: str, attribute: str, outer: str, phrase: str, lines: list[str]) -> ExampleCall:
+    """The question and the last line, by the answer kind, over the objects found (`{outer}s`)."""
+    if answer == "count":
+        asked = f"How many {outer}s are {phrase}?"
+        lines.append(f"final_result = len({outer}s)")
+    elif answer == "exists":
+        asked = f"Are there any {outer}s {phrase}?"
+        lines.append(f'final_result = "yes" if len({outer}s) > 0 else "no"')
+    else:
+        asked = f"What {attribute} is the {outer} {phrase}?"
+        lines.append(f'final_result = vqa(image, "What {attribute} is this object?", {outer}s[0])')
+    return ExampleCall(asked, "\n".join(lines))
+
+
+def fallback_example(question: str, names: Iterable[str], functions: Sequence[_Function]) -> ExampleCall | None:
+    """The worked example where the build has no right program of the question's shape: the
+    catalogue's where a library helper (of `names`) answers the shape in one call, else one composed
+    of the relation helpers among `functions` (`composed_example`), else None (the fixed example)."""
+    return catalogue_example(question, names) or composed_example(question, functions)
