@@ -145,11 +145,20 @@ class EvidenceMixin(StoreBase):
                     entry["correct"] += program.correct
         return {name: FunctionStats(name, **entry) for name, entry in stats.items()}
 
-    def build_question_ids(self, *, data: str, split: str) -> set[str]:
-        """Every question of `data`/`split` that a build run of this library was shown."""
+    def build_question_ids(self, *, data: str | Iterable[str], split: str) -> set[str]:
+        """Every question of `data`/`split` that a build run of this library was shown; `data` may
+        name the data set several ways (the path as given, resolved: `build_data_sources`)."""
+        sources = [data] if isinstance(data, str) else list(data)
         with self._snapshot():
             rows = self._rows(
                 "SELECT b.question_ids FROM batches AS b JOIN runs AS r ON r.id = b.run_id "
-                "WHERE r.kind = 'build-api' AND json_extract(r.config, '$.data') = ? "
-                "AND json_extract(r.config, '$.split') = ?", [data, split])
+                "WHERE r.kind = 'build-api' AND json_extract(r.config, '$.data') IN "
+                f"({', '.join('?' * len(sources))}) AND json_extract(r.config, '$.split') = ?", [*sources, split])
         return {q for row in rows for q in json.loads(row["question_ids"])}
+
+    def build_data_sources(self) -> set[str]:
+        """The data sets this library's build runs were given, as each run spelled it."""
+        with self._snapshot():
+            rows = self._rows("SELECT DISTINCT json_extract(config, '$.data') AS data FROM runs "
+                              "WHERE kind = 'build-api' AND json_extract(config, '$.data') IS NOT NULL")
+        return {str(row["data"]) for row in rows}

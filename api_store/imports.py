@@ -1,9 +1,12 @@
 """Reading an export (`ApiStore.export`) back into a store: functions with every version,
 their implementation attempts, dependencies and admission decisions.
 
-Runs, batches and programs belong to the home that made them and are not imported; imported
-versions and attempts keep their model and timestamps but point at no run. Checking that each
-source is a valid library function is the caller's job (the store knows no Python rules).
+Runs, batches and programs belong to the home that made them and are not imported, unless asked
+for with `with_build`: then the export's build runs with their batches (which questions the library
+was built on, so an evaluation can tell whether it shares their scenes) and its verified programs
+(the worked examples) come too, under new ids. Imported versions and attempts keep their model and
+timestamps but point at no run. Checking that each source is a valid library function is the
+caller's job (the store knows no Python rules).
 """
 
 from __future__ import annotations
@@ -25,12 +28,15 @@ EXPORT_FORMAT_VERSION = 1
 class ImportMixin(StoreBase):
     """`import_functions`: all of an export's functions, or none of them."""
 
-    def import_functions(self, data: Mapping[str, Any], *, replace: bool = False) -> list[str]:
+    def import_functions(self, data: Mapping[str, Any], *, replace: bool = False,
+                         with_build: bool = False) -> list[str]:
         """Add every function of `data` (an export) in one transaction; return their names.
 
         A name the library already has is refused (`DuplicateFunctionError`) unless `replace`:
         then the imported versions are appended after the existing ones (versions are never
         deleted) and become current. A trivial rename of an existing function is always refused.
+        With `with_build`, the export's build runs, their batches and its verified programs are
+        added too (`_import_build`).
         """
         functions = _functions_of(data)
         with self.transaction():
@@ -48,7 +54,33 @@ class ImportMixin(StoreBase):
                         "version_id": version_id, "decision": decision["decision"], "mode": decision["mode"],
                         "evidence": json.dumps(decision.get("evidence") or {}, default=str),
                         "created_at": decision.get("created_at") or utc_now()})
+            if with_build:
+                self._import_build(data)
         return [entry["name"] for entry in functions]
+
+    def _import_build(self, data: Mapping[str, Any]) -> None:
+        """The export's build runs with their batches, and its verified programs, under new ids."""
+        batch_ids: dict[int, int] = {}
+        for run in data.get("runs") or []:
+            if run.get("kind") != "build-api":
+                continue
+            run_id = self._insert("runs", {
+                "kind": run["kind"], "status": run.get("status") or "finished", "model": run.get("model"),
+                "config": json.dumps(run.get("config") or {}, default=str, sort_keys=True),
+                "started_at": run.get("started_at") or utc_now(), "finished_at": run.get("finished_at")})
+            for batch in run.get("batches") or []:
+                batch_ids[batch["id"]] = self._insert("batches", {
+                    "run_id": run_id, "idx": batch["index"], "question_ids": json.dumps(batch["question_ids"]),
+                    "proposals": None if batch.get("proposals") is None else json.dumps(batch["proposals"]),
+                    "created_at": batch.get("created_at") or utc_now()})
+        for program in data.get("verified_programs") or []:
+            self._insert("verified_programs", {
+                "batch_id": batch_ids.get(program.get("batch_id")), "question_id": str(program["question_id"]),
+                "question": program["question"], "variant": program["variant"], "code": program.get("code"),
+                "answer": program.get("answer"), "gold": program.get("gold"), "error": program.get("error"),
+                "correct": None if program.get("correct") is None else int(program["correct"]),
+                "uses": json.dumps(sorted(program.get("uses") or [])), "withdrawn": program.get("withdrawn"),
+                "created_at": utc_now()})
 
     def _import_function(self, entry: Mapping[str, Any], *, replace: bool) -> dict[tuple[str, int], int]:
         name = entry["name"]

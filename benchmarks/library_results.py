@@ -176,6 +176,7 @@ def check_helpers(db: Path, data: Path, split: str | None) -> dict:
     """The library's admitted helpers and those failing their ground-truth property checks."""
     from api_store import ApiStore
     from vadar.library.coverage import coverage_of
+    from vadar.runs.evaluate import build_questions
     from vadar.library.truth_checks import TruthChecks
     from vadar.runs.prepare import DataSelection
     from vadar.sandbox import execute
@@ -183,7 +184,7 @@ def check_helpers(db: Path, data: Path, split: str | None) -> dict:
     prepared = DataSelection(data, split).prepare()
     with ApiStore(db, create=False) as store:
         library = store.library()
-        build = store.build_question_ids(data=str(prepared.dataset.root), split=prepared.split)
+        build = build_questions(store, prepared.dataset.root, prepared.split)
     checks = TruthChecks(lambda code, namespace: execute(code, namespace, timeout_s=10))
     failing = [f.name for f in library
                if checks.check(f, library, prepared.dataset, prepared.modules, prepared.questions[:60]).passed is False]

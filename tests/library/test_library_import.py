@@ -151,3 +151,30 @@ def test_a_file_that_is_not_an_export_is_one_line(tmp_path: Path, text: str, mes
     assert result.exit_code == 2
     [line] = result.output.strip().splitlines()
     assert message in line
+
+
+def test_with_build_the_build_runs_and_worked_examples_come_along(tmp_path: Path) -> None:
+    source = tmp_path / "source.sqlite"
+    with ApiStore(source) as store:
+        store.propose("_center", "(box: BBox) -> list[float]", "Centre of a box.")
+        store.implement("_center", CENTER)
+        run = store.start_run("build-api", config={"data": "runs/bench20", "split": "test"})
+        batch = store.start_batch(run.id, ["3", "4"])
+        store.record_verified_program(batch_id=batch.id, question_id="3", question="Where?", variant="with",
+                                      code="final_result = _center(loc(image, 'cup')[0])", answer="1", gold="1",
+                                      error=None, correct=True, uses=["_center"])
+        store.start_run("eval")  # an evaluation's run is the home's own: never imported
+    out = tmp_path / "export.json"
+    assert _run("export", "--output", str(out), "--db", str(source)).exit_code == 0
+
+    plain, full = tmp_path / "plain.sqlite", tmp_path / "full.sqlite"
+    assert _run("import", str(out), "--db", str(plain)).exit_code == 0
+    result = _run("import", str(out), "--with-build", "--db", str(full))
+    assert result.exit_code == 0, result.output
+    with ApiStore(plain, create=False) as store:
+        assert store.runs() == [] and store.verified_programs() == []
+    with ApiStore(full, create=False) as store:
+        assert [r.kind for r in store.runs()] == ["build-api"]
+        assert store.build_question_ids(data="runs/bench20", split="test") == {"3", "4"}
+        (example,) = store.verified_programs(correct_only=True)
+        assert example.uses == ("_center",) and store.batches(store.runs()[0].id)[0].id == example.batch_id

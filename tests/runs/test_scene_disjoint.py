@@ -102,3 +102,42 @@ def test_an_evaluation_sharing_scenes_with_its_build_says_so(tmp_path):
     assert json.loads((tmp_path / "shared" / "summary.json").read_text())["scene_disjoint"] is False
     assert apart.header["scene_disjoint"] is True
     assert json.loads((tmp_path / "apart" / "summary.json").read_text())["scene_disjoint"] is True
+
+
+def test_a_library_imported_with_its_build_still_says_which_scenes_it_was_built_on(tmp_path):
+    """Exported and imported `--with-build` into another home, and evaluated on the same data set
+    given by another path: the build's questions are still left out, its scenes still seen, and its
+    right build programs come along as the worked examples."""
+    from api_store import ApiStore
+
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.library.propose = config.library.distill = config.library.validation = False
+    data = DataSelection(limit=6).prepare()
+    with open_session(config, llm=ScriptedLLM([COUNT] * 20)) as session:
+        build_api(session, dataclasses.replace(data, questions=data.questions[:2]), tmp_path / "build", batch_size=2)
+        batch = session.store.batches(session.store.runs("build-api")[0].id)[0]
+        session.store.record_verified_program(batch_id=batch.id, question_id="0", question=data.questions[0].question,
+                                              variant="without", code=COUNT[10:-4], answer="1", gold="1",
+                                              error=None, correct=True, uses=())
+        exported = session.store.export()
+    # as exported on another machine, where the data set lay elsewhere under the same folder name
+    for run in exported["runs"]:
+        run["config"]["data"] = f"/elsewhere/{Path(run['config']['data']).name}"
+    source = tmp_path / "library.json"
+    source.write_text(json.dumps(exported))
+    linked = tmp_path / "another-name"
+    linked.symlink_to(data.dataset.root, target_is_directory=True)
+
+    for with_build, disjoint in ((False, True), (True, False)):
+        other = VadarConfig()
+        other.paths.home = tmp_path / f"home-{with_build}"
+        with ApiStore(other.paths.home / "vadar.sqlite", create=True) as store:
+            store.import_functions(json.loads(source.read_text()), with_build=with_build)
+            examples = store.verified_programs(correct_only=True)
+            assert [(p.question_id, p.batch_id is not None) for p in examples] == ([("0", True)] if with_build else [])
+        moved = DataSelection(data=linked, limit=6).prepare()
+        with open_session(other, llm=ScriptedLLM([COUNT] * 20)) as session:
+            result = evaluate(session, moved, tmp_path / f"eval-{with_build}", method="static-api", show_progress=False)
+        assert result.header["scene_disjoint"] is disjoint
+        assert result.header["build_questions"] == (2 if with_build else 0)

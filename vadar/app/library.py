@@ -168,17 +168,20 @@ class Library:
         except (HandLibraryError, SyntaxError) as exc:
             raise LibraryError(str(exc)) from None
 
-    def import_file(self, source: str | Path, *, replace: bool = False) -> list[str]:
+    def import_file(self, source: str | Path, *, replace: bool = False, with_build: bool = False) -> list[str]:
         """Import an export of `vadar library export` (every function with its versions, attempts
         and decisions), all or nothing; functions the library has are refused unless `replace`.
+        `with_build`: also its build runs (the questions it was built on, so an evaluation can say
+        whether it shares their scenes) and its right build programs (the worked examples).
         Returns their names."""
         from vadar.library.importing import LibraryImportError, import_library
 
         check_type("source", source, (str, Path), error=LibraryError, wanted="a path (str or Path)")
         check_type("replace", replace, bool, error=LibraryError)
+        check_type("with_build", with_build, bool, error=LibraryError)
         with self._store(create=True) as store:
             try:
-                return import_library(store, Path(source), replace=replace)
+                return import_library(store, Path(source), replace=replace, with_build=with_build)
             except (LibraryImportError, DuplicateFunctionError) as exc:
                 raise LibraryError(str(exc)) from None
             except StoreError as exc:  # the export's content refused by the store (`format`, versions)

@@ -213,12 +213,15 @@ def import_(
     source: Annotated[Path, typer.Argument(help="A JSON file written by `vadar library export`.", dir_okay=False)],
     replace: Annotated[bool, typer.Option("--replace", help="Import functions the library already has as their "
                                           "new current versions (otherwise they are refused).")] = False,
+    with_build: Annotated[bool, typer.Option("--with-build", help="Also import the export's build runs (which "
+                                             "questions it was built on) and right build programs (the worked "
+                                             "examples programs are shown).")] = False,
     db: DbOption = None,
 ) -> None:
     """Import a library export: every function with its versions, attempts and decisions."""
     library = _library(db, settings)
     with user_errors():
-        names = library.import_file(source, replace=replace)
+        names = library.import_file(source, replace=replace, with_build=with_build)
     typer.echo(f"imported {len(names)} functions into {library.path}: {', '.join(names) or '-'}")
 
 

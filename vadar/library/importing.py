@@ -200,8 +200,9 @@ def _current_calls(data: dict[str, Any]) -> dict[str, set[str]]:
     return calls
 
 
-def import_library(store: ApiStore, path: Path, *, replace: bool = False) -> list[str]:
-    """Import every function of the export in `path` into `store`, or none; return their names."""
+def import_library(store: ApiStore, path: Path, *, replace: bool = False, with_build: bool = False) -> list[str]:
+    """Import every function of the export in `path` into `store`, or none; return their names.
+    `with_build`: its build runs and worked examples too (`ApiStore.import_functions`)."""
     data = read_export(path)
     if isinstance(data, dict) and data.get("format") == "vadar-api-store":
         imported = _current_calls(data)
@@ -209,7 +210,7 @@ def import_library(store: ApiStore, path: Path, *, replace: bool = False) -> lis
         if problem is not None:
             raise LibraryImportError(f"{path}: {problem}; nothing was imported")
     try:
-        return store.import_functions(data, replace=replace)
+        return store.import_functions(data, replace=replace, with_build=with_build)
     except DuplicateFunctionError as exc:
         hint = "; add --replace to import it as a new version" if exc.name == exc.existing else ""
         raise LibraryImportError(f"{path}: {exc}{hint}; nothing was imported") from None

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from api_store import ApiStore
+
 from omni3d_bench.scene_split import scenes_of
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.techniques.vote import VoteRecord
@@ -50,7 +52,7 @@ def evaluate(
     evaluation off the session's progress display.
     """
     dataset, split, questions = data.dataset, data.split, data.questions
-    built_from = session.store.build_question_ids(data=str(dataset.root), split=split)
+    built_from = build_questions(session.store, dataset.root, split)
     questions = select_questions(questions, built_from, scope)
     shared = shared_scenes(dataset, split, built_from, questions)
     if shared and scope != "build":  # scoring build questions shares their scenes by design
@@ -113,6 +115,18 @@ def select_questions(questions: Sequence[Question], built_from: set[str], scope:
     if scope == "build":
         return [q for q in questions if q.question_id in built_from]
     return list(questions)
+
+
+def build_questions(store: ApiStore, root: Path, split: str) -> set[str]:
+    """The questions of the data set in `root` a build of this library was shown. A build records
+    its data set as it was given; one given as `../data/clevr` from another folder, or on another
+    machine, is the same data set: a stored path naming this folder (resolved) or ending in its name
+    counts, so a leak across spellings is still seen (a data set of the same folder name elsewhere
+    counts too: an error toward saying the scenes are shared)."""
+    here = root.resolve()
+    sources = {source for source in store.build_data_sources()
+               if Path(source).resolve() == here or Path(source).name == here.name}
+    return store.build_question_ids(data=sources, split=split) if sources else set()
 
 
 def shared_scenes(dataset: Dataset, split: str, built_from: set[str], questions: Sequence[Question]) -> set[str]:
