@@ -89,7 +89,7 @@ def test_the_sample_whose_programs_are_right_most_often_is_kept_over_wrong_ones(
     searched = store.decisions(NAME)[-1]
     assert searched.decision == "searched" and searched.evidence["kept"] == 2
     assert searched.evidence["outcome"] == {"support": 3, "minimum": 3, "right_without": 0.0, "right": [0.0, 2.0, 1.0],
-                                            "questions": [q.question_id for q in questions]}
+                                            "questions": [q.question_id for q in questions], "asked": 3}
     story = helper_story(NAME, [dataclasses.asdict(d) for d in store.decisions(NAME)])
     assert "by outcome on 3 build questions: sample 2 of 3 kept" in story.text()
     assert "right 2 of 3 times (0 without it" in story.text()
@@ -208,3 +208,32 @@ def test_programs_are_written_only_for_the_questions_needing_a_step_the_name_cov
              for call in llm.calls_of(Role.PROGRAM)}
     assert asked == counting
     assert store.decisions(counter)[-1].evidence["outcome"]["questions"] == sorted(counting, key=int)
+
+
+def test_programs_stop_once_the_questions_left_cannot_reach_the_minimum_support(data):
+    questions = data.questions[:6]
+    llm = router(questions, [implementation(WRONG)], calls_helper=lambda question: False)
+    store = ApiStore.memory()
+    store.propose(NAME, SIGNATURE, "The answer recorded for a key.")
+    agent(llm, store, data, questions, samples=4).implement([NAME], [context(data, questions[0])])
+
+    # after 4 programs none of which called it, the 2 questions left could not make 3
+    assert len(llm.calls_of(Role.PROGRAM)) == 4
+    outcome = store.decisions(NAME)[-1].evidence["outcome"]
+    assert outcome["support"] == 0 and outcome["asked"] == 4
+
+
+def test_a_helper_for_a_step_no_batch_question_needs_writes_no_program(data):
+    counter = "_count_things"
+    questions = [q for q in data.questions[:8] if q.question_id not in {"0", "1", "6", "7"}]  # none asks a count
+    sample = f"```python\ndef {counter}(image, key):\n    return len(loc(image, key))\n```"
+    llm = ScriptedLLM([ByRole({Role.API_IMPLEMENT: lambda messages: sample,
+                               Role.PROGRAM: lambda messages: f"```python\nfinal_result = {counter}(image, 'x')\n```"})] * 20)
+    store = ApiStore.memory()
+    store.propose(counter, "(image: Image, key: str) -> int", "How many things answer to a key.")
+    outcome = OutcomeVerifier(ProgramAgent(llm, executor), store, executor, data.dataset, data.modules, questions,
+                              min_support=3)
+    report = ApiAgent(llm, store, executor, log=StoreLog(store), search=SearchSettings(samples=2, rounds=1),
+                      outcome=outcome).implement([counter], [context(data, questions[0])])
+    assert report.implemented == [counter] and llm.calls_of(Role.PROGRAM) == []
+    assert len(llm.calls_of(Role.API_IMPLEMENT)) == 1  # the greedy sample, for the gate to judge

@@ -103,6 +103,7 @@ class OutcomeEvidence:
     right_without: float = 0.0
     right: tuple[float, ...] = ()
     question_ids: tuple[str, ...] = ()
+    asked: int = 0  # build questions a program was written for, to find the support
 
     @property
     def searched(self) -> bool:
@@ -110,7 +111,8 @@ class OutcomeEvidence:
 
     def to_dict(self) -> dict[str, Any]:
         return {"support": self.support, "minimum": self.minimum, "right_without": round(self.right_without, 4),
-                "right": [round(r, 4) for r in self.right], "questions": list(self.question_ids)}
+                "right": [round(r, 4) for r in self.right], "questions": list(self.question_ids),
+                "asked": self.asked}
 
 
 @dataclass

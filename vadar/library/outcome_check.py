@@ -7,7 +7,9 @@ first working sample the Program agent writes one program per build question of 
 that sample in the library (only those needing a step the helper's name covers, when any does:
 `_count_objects` is not written ten programs for ten relation questions); the questions whose programs call the helper (directly or through
 another helper) are its support. Below `min_support` questions the helper is kept as the greedy
-implementation (no search: a couple of yes/no answers decide nothing). Otherwise the same programs
+implementation (no search: a couple of yes/no answers decide nothing), and programs stop as soon
+as the questions left could not reach the minimum (they are the search's most costly part: half
+of a 20-question CLEVR build's model time). Otherwise the same programs
 run again with each later sample (no LLM reply: only the helper's body changes), and programs
 written without the helper answer the supporting questions once (the same requests as the gate's
 programs without the batch's candidates, so the response cache answers those at admission). A
@@ -80,6 +82,7 @@ class _Support:
 
     questions: list[Question]
     programs: dict[str, str]  # question id -> the program written with the first sample
+    asked: int = 0  # the questions a program was written for (fewer once the minimum is out of reach)
     right_without: float = 0.0
     right: list[float] = field(default_factory=list)
 
@@ -128,29 +131,34 @@ class OutcomeVerifier:
         if support is None:
             return None
         return OutcomeEvidence(len(support.questions), self.min_support, support.right_without,
-                               tuple(support.right), tuple(q.question_id for q in support.questions))
+                               tuple(support.right), tuple(q.question_id for q in support.questions), support.asked)
 
     # ----------------------------------------------------------------- programs
 
     def _serving(self, name: str, signature: str) -> list[Question]:
-        """The labelled questions needing a step the helper's name covers (`coverage.helper_steps`);
-        all of them when its name covers no step, or no question needs one it covers."""
+        """The labelled questions needing a step the helper's name covers (`coverage.helper_steps`),
+        none when no question needs one (no program is written: the greedy sample is kept for the
+        gate to judge); all of them when its name covers no step."""
         steps = helper_steps(name, signature)
-        serving = [q for q in self.questions if steps & set(steps_of(parse_question(q.question)))]
-        return serving or list(self.questions)
+        if not steps:
+            return list(self.questions)
+        return [q for q in self.questions if steps & set(steps_of(parse_question(q.question)))]
 
     def _first(self, name: str, library: list[FunctionRecord | Candidate],
                questions: Sequence[Question]) -> tuple[_Support, dict[str, object]]:
         """One program per question with the first sample in the library; those that call it."""
         support, answers = _Support([], {}), {}
         dependencies = {f.name: tuple(f.dependencies) for f in library}
-        for question in questions:
+        for position, question in enumerate(questions, start=1):
             self.on_event(f"{name}: writing a program for question {question.question_id} with it")
             outcome = self._solve(question, library)
+            support.asked = position
             if outcome.program and name in helpers_reached(outcome.program, dependencies):
                 support.questions.append(question)
                 support.programs[question.question_id] = outcome.program
                 answers[question.question_id] = None if outcome.error is not None else outcome.answer
+            if len(support.questions) + len(questions) - position < self.min_support:
+                break  # the questions left cannot bring it to the minimum: no search, no more programs
         return support, answers
 
     def _without(self, name: str, support: _Support) -> float:

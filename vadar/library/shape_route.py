@@ -150,8 +150,10 @@ def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], 
     support = evidence.support if evidence is not None else 0
     report.support[name] = support
     if support < settings.outcome_min_support:
+        asked = evidence.asked if evidence is not None else 0
+        written = "" if asked in (0, len(questions)) else f" (programs written for {asked}, the rest could not reach it)"
         reason = (f"too few supporting build questions: programs for {support} of the {len(questions)} "
-                  f"questions of its shape called it (at least {settings.outcome_min_support} needed)")
+                  f"questions of its shape called it (at least {settings.outcome_min_support} needed){written}")
         store.record_decision(name, "rejected", mode=settings.admission, evidence={"reason": reason})
         store.mark_failed(name, f"not admitted: {reason}")
         report.not_admitted[name] = reason
