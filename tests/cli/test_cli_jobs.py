@@ -66,3 +66,15 @@ def test_a_misspelt_module_is_refused_before_any_work(scripted, tmp_path):
     result = CliRunner().invoke(app, ["eval", "--module", "dpeth=real", "--out", str(tmp_path / "x")])
     assert result.exit_code == 2 and "unknown module 'dpeth'" in result.output
     assert scripted.calls == [] and not (tmp_path / "x").exists()
+
+
+def test_build_api_grows_the_library_from_the_questions_after_skip(scripted, tmp_path, monkeypatch):
+    monkeypatch.setenv("VADAR_LIBRARY_ADMISSION", "off")
+    from api_store import ApiStore
+
+    result = CliRunner().invoke(app, ["build-api", "--skip", "3", "--limit", "3", "--batch-size", "3",
+                                      "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    with ApiStore(tmp_path / "home" / "vadar.sqlite", create=False) as store:
+        (batch,) = store.batches(store.runs("build-api")[0].id)
+    assert batch.question_ids == ["3", "4", "5"]

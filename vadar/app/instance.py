@@ -205,19 +205,21 @@ class Vadar:
         return Evaluation(summary, out_dir, method)
 
     def build(self, data: PathLike | PreparedData | None = None, *, split: str | None = None,
-              limit: int | None = None, batch_size: int = 10, batches: int | None = None,
+              limit: int | None = None, skip: int = 0, batch_size: int = 10, batches: int | None = None,
               out: PathLike | None = None, on_batch: Callable[[BatchReport], None] | None = None,
               on_validation: Callable[[ValidationReport], None] | None = None) -> Build:
         """Grow the library from a data set's questions, `batch_size` at a time (the first `batches`
         batches): the Signature agent proposes helpers, the API agent implements them, admission
-        keeps those that help. Resumes a build interrupted in `out` (default runs/<data>-<split>-build)."""
+        keeps those that help. `skip` leaves out the first questions (a library built on them
+        grows from the next ones). Resumes a build interrupted in `out` (default
+        runs/<data>-<split>-build)."""
         check_count("batch_size", batch_size, least=1)
         check_count("batches", batches, least=1, optional=True)
         check_path("out", out, optional=True, error=ConfigError)
         for name, callback in (("on_batch", on_batch), ("on_validation", on_validation)):
             if callback is not None and not callable(callback):
                 raise ConfigError(f"{name} must be a function or None, not {type(callback).__name__}")
-        prepared = self._selected(data, split=split, limit=limit)
+        prepared = self._selected(data, split=split, limit=limit, skip=skip)
         out_dir = Path(out) if out is not None else default_run_dir(data, prepared, "build")
         session = self.session
         self.progress.stage("building the API")

@@ -109,11 +109,11 @@ def _opened(settings: VadarConfig, progress: LiveProgress) -> Vadar:
 @settings_flags(*MODULES)
 def build_api_command(
     settings: VadarConfig, data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
-    batch_size: BatchSizeOption = 10, batches: BatchesOption = None, out: OutOption = None,
+    skip: SkipOption = 0, batch_size: BatchSizeOption = 10, batches: BatchesOption = None, out: OutOption = None,
 ) -> None:
     """Grow the library: Signature agent then API agent, batch after batch."""
     with user_errors(), LiveProgress(console) as progress, _opened(settings, progress) as v:
-        built = v.build(data, split=split, limit=limit, batch_size=batch_size, batches=batches, out=out,
+        built = v.build(data, split=split, limit=limit, skip=skip, batch_size=batch_size, batches=batches, out=out,
                         on_batch=_print_batch, on_validation=_print_validation)
     console.print(f"library: {built.functions} implemented functions in {settings.paths.database}")
     if built.coverage is not None:
