@@ -89,7 +89,7 @@ def test_the_sample_whose_programs_are_right_most_often_is_kept_over_wrong_ones(
     searched = store.decisions(NAME)[-1]
     assert searched.decision == "searched" and searched.evidence["kept"] == 2
     assert searched.evidence["outcome"] == {"support": 3, "minimum": 3, "right_without": 0.0, "right": [0.0, 2.0, 1.0],
-                                            "questions": [q.question_id for q in questions], "asked": 3}
+                                            "questions": [q.question_id for q in questions], "asked": 3, "weight": 3.0}
     story = helper_story(NAME, [dataclasses.asdict(d) for d in store.decisions(NAME)])
     assert "by outcome on 3 build questions: sample 2 of 3 kept" in story.text()
     assert "right 2 of 3 times (0 without it" in story.text()
@@ -217,10 +217,23 @@ def test_programs_stop_once_the_questions_left_cannot_reach_the_minimum_support(
     store.propose(NAME, SIGNATURE, "The answer recorded for a key.")
     agent(llm, store, data, questions, samples=4).implement([NAME], [context(data, questions[0])])
 
-    # after 4 programs none of which called it, the 2 questions left could not make 3
-    assert len(llm.calls_of(Role.PROGRAM)) == 4
+    # after 3 programs none of which called it, the questions left weigh 2 (a yes/no one counts half)
+    assert [q.answer for q in questions[3:]] == ["yes", "cyan", "no"]
+    assert len(llm.calls_of(Role.PROGRAM)) == 3
     outcome = store.decisions(NAME)[-1].evidence["outcome"]
-    assert outcome["support"] == 0 and outcome["asked"] == 4
+    assert outcome["support"] == 0 and outcome["asked"] == 3
+
+
+def test_yes_no_questions_weigh_half_so_four_of_them_start_no_search(data):
+    questions = [q for q in data.questions if str(q.answer) in ("yes", "no")]
+    assert len(questions) == 4
+    llm = router(questions, [implementation(WRONG), implementation(gold(questions))])
+    store = ApiStore.memory()
+    store.propose(NAME, SIGNATURE, "The answer recorded for a key.")
+    report = agent(llm, store, data, questions, samples=4).implement([NAME], [context(data, questions[0])])
+    # weighing 2, they can never reach 3 (the gate's rule too): no program written, the greedy sample kept
+    assert report.implemented == [NAME] and llm.calls_of(Role.PROGRAM) == []
+    assert len(llm.calls_of(Role.API_IMPLEMENT)) == 1
 
 
 def test_a_helper_for_a_step_no_batch_question_needs_writes_no_program(data):

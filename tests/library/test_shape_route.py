@@ -103,6 +103,16 @@ def test_a_shape_helper_is_due_only_with_enough_build_questions_of_its_shape(cle
     assert due_helpers(batch(store, llm, Questions(clevr, {"16", "17", "18", "19"}))) == []  # never proposed again
 
 
+def test_yes_no_questions_weigh_half_toward_a_shape_helper_s_support(clevr):
+    """12-15 and 20-23 ask whether another thing shares an attribute: four weigh 2, eight weigh 4."""
+    store, llm = ApiStore.memory(), ScriptedLLM([])
+    four = Questions(clevr, {"12", "13", "14", "15"})
+    assert {str(q.answer) for q in four} <= {"yes", "no"}
+    assert due_helpers(batch(store, llm, four)) == []
+    eight = Questions(clevr, {"12", "13", "14", "15", "20", "21", "22", "23"})
+    assert [h.name for h, _ in due_helpers(batch(store, llm, eight))] == ["_exists_same_attribute"]
+
+
 def test_the_sample_whose_programs_answer_the_shape_is_admitted_with_worked_examples_calling_it(clevr):
     questions = Questions(clevr, set(CALLS))
     store = ApiStore.memory()

@@ -104,15 +104,20 @@ class OutcomeEvidence:
     right: tuple[float, ...] = ()
     question_ids: tuple[str, ...] = ()
     asked: int = 0  # build questions a program was written for, to find the support
+    weight: float | None = None  # the support as the gate weighs it (a yes/no question counts half)
+
+    @property
+    def weighed(self) -> float:
+        return float(self.support) if self.weight is None else self.weight
 
     @property
     def searched(self) -> bool:
-        return self.support >= self.minimum
+        return self.weighed >= self.minimum
 
     def to_dict(self) -> dict[str, Any]:
         return {"support": self.support, "minimum": self.minimum, "right_without": round(self.right_without, 4),
                 "right": [round(r, 4) for r in self.right], "questions": list(self.question_ids),
-                "asked": self.asked}
+                "asked": self.asked, "weight": self.weighed}
 
 
 @dataclass

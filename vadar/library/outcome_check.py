@@ -6,9 +6,11 @@ a scene, yet the batch's gold answers can judge it: the programs that call it mu
 first working sample the Program agent writes one program per build question of the batch, with
 that sample in the library (only those needing a step the helper's name covers, when any does:
 `_count_objects` is not written ten programs for ten relation questions); the questions whose programs call the helper (directly or through
-another helper) are its support. Below `min_support` questions the helper is kept as the greedy
-implementation (no search: a couple of yes/no answers decide nothing), and programs stop as soon
-as the questions left could not reach the minimum (they are the search's most costly part: half
+another helper) are its support, weighed as the gate weighs evidence (`sources.success_weight`: a
+yes/no question counts half, being right half the time by chance). Below `min_support` the helper
+is kept as the greedy implementation (no search: a couple of yes/no answers decide nothing; the
+gate would refuse it for too few uses), and programs stop as soon as the questions left could
+not reach the minimum (they are the search's most costly part: half
 of a 20-question CLEVR build's model time). Otherwise the same programs
 run again with each later sample (no LLM reply: only the helper's body changes), and programs
 written without the helper answer the supporting questions once (the same requests as the gate's
@@ -37,6 +39,7 @@ from vadar.library.admission import gate_program
 from vadar.library.candidates import Candidate, Route
 from vadar.library.coverage import helper_steps, steps_of
 from vadar.library.rules import unread_parameter
+from vadar.library.sources import support as evidence_weight
 from vadar.llm.usage import usage_scope
 from vadar.programs.calls import helpers_reached
 from vadar.programs.namespace import program_namespace
@@ -83,6 +86,11 @@ class _Support:
     questions: list[Question]
     programs: dict[str, str]  # question id -> the program written with the first sample
     asked: int = 0  # the questions a program was written for (fewer once the minimum is out of reach)
+
+    @property
+    def weight(self) -> float:
+        """The support as the gate weighs it: a yes/no question counts half."""
+        return evidence_weight([q.answer for q in self.questions])
     right_without: float = 0.0
     right: list[float] = field(default_factory=list)
 
@@ -118,7 +126,7 @@ class OutcomeVerifier:
         if support is None:
             support, answers = self._first(name, library, self._serving(name, signature))
             self._support[name] = support
-            if len(support.questions) < self.min_support:
+            if support.weight < self.min_support:
                 return OutcomeResult(None, len(support.questions))
             support.right_without = self._without(name, support)
         else:
@@ -131,7 +139,8 @@ class OutcomeVerifier:
         if support is None:
             return None
         return OutcomeEvidence(len(support.questions), self.min_support, support.right_without,
-                               tuple(support.right), tuple(q.question_id for q in support.questions), support.asked)
+                               tuple(support.right), tuple(q.question_id for q in support.questions), support.asked,
+                               support.weight)
 
     # ----------------------------------------------------------------- programs
 
@@ -149,16 +158,16 @@ class OutcomeVerifier:
         """One program per question with the first sample in the library; those that call it."""
         support, answers = _Support([], {}), {}
         dependencies = {f.name: tuple(f.dependencies) for f in library}
-        for position, question in enumerate(questions, start=1):
+        for position, question in enumerate(questions):
+            if support.weight + evidence_weight([q.answer for q in questions[position:]]) < self.min_support:
+                break  # the questions left cannot bring it to the minimum: no search, no more programs
             self.on_event(f"{name}: writing a program for question {question.question_id} with it")
             outcome = self._solve(question, library)
-            support.asked = position
+            support.asked = position + 1
             if outcome.program and name in helpers_reached(outcome.program, dependencies):
                 support.questions.append(question)
                 support.programs[question.question_id] = outcome.program
                 answers[question.question_id] = None if outcome.error is not None else outcome.answer
-            if len(support.questions) + len(questions) - position < self.min_support:
-                break  # the questions left cannot bring it to the minimum: no search, no more programs
         return support, answers
 
     def _without(self, name: str, support: _Support) -> float:

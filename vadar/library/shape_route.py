@@ -2,8 +2,8 @@
 questions show enough of a shape, searched and admitted by outcome on every build question of it.
 
 After a batch's step route (`vadar.library.proposals`), each catalogue helper
-(`vadar.library.shape_helpers`) is due when at least `library.outcome_min_support` labelled build
-questions so far have a shape it answers and the store has never held its name (or it failed when
+(`vadar.library.shape_helpers`) is due when the labelled build questions so far that have a shape it
+answers weigh at least `library.outcome_min_support` (a yes/no question counting half, as at the gate) and the store has never held its name (or it failed when
 the library had fewer of the step helpers it builds on: it is tried again with them); at most
 `library.shape_helpers_per_batch` are tried per batch, the most supported first. One at a time:
 
@@ -35,6 +35,7 @@ from vadar.library.coverage import Step, covering
 from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
 from vadar.library.shape_helpers import ATTRIBUTE_HOW, RELATION_HOW, ShapeHelper, proposed_by_shape_route, supported
+from vadar.library.sources import support as evidence_weight
 from vadar.programs.helper_calls import parameter_names
 from vadar.programs.namespace import program_namespace
 
@@ -61,7 +62,9 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     due = [(helper, [labelled[i] for i in positions])
            for helper, positions in supported([q.question for q in labelled])
            # a helper tried before is not proposed again, unless it failed with fewer building blocks
-           if _untried(batch, helper) and len(positions) >= settings.outcome_min_support]
+           # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
+           if _untried(batch, helper) and evidence_weight([labelled[i].answer for i in positions])
+           >= settings.outcome_min_support]
     return due[:settings.shape_helpers_per_batch]
 
 
@@ -149,11 +152,13 @@ def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], 
     evidence = agent.outcome.evidence(name) if agent.outcome is not None else None
     support = evidence.support if evidence is not None else 0
     report.support[name] = support
-    if support < settings.outcome_min_support:
+    if evidence is None or not evidence.searched:
         asked = evidence.asked if evidence is not None else 0
-        written = "" if asked in (0, len(questions)) else f" (programs written for {asked}, the rest could not reach it)"
+        written = "" if asked in (0, len(questions)) else f"; programs written for {asked}, the rest could not reach it"
+        half = (f"; they weigh {evidence.weighed:g}, a yes/no question counting half"
+                if evidence is not None and evidence.weighed < support else "")
         reason = (f"too few supporting build questions: programs for {support} of the {len(questions)} "
-                  f"questions of its shape called it (at least {settings.outcome_min_support} needed){written}")
+                  f"questions of its shape called it (at least {settings.outcome_min_support} needed{half}{written})")
         store.record_decision(name, "rejected", mode=settings.admission, evidence={"reason": reason})
         store.mark_failed(name, f"not admitted: {reason}")
         report.not_admitted[name] = reason

@@ -65,8 +65,10 @@ def search_line(evidence: Mapping[str, Any]) -> str:
 def _outcome_line(evidence: Mapping[str, Any], outcome: Mapping[str, Any]) -> str:
     """`by outcome on 4 build questions: sample 2 of 3 kept, right 3 of 4 (1 without it), 1 round`."""
     support, minimum = outcome.get("support", 0), outcome.get("minimum", 0)
-    if support < minimum:
-        return (f"by outcome: programs on {support} build questions called it, fewer than the {minimum} a "
+    weight = outcome.get("weight", support)
+    if weight < minimum:
+        weighed = f" (weighing {weight:g}: a yes/no question counts half)" if weight < support else ""
+        return (f"by outcome: programs on {support} build questions called it{weighed}, fewer than the {minimum} a "
                 "search needs; the greedy implementation kept")
     right, kept, rounds = outcome.get("right") or [], evidence.get("kept"), evidence.get("rounds", 0)
     verdict = f"sample {kept} of {evidence.get('samples', 0)} kept" if kept else \
