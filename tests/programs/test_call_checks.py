@@ -12,6 +12,7 @@ from vadar.programs.call_checks import (
     argument_counts,
     boxes_given,
     check_program,
+    redefined_api,
     relations_to_loc,
     unknown_functions,
     unused_results,
@@ -178,3 +179,15 @@ def test_a_size_pair_passed_where_a_box_goes_is_caught():
     found = problems(program, boxes_given)
     assert len(found) == 1 and "a pair of numbers from `get_2D_object_size`" in found[0].message
     assert "reference" in found[0].message
+
+
+def test_a_program_that_writes_out_an_api_function_instead_of_calling_it_is_refused():
+    pasted = ('def _count_matching(image: Image, description: str, limit: int = 10) -> int:\n'
+              '    """How many match."""\n    return len(loc(image, description))\n')
+    [problem] = problems(pasted, redefined_api)
+    assert problem.message.startswith("line 1: the program defines `_count_matching`, which the API already has")
+    assert "call `_count_matching(image: Image, description: str, limit: int=10) -> int`" in problem.message
+    [module] = problems("def depth(image, bbox):\n    return 1.0\nfinal_result = depth(image, None)\n", redefined_api)
+    assert "`depth`" in module.message
+    # a function of the program's own, under a new name, is its business
+    assert problems("def near(a, b):\n    return abs(a - b) < 1\nfinal_result = near(1, 2)\n", redefined_api) == []

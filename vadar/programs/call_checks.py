@@ -284,8 +284,24 @@ def relations_to_loc(facts: ProgramFacts) -> list[CallProblem]:
     return problems
 
 
+def redefined_api(facts: ProgramFacts) -> list[CallProblem]:
+    """A program that writes out the definition of an API function instead of calling it: copied
+    from the API text, it answers nothing (4 of the 26 CLEVR questions a 20-question build's library
+    left without a working program ended so, `final_result` never set)."""
+    problems = []
+    for node in ast.walk(facts.tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in facts.api.signatures:
+            signature = facts.api.signatures[node.name]
+            problems.append(CallProblem(
+                node.lineno, "redefined_api",
+                f"line {node.lineno}: the program defines `{node.name}`, which the API already has; do not write "
+                f"its definition: call `{signature.text}` with this question's objects and set `{RESULT_NAME}` "
+                "to the answer."))
+    return problems
+
+
 CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, unused_results,
-                                  relations_to_loc)
+                                  relations_to_loc, redefined_api)
 """The checks every program passes before it runs, in the order their messages are shown."""
 
 
