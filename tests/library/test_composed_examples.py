@@ -51,11 +51,13 @@ def test_a_chain_starts_from_the_relation_nearest_the_anchor():
 
 
 def test_every_composed_example_passes_the_program_checks():
-    api = callable_api(render_api(RELATIONS, PREDEFINED_MODULES), {f.name for f in RELATIONS} | MODULE_NAMES | NAMESPACE_NAMES)
+    api = callable_api(render_api(RELATIONS + SAME, PREDEFINED_MODULES),
+                       {f.name for f in RELATIONS + SAME} | MODULE_NAMES | NAMESPACE_NAMES)
     questions = ["Are there any spheres left of the cube?", "What color is the cube behind the ball?",
-                 "How many things are behind the ball that is right of the cylinder that is left of the cube?"]
+                 "How many things are behind the ball that is right of the cylinder that is left of the cube?",
+                 "Is the size of the sphere right of the ball the same as the cube behind the cylinder?"]
     for question in questions:
-        example = composed_example(question, RELATIONS)
+        example = composed_example(question, RELATIONS + SAME)
         assert example is not None and check_program(example.code, api) == []
 
 
@@ -112,3 +114,27 @@ def test_an_object_in_two_relations_to_two_references_filters_twice_instead_of_c
     assert example.code.splitlines()[2:] == ['cubes = _objects_in_front_of(image, ball, loc(image, "cube"))',
                                              "cubes = _objects_left_of(image, cylinder, cubes)",
                                              "final_result = len(cubes)"]
+
+
+SAME = [helper("_same_color", "(image: Image, bbox1: BBox, bbox2: BBox) -> bool"),
+        helper("_same_size", "(image: Image, bbox1: BBox, bbox2: BBox) -> bool")]
+
+
+def test_two_objects_compared_on_an_attribute_call_its_same_attribute_helper():
+    example = composed_example("Is the large rubber ball the same color as the shiny sphere?", RELATIONS + SAME)
+    assert example is not None and example.question == "Is the cube the same color as the sphere?"
+    assert example.code.splitlines()[-1] == 'final_result = "yes" if _same_color(image, cube, sphere) else "no"'
+
+
+def test_a_compared_object_found_by_a_relation_is_found_with_its_helper():
+    example = composed_example("Is the color of the large cube that is in front of the green object the same as the "
+                               "rubber ball left of the cyan matte cylinder?", RELATIONS + SAME)
+    assert example is not None
+    assert example.question == "Is the cube in front of the ball the same color as the sphere left of the cylinder?"
+    assert 'cube = _objects_in_front_of(image, ball, loc(image, "cube"))[0]' in example.code
+    assert 'sphere = _objects_left_of(image, cylinder, loc(image, "sphere"))[0]' in example.code
+
+
+def test_no_comparison_example_without_the_attribute_s_helper():
+    assert composed_example("Do the big red thing and the green ball have the same material?", RELATIONS + SAME) is None
+    assert composed_example("Is the large rubber ball the same color as the shiny sphere?", RELATIONS) is None

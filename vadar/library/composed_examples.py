@@ -12,8 +12,9 @@ admitted helpers with their own signatures: the model fills in its noun phrases.
 
 Only helpers whose name claims a relation and whose signature takes the reference and the
 candidates to choose from (`claims.claim_of`: `_objects_left_of(image, bbox, candidates)`) are
-composed, those the ground-truth check admits; a question naming a relation no such helper covers
-gets no example from here.
+composed, those the ground-truth check admits, and for "Is the X the same color as the Y?" the
+helper whose name claims that shared attribute of two boxes (`_same_color(image, bbox1, bbox2)`);
+a question naming a step no such helper covers gets no example from here.
 """
 
 from __future__ import annotations
@@ -66,17 +67,31 @@ def relation_helpers(functions: Iterable[_Function]) -> dict[str, str]:
     return found
 
 
+def same_helpers(functions: Iterable[_Function]) -> dict[str, str]:
+    """For each attribute, the first helper that tells whether two boxed objects share it
+    (`_same_color(image, bbox1, bbox2) -> bool`, a claim the ground-truth check admits)."""
+    found: dict[str, str] = {}
+    for function in functions:
+        claim = claim_of(function)
+        if claim is not None and claim.kind == "same" and claim.inputs == ("box", "box"):
+            found.setdefault(claim.value, function.name)
+    return found
+
+
 def composed_example(question: str, functions: Iterable[_Function]) -> ExampleCall | None:
     """A worked program for a spatial count, existence or attribute question of the same chain as
-    `question`, as calls of the library's relation helpers; None where a relation it names has none."""
+    `question`, or a yes/no question whether two objects share an attribute, as calls of the
+    library's relation and same-attribute helpers; None where a step it names has no helper."""
+    functions = list(functions)
     shape = shape_of(question)
     relations = relations_in_order(question)
-    if shape.relation != "spatial" or not 0 < len(relations) <= _MOST_RELATIONS:
-        return None
-    if shape.answer not in ("count", "exists", "attribute"):
-        return None
     helpers = relation_helpers(functions)
-    if any(relation not in helpers for relation in relations):
+    if len(relations) > _MOST_RELATIONS or any(relation not in helpers for relation in relations):
+        return None
+    if shape.answer == "yes/no" and shape.relation == "shared" and shape.subject is not None:
+        same = same_helpers(functions).get(shape.subject)
+        return _compared(shape.subject, same, relations[:2], helpers) if same is not None else None
+    if shape.relation != "spatial" or not relations or shape.answer not in ("count", "exists", "attribute"):
         return None
     attribute = shape.subject if shape.answer == "attribute" and shape.subject else "color"
     if both_relations(question):
@@ -111,6 +126,23 @@ def _both(answer: str, attribute: str, relations: Sequence[str], helpers: dict[s
              f"cubes = {helpers[second]}(image, cylinder, cubes)"]
     return _finished(answer, attribute, "cube", f"both {_SAID[first]} the red ball and {_SAID[second]} the cylinder",
                      lines)
+
+
+def _compared(attribute: str, same: str, relations: Sequence[str], helpers: dict[str, str]) -> ExampleCall:
+    """Whether two objects share an attribute, each found by `loc` or, where the question names a
+    relation, by the relation helper from an anchor: the first object's first, the second's next."""
+    lines, described = [], []
+    for (noun, anchor), relation in zip((("cube", "ball"), ("sphere", "cylinder")),
+                                        [*relations, None, None], strict=False):
+        if relation is None:
+            lines.append(f'{noun} = loc(image, "{noun}")[0]')
+            described.append(f"the {noun}")
+            continue
+        lines += [f'{anchor} = loc(image, "{anchor}")[0]',
+                  f'{noun} = {helpers[relation]}(image, {anchor}, loc(image, "{noun}"))[0]']
+        described.append(f"the {noun} {_SAID[relation]} the {anchor}")
+    lines.append(f'final_result = "yes" if {same}(image, cube, sphere) else "no"')
+    return ExampleCall(f"Is {described[0]} the same {attribute} as {described[1]}?", "\n".join(lines))
 
 
 def _finished(answer: str, attribute: str, outer: str, phrase: str, lines: list[str]) -> ExampleCall:
