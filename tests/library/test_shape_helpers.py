@@ -90,6 +90,10 @@ def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitt
     assert "`_object_material(image, bbox)` (attribute material), `_same_color(image, a, b)` (same color);" in (
         built_on(shape_helper("_count_same_attribute"), functions))
     assert built_on(shape_helper("_count_either"), functions) == ""
+    # an attribute read is built on the attribute helpers, never on those comparing two objects
+    assert built_on(shape_helper("_attribute_of"), functions) == (
+        " Build it on the library's helpers, which are checked right: `_object_material(image, bbox)` "
+        "(attribute material); call them instead of comparing boxes or depths yourself.")
 
 
 def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_those_steps():
