@@ -106,4 +106,7 @@ def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_th
     assert RELATION_HOW not in docstring and ATTRIBUTE_HOW in docstring  # no attribute helper: its hint stays
     assert docstring.endswith("call them instead of comparing boxes or depths yourself.")
     assert proposed_docstring(helper, []) == helper.docstring
+    # helpers comparing two objects' attributes read none: with only those, the asked attribute keeps its hint
+    same = library(("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."))
+    assert ATTRIBUTE_HOW in proposed_docstring(shape_helper("_attribute_of_same"), same)
     assert proposed_by_shape_route(helper.name, docstring) and proposed_by_shape_route(helper.name, helper.docstring)

@@ -118,7 +118,7 @@ def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -
     kinds = {step.kind for step, _ in _blocks(helper, library)}
     if "relation" in kinds:
         docstring = docstring.replace(RELATION_HOW, "")
-    if kinds & {"attribute", "same"}:
+    if "attribute" in kinds:  # helpers comparing two objects read no attribute: the hint stays with them
         docstring = docstring.replace(ATTRIBUTE_HOW, "")
     return docstring + built_on(helper, library)
 
