@@ -56,26 +56,25 @@ def both_relations(question: str) -> bool:
     return len(mentions) == 2 and bool(_AND.search(question, mentions[0].end(), mentions[1].start()))
 
 
-def relation_helpers(functions: Iterable[_Function]) -> dict[str, str]:
-    """For each relation, the first helper that returns the objects in it among candidates it is
-    given, called `(image, reference_box, candidates)` (the order its claim fixes)."""
+def claimed_helpers(functions: Iterable[_Function], kind: str, inputs: tuple[str, ...]) -> dict[str, str]:
+    """For each value of a claim of `kind` taking `inputs` (`claims.Claim`), the first helper making
+    it: relations called `(image, reference_box, candidates)`, shared attributes `(image, box, box)`."""
     found: dict[str, str] = {}
     for function in functions:
         claim = claim_of(function)
-        if claim is not None and claim.kind == "relation" and claim.inputs == ("box", "candidates"):
+        if claim is not None and claim.kind == kind and claim.inputs == inputs:
             found.setdefault(claim.value, function.name)
     return found
+
+
+def relation_helpers(functions: Iterable[_Function]) -> dict[str, str]:
+    """For each relation, the helper returning the objects in it among the candidates it is given."""
+    return claimed_helpers(functions, "relation", ("box", "candidates"))
 
 
 def same_helpers(functions: Iterable[_Function]) -> dict[str, str]:
-    """For each attribute, the first helper that tells whether two boxed objects share it
-    (`_same_color(image, bbox1, bbox2) -> bool`, a claim the ground-truth check admits)."""
-    found: dict[str, str] = {}
-    for function in functions:
-        claim = claim_of(function)
-        if claim is not None and claim.kind == "same" and claim.inputs == ("box", "box"):
-            found.setdefault(claim.value, function.name)
-    return found
+    """For each attribute, the helper telling whether two boxed objects share it (`_same_color`)."""
+    return claimed_helpers(functions, "same", ("box", "box"))
 
 
 def composed_example(question: str, functions: Iterable[_Function]) -> ExampleCall | None:
