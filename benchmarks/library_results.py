@@ -176,8 +176,8 @@ def check_helpers(db: Path, data: Path, split: str | None) -> dict:
     """The library's admitted helpers and those failing their ground-truth property checks."""
     from api_store import ApiStore
     from vadar.library.coverage import coverage_of
-    from vadar.runs.evaluate import build_questions
     from vadar.library.truth_checks import TruthChecks
+    from vadar.runs.evaluate import build_questions
     from vadar.runs.prepare import DataSelection
     from vadar.sandbox import execute
 

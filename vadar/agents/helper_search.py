@@ -114,10 +114,20 @@ class OutcomeEvidence:
     def searched(self) -> bool:
         return self.weighed >= self.minimum
 
+    @property
+    def weighing(self) -> str:
+        """What the support weighs, said where yes/no questions made it less than their number."""
+        return weighing_note(self.support, self.weighed)
+
     def to_dict(self) -> dict[str, Any]:
         return {"support": self.support, "minimum": self.minimum, "right_without": round(self.right_without, 4),
                 "right": [round(r, 4) for r in self.right], "questions": list(self.question_ids),
                 "asked": self.asked, "weight": self.weighed}
+
+
+def weighing_note(support: int, weight: float) -> str:
+    """` (weighing 1.5: a yes/no question counts half)` where the weight is under the count, else ``."""
+    return f" (weighing {weight:g}: a yes/no question counts half)" if weight < support else ""
 
 
 @dataclass

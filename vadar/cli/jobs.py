@@ -38,10 +38,9 @@ def _print_batch(report: BatchReport) -> None:
         console.print(f"  + {name} (rejected before for lack of evidence; judged again on these questions)")
     for name, search in report.searches.items():
         if search.outcome is not None and not search.outcome.searched:
-            weighed = (f" (weighing {search.outcome.weighed:g}: a yes/no question counts half)"
-                       if search.outcome.weighed < search.outcome.support else "")
             console.print(f"  not searched {name}: programs on {search.outcome.support} build questions called it"
-                          f"{weighed}, fewer than {search.outcome.minimum}", highlight=False, markup=False)
+                          f"{search.outcome.weighing}, fewer than {search.outcome.minimum}",
+                          highlight=False, markup=False)
             continue
         verdict = (f"sample {search.passed[0]} passed" if search.passed
                    else f"sample {search.kept} kept as the best" if search.kept else "no sample passed")

@@ -9,9 +9,9 @@ that sample in the library (only those needing a step the helper's name covers, 
 another helper) are its support, weighed as the gate weighs evidence (`sources.success_weight`: a
 yes/no question counts half, being right half the time by chance). Below `min_support` the helper
 is kept as the greedy implementation (no search: a couple of yes/no answers decide nothing; the
-gate would refuse it for too few uses), and programs stop as soon as the questions left could
-not reach the minimum (they are the search's most costly part: half
-of a 20-question CLEVR build's model time). Otherwise the same programs
+gate would refuse it for too few uses), and programs stop as soon as the questions left could not
+reach the minimum (they are the search's most costly part: half of a 20-question CLEVR build's
+model time). Otherwise the same programs
 run again with each later sample (no LLM reply: only the helper's body changes), and programs
 written without the helper answer the supporting questions once (the same requests as the gate's
 programs without the batch's candidates, so the response cache answers those at admission). A
@@ -86,13 +86,13 @@ class _Support:
     questions: list[Question]
     programs: dict[str, str]  # question id -> the program written with the first sample
     asked: int = 0  # the questions a program was written for (fewer once the minimum is out of reach)
+    right_without: float = 0.0
+    right: list[float] = field(default_factory=list)
 
     @property
     def weight(self) -> float:
         """The support as the gate weighs it: a yes/no question counts half."""
         return evidence_weight([q.answer for q in self.questions])
-    right_without: float = 0.0
-    right: list[float] = field(default_factory=list)
 
 
 class OutcomeVerifier:

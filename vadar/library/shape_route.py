@@ -3,7 +3,8 @@ questions show enough of a shape, searched and admitted by outcome on every buil
 
 After a batch's step route (`vadar.library.proposals`), each catalogue helper
 (`vadar.library.shape_helpers`) is due when the labelled build questions so far that have a shape it
-answers weigh at least `library.outcome_min_support` (a yes/no question counting half, as at the gate) and the store has never held its name (or it failed when
+answers weigh at least `library.outcome_min_support` (a yes/no question counting half, as at the
+gate) and the store has never held its name (or it failed when
 the library had fewer of the step helpers it builds on: it is tried again with them); at most
 `library.shape_helpers_per_batch` are tried per batch, the most supported first. One at a time:
 
@@ -160,10 +161,10 @@ def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], 
     if evidence is None or not evidence.searched:
         asked = evidence.asked if evidence is not None else 0
         written = "" if asked in (0, len(questions)) else f"; programs written for {asked}, the rest could not reach it"
-        half = (f"; they weigh {evidence.weighed:g}, a yes/no question counting half"
-                if evidence is not None and evidence.weighed < support else "")
+        weighing = evidence.weighing if evidence is not None else ""
         reason = (f"too few supporting build questions: programs for {support} of the {len(questions)} "
-                  f"questions of its shape called it (at least {settings.outcome_min_support} needed{half}{written})")
+                  f"questions of its shape called it{weighing} (at least {settings.outcome_min_support} "
+                  f"needed{written})")
         store.record_decision(name, "rejected", mode=settings.admission, evidence={"reason": reason})
         store.mark_failed(name, f"not admitted: {reason}")
         report.not_admitted[name] = reason

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from vadar.agents.helper_search import weighing_note
+
 _ROUTES = {"proposal": "proposed by the Signature agent, implemented by the API agent",
            "distilled": "distilled from a statement run shared by right programs",
            "group": "written for a group of similar questions"}
@@ -67,8 +69,8 @@ def _outcome_line(evidence: Mapping[str, Any], outcome: Mapping[str, Any]) -> st
     support, minimum = outcome.get("support", 0), outcome.get("minimum", 0)
     weight = outcome.get("weight", support)
     if weight < minimum:
-        weighed = f" (weighing {weight:g}: a yes/no question counts half)" if weight < support else ""
-        return (f"by outcome: programs on {support} build questions called it{weighed}, fewer than the {minimum} a "
+        return (f"by outcome: programs on {support} build questions called it{weighing_note(support, weight)}, "
+                f"fewer than the {minimum} a "
                 "search needs; the greedy implementation kept")
     right, kept, rounds = outcome.get("right") or [], evidence.get("kept"), evidence.get("rounds", 0)
     verdict = f"sample {kept} of {evidence.get('samples', 0)} kept" if kept else \

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from api_store import ApiStore
-
 from omni3d_bench.scene_split import scenes_of
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.techniques.vote import VoteRecord
