@@ -177,7 +177,7 @@ def check_helpers(db: Path, data: Path, split: str | None) -> dict:
     from api_store import ApiStore
     from vadar.library.coverage import coverage_of
     from vadar.library.truth_checks import TruthChecks
-    from vadar.runs.evaluate import build_questions
+    from vadar.runs.build_history import build_questions
     from vadar.runs.prepare import DataSelection
     from vadar.sandbox import execute
 

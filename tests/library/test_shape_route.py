@@ -16,6 +16,7 @@ from vadar.library.coverage import coverage_of
 from vadar.library.shape_route import due_helpers, shape_route
 from vadar.llm.chat import Role
 from vadar.llm.doubles import ByRole, ScriptedLLM
+from vadar.runs.build_history import earlier_build_questions
 from vadar.runs.prepare import oracle_modules
 from vadar.sandbox import execute
 
@@ -71,14 +72,14 @@ def scripted(questions, samples, calls_helper=True):
                                 Role.PROGRAM: program_writer(questions, calls_helper)})] * 400)
 
 
-def batch(store, llm, questions, *, index=0, **settings):
+def batch(store, llm, questions, *, index=0, earlier=(), **settings):
     run = store.start_run("build-api", model="test")
     record = store.start_batch(run.id, [q.question_id for q in questions], index=index)
     dataset, modules, _ = questions.clevr
     library = LibraryConfig(search_samples=2, search_rounds=1, **settings)
     return BuildBatch(store, llm, executor, dataset, modules, tuple(questions), tuple(questions), tuple(questions),
                       index, run.id, record.id, "test", library, AgentsConfig(),
-                      lambda sampling: ProgramAgent(llm, executor))
+                      lambda sampling: ProgramAgent(llm, executor), earlier=tuple(earlier))
 
 
 class Questions(list):
@@ -101,6 +102,22 @@ def test_a_shape_helper_is_due_only_with_enough_build_questions_of_its_shape(cle
     assert due_helpers(batch(store, llm, Questions(clevr, {"16", "17"}))) == []
     store.propose(NAME, "(image: Image) -> int", "Tried before.")
     assert due_helpers(batch(store, llm, Questions(clevr, {"16", "17", "18", "19"}))) == []  # never proposed again
+
+
+def test_build_questions_of_an_earlier_run_count_toward_a_shape_helper(clevr):
+    """A library grown in a second run: two questions of the shape now and two in the first run's build."""
+    store, llm = ApiStore.memory(), ScriptedLLM([])
+    dataset = clevr[0]
+    first = store.start_run("build-api", model="test", config={"data": str(dataset.root), "split": "dev"})
+    store.start_batch(first.id, ["18", "19"], index=0)
+    now = Questions(clevr, {"16", "17"})
+    assert due_helpers(batch(store, llm, now)) == []  # two alone are below the minimum of 3
+
+    earlier = earlier_build_questions(store, dataset, "dev", exclude={"16", "17"})
+    assert [q.question_id for q in earlier] == ["18", "19"]
+    due = due_helpers(batch(store, llm, now, earlier=earlier))
+    assert [(h.name, sorted(q.question_id for q in qs)) for h, qs in due] == [(NAME, ["16", "17", "18", "19"])]
+    assert earlier_build_questions(store, dataset, "dev", exclude={"18", "19"}) == ()
 
 
 def test_yes_no_questions_weigh_half_toward_a_shape_helper_s_support(clevr):

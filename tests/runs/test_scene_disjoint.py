@@ -141,3 +141,18 @@ def test_a_library_imported_with_its_build_still_says_which_scenes_it_was_built_
             result = evaluate(session, moved, tmp_path / f"eval-{with_build}", method="static-api", show_progress=False)
         assert result.header["scene_disjoint"] is disjoint
         assert result.header["build_questions"] == (2 if with_build else 0)
+
+
+def test_a_second_build_run_is_given_the_questions_the_first_was_shown(tmp_path, monkeypatch):
+    """The question-shape route of a library grown in a second run counts the first run's questions."""
+    import vadar.runs.build as build
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(build, "shape_route", lambda batch: seen.append([q.question_id for q in batch.earlier]))
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.library.admission, config.library.distill, config.library.validation = "off", False, False
+    with open_session(config, llm=ScriptedLLM([count_helper_router] * 40)) as session:
+        build_api(session, DataSelection(limit=3).prepare(), tmp_path / "first", batch_size=3)
+        build_api(session, DataSelection(skip=3, limit=3).prepare(), tmp_path / "second", batch_size=3)
+    assert seen == [[], ["0", "1", "2"]]

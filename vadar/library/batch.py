@@ -31,7 +31,8 @@ class BuildBatch:
     `questions` are the batch's own; `built_from` every build question up to and including this
     batch (what the bottom-up routes and the aims learn from); `scenes` the questions of every
     batch built, never one `--batches` leaves out (ground-truth cases come from their scenes
-    only). `writer` makes the Program agent the run configured, with the sampling asked for.
+    only); `earlier` the questions earlier build runs of this library were shown (the question-shape
+    route counts them as support, so a library grown in a second run sees its first). `writer` makes the Program agent the run configured, with the sampling asked for.
     """
 
     store: ApiStore
@@ -50,6 +51,7 @@ class BuildBatch:
     limits: AgentsConfig
     writer: Callable[[Sampling], ProgramAgent]
     on_event: Callable[[str], None] = _silent
+    earlier: tuple[Question, ...] = ()
 
     @property
     def provenance(self) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 questions show enough of a shape, searched and admitted by outcome on every build question of it.
 
 After a batch's step route (`vadar.library.proposals`), each catalogue helper
-(`vadar.library.shape_helpers`) is due when the labelled build questions so far that have a shape it
-answers weigh at least `library.outcome_min_support` (a yes/no question counting half, as at the
+(`vadar.library.shape_helpers`) is due when the labelled build questions so far (this run's and those
+of the library's earlier build runs on the same data) that have a shape it answers weigh at least `library.outcome_min_support` (a yes/no question counting half, as at the
 gate) and the store has never held its name (or it failed when
 the library had fewer of the step helpers it builds on: it is tried again with them); at most
 `library.shape_helpers_per_batch` are tried per batch, the most supported first. One at a time:
@@ -59,7 +59,8 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     settings = batch.settings
     if settings.admission != "labelled" or settings.shape_helpers_per_batch == 0:
         return []  # only gold answers can judge a helper whose name claims nothing
-    labelled = [q for q in batch.built_from if q.answer is not None]
+    # this run's build questions so far and those of earlier build runs of the library
+    labelled = [q for q in (*batch.earlier, *batch.built_from) if q.answer is not None]
     due = [(helper, [labelled[i] for i in positions])
            for helper, positions in supported([q.question for q in labelled])
            # a helper tried before is not proposed again, unless it failed with fewer building blocks

@@ -28,6 +28,7 @@ from vadar.library.proposals import proposal_route
 from vadar.library.shape_route import ShapeReport, shape_route
 from vadar.llm.usage import usage_scope
 from vadar.programs.sampling import Sampling
+from vadar.runs.build_history import earlier_build_questions
 from vadar.runs.build_cost import COST_FILE, DISTILLATION, PROPOSALS, SHAPES, VALIDATION, BuildCost, build_cost
 from vadar.runs.distillation import distill_batch
 from vadar.runs.manifest import lock_run_dir
@@ -106,7 +107,8 @@ def build_api(
             on_event(message)
 
     built = tuple(q for chunk in chunks for q in chunk)  # never a question `batches` leaves unbuilt
-    build = _Build(session, data, out_dir, state, run.id, built, event, on_validation)
+    earlier = earlier_build_questions(store, dataset, split, exclude={q.question_id for q in questions})
+    build = _Build(session, data, out_dir, state, run.id, built, earlier, event, on_validation)
     reports = []
     try:
         for index, chunk in enumerate(chunks):
@@ -147,6 +149,7 @@ class _Build:
     state: _BuildState
     run_id: int
     scenes: tuple[Question, ...]  # the questions of the batches built: ground truth comes from their scenes only
+    earlier: tuple[Question, ...]  # questions earlier build runs of this library were shown
     on_event: Callable[[str], None]
     on_validation: Callable[[ValidationReport], None] | None
 
@@ -240,7 +243,7 @@ def _batch(build: _Build, chunk: Sequence[Question], index: int, built_from: Seq
 
     return BuildBatch(session.store, session.llm, session.executor, data.dataset, data.modules, tuple(chunk),
                       tuple(built_from), build.scenes, index, build.run_id, batch_id, session.model_name,
-                      session.config.library, session.config.agents, writer, build.on_event)
+                      session.config.library, session.config.agents, writer, build.on_event, build.earlier)
 
 
 class _BuildState:

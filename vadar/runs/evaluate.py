@@ -14,12 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from api_store import ApiStore
-from omni3d_bench.scene_split import scenes_of
-from omni3d_bench.types import Dataset, Question
+from omni3d_bench.types import Question
 from vadar.agents.techniques.vote import VoteRecord
 from vadar.library.tracking import track_evaluation
 from vadar.programs.calls import helpers_called
+from vadar.runs.build_history import build_questions, shared_scenes
 from vadar.runs.evaluation import EvalSummary, run_questions, summarize_results, write_summary
 from vadar.runs.executors import QuestionExecutor
 from vadar.runs.executors.job import QuestionJob
@@ -114,27 +113,6 @@ def select_questions(questions: Sequence[Question], built_from: set[str], scope:
     if scope == "build":
         return [q for q in questions if q.question_id in built_from]
     return list(questions)
-
-
-def build_questions(store: ApiStore, root: Path, split: str) -> set[str]:
-    """The questions of the data set in `root` a build of this library was shown. A build records
-    its data set as it was given; one given as `../data/clevr` from another folder, or on another
-    machine, is the same data set: a stored path naming this folder (resolved) or ending in its name
-    counts, so a leak across spellings is still seen (a data set of the same folder name elsewhere
-    counts too: an error toward saying the scenes are shared)."""
-    here = root.resolve()
-    sources = {source for source in store.build_data_sources()
-               if Path(source).resolve() == here or Path(source).name == here.name}
-    return store.build_question_ids(data=sources, split=split) if sources else set()
-
-
-def shared_scenes(dataset: Dataset, split: str, built_from: set[str], questions: Sequence[Question]) -> set[str]:
-    """The scenes of `questions` that a build question of this library (of the same data and split)
-    is about: its objects were seen by the build, in ground-truth cases and worked examples."""
-    if not built_from:
-        return set()
-    build_scenes = scenes_of(q for q in dataset.questions(split) if q.question_id in built_from)
-    return scenes_of(questions) & build_scenes
 
 
 def _library_functions_used(results: Sequence[Any], names: Sequence[str]) -> set[str]:
