@@ -88,12 +88,24 @@ def test_an_index_error_after_an_empty_loc_names_the_phrase_that_found_nothing()
     feedback = llm.calls[1][-1]["content"]
     assert "IndexError" in feedback
     assert "Hint: loc(image, 'small matte cylinder') returned an empty list" in feedback
+    # the failing line is a lookup of the first box: the test is spelled out with its own names
+    assert "`cylinder_boxes = loc(image, 'small matte cylinder')`" in feedback
+    assert "`if cylinder_boxes:` take `cylinder = cylinder_boxes[0]`" in feedback
 
 
 def test_an_index_error_without_an_empty_call_gets_no_hint():
     llm = ScriptedLLM(["```python\nfinal_result = loc(image, 'cube')[5]\n```", "final_result = 1"])
     ProgramAgent(llm, run).solve("q", render_api(), NAMESPACE)
     assert "IndexError" in llm.calls[1][-1]["content"] and "Hint" not in llm.calls[1][-1]["content"]
+
+
+def test_an_empty_list_indexed_elsewhere_than_a_lookup_gets_the_plain_hint():
+    llm = ScriptedLLM(["```python\nboxes = loc(image, 'small cube')\nfinal_result = depth(image, boxes[0])\n```",
+                       "final_result = 1"])
+    ProgramAgent(llm, run).solve("q", render_api(), {"image": "img", "loc": lambda image, prompt: [],
+                                                     "depth": lambda image, box: 1.0})
+    feedback = llm.calls[1][-1]["content"]
+    assert "returned an empty list" in feedback and "keep the list" not in feedback
 
 
 def test_the_same_error_twice_in_a_row_gives_the_question_up():

@@ -120,6 +120,22 @@ def test_build_questions_of_an_earlier_run_count_toward_a_shape_helper(clevr):
     assert earlier_build_questions(store, dataset, "dev", exclude={"18", "19"}) == ()
 
 
+def test_a_failed_shape_helper_is_tried_again_only_when_its_proposal_would_differ(clevr):
+    from vadar.library.shape_helpers import shape_helper
+    from vadar.library.shape_route import proposed_docstring
+
+    store, llm = ApiStore.memory(), ScriptedLLM([])
+    four = Questions(clevr, {"16", "17", "18", "19"})
+    helper = shape_helper(NAME)
+    store.propose(NAME, helper.signature, helper.what)  # the catalogue text without the hint of how to read
+    store.mark_failed(NAME, "no sample passed")
+    assert [h.name for h, _ in due_helpers(batch(store, llm, four))] == [NAME]  # it would be proposed otherwise now
+
+    store.propose(NAME, helper.signature, proposed_docstring(helper, store.library()))
+    store.mark_failed(NAME, "no sample passed")
+    assert due_helpers(batch(store, llm, four)) == []  # failed with the proposal it would get now
+
+
 def test_yes_no_questions_weigh_half_toward_a_shape_helper_s_support(clevr):
     """12-15 and 20-23 ask whether another thing shares an attribute: four weigh 2, eight weigh 4."""
     store, llm = ApiStore.memory(), ScriptedLLM([])

@@ -72,15 +72,18 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
 
 def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
     """Never in the store; proposed by this route before an interruption and not implemented yet;
-    or failed before the library had step helpers it now has to build on (a batch that admits
-    `_objects_behind` gives `_find_related` another try; without new ones it is not tried again)."""
+    or failed when the route proposed it otherwise: with fewer step helpers to build on (a batch
+    that admits `_objects_behind` gives `_find_related` another try) or an older catalogue text
+    (`_attribute_of_same` failed all 16 samples offered only the `_same_` helpers, without the hint
+    of how to read an attribute). Failed with the proposal it would get now, it is not tried again."""
     if helper.name not in batch.store:
         return True
     current = batch.store.current(helper.name)
+    if not proposed_by_shape_route(current.name, current.docstring):
+        return False
     if current.status is FunctionStatus.FAILED:
-        blocks = built_on(helper, batch.store.library())
-        return bool(blocks) and proposed_by_shape_route(current.name, current.docstring) and blocks not in current.docstring
-    return current.status is FunctionStatus.PROPOSED and proposed_by_shape_route(current.name, current.docstring)
+        return proposed_docstring(helper, batch.store.library()) != current.docstring
+    return current.status is FunctionStatus.PROPOSED
 
 
 _BUILDS_ON = {"relation": ("relation",), "attribute": ("attribute", "same"), "asked": ("attribute",),

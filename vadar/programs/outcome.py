@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,7 +91,9 @@ def _empty_results_hint(result: ExecutionResult) -> str:
     """Name the calls that found nothing when a program indexes into an empty list.
 
     "IndexError: list index out of range" alone sends a small model back to the same `loc(...)[0]`;
-    the usual cause is a phrase that matched no object (an attribute the question never gave).
+    the usual cause is a phrase that matched no object (an attribute the question never gave). Told
+    only to check the list, the embedded model wrote the same `x = loc(...)[0]` three times in a row;
+    where the failing line is such a lookup, the hint spells out the test with its own names.
     """
     if "IndexError" not in (result.error or ""):
         return ""
@@ -101,5 +104,15 @@ def _empty_results_hint(result: ExecutionResult) -> str:
         shown.append(f"{call.name}(image, {words})" if words else f"{call.name}(...)")
     if not shown:
         return ""
-    return (f"\nHint: {' and '.join(shown)} returned an empty list: nothing matched. Use the question's own "
+    hint = (f"\nHint: {' and '.join(shown)} returned an empty list: nothing matched. Use the question's own "
             "words, and check that a list is not empty before taking an element.")
+    lookup = _FIRST_OF_CALL.match((result.error or "").splitlines()[0])
+    if lookup is not None:
+        name, call = lookup.group("name"), lookup.group("call")
+        hint += (f" If there may be no such object, keep the list: `{name}_boxes = {call}`, then "
+                 f"`if {name}_boxes:` take `{name} = {name}_boxes[0]`, else answer for none found.")
+    return hint
+
+
+_FIRST_OF_CALL = re.compile(r"^line \d+: (?P<name>[A-Za-z_]\w*) = (?P<call>\w+\(.*\))\[0\]\s*$")
+"""A failing line that takes the first element of a call's result: `ball = loc(image, "red ball")[0]`."""
