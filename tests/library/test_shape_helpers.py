@@ -110,3 +110,25 @@ def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_th
     same = library(("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."))
     assert ATTRIBUTE_HOW in proposed_docstring(shape_helper("_attribute_of_same"), same)
     assert proposed_by_shape_route(helper.name, docstring) and proposed_by_shape_route(helper.name, helper.docstring)
+
+
+def test_every_catalogue_example_call_fits_its_helper_s_signature_and_strings_for_lists_are_caught():
+    from types import SimpleNamespace
+
+    from base_modules.module import PREDEFINED_MODULES
+    from vadar.programs.api_text import render_api
+    from vadar.programs.call_checks import check_program
+    from vadar.programs.call_signatures import callable_api
+    from vadar.programs.helper_rules import MODULE_NAMES, NAMESPACE_NAMES
+    from vadar.library.shape_helpers import catalogue_calls
+
+    functions = [SimpleNamespace(name=h.name, signature=h.signature, docstring=h.docstring, code="") for h in CATALOGUE]
+    api = callable_api(render_api(functions, PREDEFINED_MODULES), {h.name for h in CATALOGUE} | MODULE_NAMES | NAMESPACE_NAMES)
+    for name, call in catalogue_calls([h.name for h in CATALOGUE]).items():
+        problems = check_program(call.code, api)
+        if "final_result" not in call.code:  # a link's call: a step of a program, its result read later
+            problems = [p for p in problems if p.check != "unused_results"]
+        assert problems == [], name
+    # either side of an either/or count may name a relation, so each is a list of boxes, not a phrase
+    [problem] = check_program('final_result = _count_either(image, loc(image, "cubes"), "small spheres")', api)
+    assert "_count_either" in problem.message and "second" in problem.message

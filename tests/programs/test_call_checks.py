@@ -10,6 +10,7 @@ from vadar.programs.api_text import render_api
 from vadar.programs.call_checks import (
     CALL_CHECKS,
     argument_counts,
+    box_lists_given,
     boxes_given,
     check_program,
     redefined_api,
@@ -33,6 +34,8 @@ HELPERS = [
     Helper("_objects_left_of", "(image: Image, reference: BBox) -> list[BBox]", "Every object left of reference."),
     Helper("_objects_behind", "(image: Image, reference: BBox) -> list[BBox]", "Every object behind reference."),
     Helper("_count_matching", "(image: Image, description: str, limit: int = 10) -> int", "How many match."),
+    Helper("_count_either", "(image: Image, first: list[BBox], second: list[BBox]) -> int", "How many in either."),
+    Helper("_find_related", "(image: Image, description: str, relation: str, reference: BBox) -> BBox", "One box."),
 ]
 API_TEXT = render_api(HELPERS)
 API = callable_api(API_TEXT, {"image", *MODULE_NAMES, *(h.name for h in HELPERS)})
@@ -191,3 +194,23 @@ def test_a_program_that_writes_out_an_api_function_instead_of_calling_it_is_refu
     assert "`depth`" in module.message
     # a function of the program's own, under a new name, is its business
     assert problems("def near(a, b):\n    return abs(a - b) < 1\nfinal_result = near(1, 2)\n", redefined_api) == []
+
+
+@pytest.mark.parametrize("argument, said", [
+    ("'small spheres'", "a string (`'small spheres'`, line 3); `second` needs a list of boxes: find its objects first"),
+    ("ball", "a box from `_find_related` at line 2; `second` needs a list of boxes: put the one box in a list: `[ball]`"),
+    ("3", "a number (`3`, line 3)"),
+])
+def test_a_phrase_or_one_box_where_a_list_of_boxes_goes_is_refused(argument, said):
+    code = ("cube = loc(image, 'cube')[0]\nball = _find_related(image, 'ball', 'left', cube)\n"
+            f"final_result = _count_either(image, loc(image, 'cubes'), {argument})\n")
+    [problem] = problems(code, box_lists_given)
+    assert said in problem.message and problem.message.startswith("line 3: `_count_either(second=...)`")
+
+
+@pytest.mark.parametrize("argument", ["loc(image, 'spheres')", "_objects_left_of(image, cube)", "[ball]",
+                                      "[b for b in loc(image, 'spheres') if depth(image, b) > 1]"])
+def test_lists_of_boxes_pass_where_a_list_of_boxes_goes(argument):
+    code = ("cube = loc(image, 'cube')[0]\nball = _find_related(image, 'ball', 'left', cube)\n"
+            f"final_result = _count_either(image, loc(image, 'cubes'), {argument})\n")
+    assert problems(code, box_lists_given) == []

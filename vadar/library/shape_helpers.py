@@ -31,6 +31,7 @@ RELATION_VALUES = "'left', 'right', 'front' or 'behind'"
 ATTRIBUTE_VALUES = "'color', 'shape', 'material' or 'size'"
 RELATION_HOW = (" 'front' and 'behind' compare depth() (smaller is closer to the camera), 'left' and 'right' the "
                 "boxes' horizontal centres.")
+SAME_HOW = " Two boxes are one object when same_object(image, box, other) says so."
 ATTRIBUTE_HOW = " An attribute is what vqa(image, 'What color is this object?', box) answers about a box."
 # The modules a body builds on, said once per helper: asked for `_attribute_of` without it, the model
 # returned constants or read `image.bbox_colors` in all 13 samples.
@@ -111,13 +112,16 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
         "one in `reference`, that has the same `shared` attribute as the object in `reference`." + ATTRIBUTE_HOW,
         (("attribute", "shared"),)),
     ShapeHelper(
-        "_count_either", "(image: Image, first: str, second: str) -> int",
-        "How many objects match `first` or `second` (or both), each object counted once.",
+        "_count_either", "(image: Image, first: list[BBox], second: list[BBox]) -> int",
+        "How many objects are in `first` or `second` (or both), an object in both lists counted once. Each "
+        "list is what loc or a relation helper returns, so either side may name a relation: \"cubes or "
+        "spheres left of the ball\" is _count_either(image, loc(image, 'cubes'), spheres_left_of_ball)." + SAME_HOW,
         (("count", "either"),)),
     ShapeHelper(
-        "_compare_counts", "(image: Image, first: str, second: str, order: str) -> bool",
-        "Whether the number of objects matching `first` is 'more', 'fewer' or 'equal' (`order`) compared "
-        "with the number matching `second`.", (("yes/no", "count comparison"),)),
+        "_compare_counts", "(image: Image, first: list[BBox], second: list[BBox], order: str) -> bool",
+        "Whether `first` holds 'more', 'fewer' or an 'equal' number (`order`) of objects compared with "
+        "`second`. Each list is what loc or a relation helper returns, so either side may name a relation.",
+        (("yes/no", "count comparison"),)),
 )
 """Every question-shape helper, in the order the build proposes them when their support ties."""
 
@@ -152,9 +156,9 @@ _CALLS: dict[str, ExampleCall] = {name: ExampleCall(question, code) for name, qu
      'cube = loc(image, "red cube")[0]\n'
      'final_result = _attribute_of_same(image, "color", "cylinder", "size", cube)'),
     ("_count_either", "How many things are red cubes or small spheres?",
-     'final_result = _count_either(image, "red cubes", "small spheres")'),
+     'final_result = _count_either(image, loc(image, "red cubes"), loc(image, "small spheres"))'),
     ("_compare_counts", "Are there more cylinders than cubes?",
-     'final_result = "yes" if _compare_counts(image, "cylinders", "cubes", "more") else "no"'),
+     'final_result = "yes" if _compare_counts(image, loc(image, "cylinders"), loc(image, "cubes"), "more") else "no"'),
 )}
 """A call of each catalogue helper for a question of its shape, with made-up objects: shown with the
 helper in the API text until a right program of the build calls it (`catalogue_calls`)."""

@@ -228,6 +228,39 @@ def boxes_given(facts: ProgramFacts) -> list[CallProblem]:
     return problems
 
 
+NOT_A_BOX_LIST = frozenset({Kind.BOX, Kind.BOOL, Kind.NUMBER, Kind.STRING, Kind.PAIR})
+"""Kinds that can never stand where a list of boxes goes."""
+
+
+def box_lists_given(facts: ProgramFacts) -> list[CallProblem]:
+    """A phrase, box, bool or number passed where the signature wants a list of boxes: a helper that
+    takes lists (`_count_either(image, first, second)`) so that either side may name a relation is
+    otherwise called with the question's phrases, as the catalogue's string version was."""
+    problems = []
+    for call in facts.calls():
+        signature = facts.signature(call)
+        if signature is None:
+            continue
+        for parameter, argument in _arguments(call, signature):
+            if annotation_kind(signature.annotation(parameter)) is not Kind.BOXES:
+                continue
+            value = facts.value(argument)
+            if value is None or value.kind not in NOT_A_BOX_LIST:
+                continue
+            if value.kind is Kind.STRING:
+                hint = "find its objects first, for example `loc(image, 'red cubes')` or a relation helper's result"
+            elif value.kind is Kind.BOX:
+                shown = argument.id if isinstance(argument, ast.Name) else "box"
+                hint = f"put the one box in a list: `[{shown}]`"
+            else:
+                hint = "pass the boxes loc or a relation helper returns"
+            problems.append(CallProblem(
+                call.lineno, "box_lists_given",
+                f"line {call.lineno}: `{signature.name}({parameter}=...)` gets {value.kind.value} {value.origin}; "
+                f"`{parameter}` needs a list of boxes: {hint}."))
+    return problems
+
+
 def unused_results(facts: ProgramFacts) -> list[CallProblem]:
     """A helper's result thrown away: a bare call, or a name assigned and never read."""
     problems = []
@@ -300,8 +333,8 @@ def redefined_api(facts: ProgramFacts) -> list[CallProblem]:
     return problems
 
 
-CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, unused_results,
-                                  relations_to_loc, redefined_api)
+CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, box_lists_given,
+                                  unused_results, relations_to_loc, redefined_api)
 """The checks every program passes before it runs, in the order their messages are shown."""
 
 
