@@ -303,8 +303,9 @@ class ApiAgent:
                 reason = self.store.current(dependency).last_error
                 return _Step(code=code, error=f"`{dependency}` is not available ({reason}); "
                                                f"implement `{name}` without calling it")
-        test = build_test_call(name, self.store.current(name).signature, question=context.question,
-                               words=context.words)
+        current = self.store.current(name)
+        test = build_test_call(name, current.signature, question=context.question, words=context.words,
+                               docstring=current.docstring)
         namespace = {**context.namespace, **library_namespace(self.store), name: LibraryFunction(name, code)}
         result = check_infrastructure(self.executor(test.code, namespace))
         if result.error:
