@@ -138,3 +138,21 @@ def test_a_compared_object_found_by_a_relation_is_found_with_its_helper():
 def test_no_comparison_example_without_the_attribute_s_helper():
     assert composed_example("Do the big red thing and the green ball have the same material?", RELATIONS + SAME) is None
     assert composed_example("Is the large rubber ball the same color as the shiny sphere?", RELATIONS) is None
+
+
+def test_another_object_sharing_an_attribute_is_found_with_the_same_helper_of_that_attribute():
+    """"Is there another X of the same size as the Y?" and "...the same material as the Y; what shape is it?"."""
+    api = callable_api(render_api(SAME, PREDEFINED_MODULES), {f.name for f in SAME} | MODULE_NAMES | NAMESPACE_NAMES)
+    exists = composed_example("Is there any other thing that has the same size as the metallic block?", SAME)
+    assert exists is not None and exists.question == "Is there another cube that has the same size as the red ball?"
+    assert "_same_size(image, box, ball)" in exists.code and "not same_object(image, box, ball)" in exists.code
+    assert exists.code.endswith('final_result = "yes" if len(cubes) > 0 else "no"')
+    asked = composed_example("There is another small thing that is the same color as the cylinder; what is it made "
+                             "of?", SAME)
+    assert asked is not None and asked.question.endswith("the same color as the red ball; what material is it?")
+    assert "_same_color(image, box, ball)" in asked.code
+    assert asked.code.endswith('final_result = vqa(image, "What material is this object?", cubes[0])')
+    for example in (exists, asked):
+        assert check_program(example.code, api) == []
+    # no `_same_` helper of the shared attribute: no example
+    assert composed_example("Is there another cube of the same material as the ball?", SAME) is None

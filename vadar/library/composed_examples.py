@@ -12,8 +12,9 @@ admitted helpers with their own signatures: the model fills in its noun phrases.
 
 Only helpers whose name claims a relation and whose signature takes the reference and the
 candidates to choose from (`claims.claim_of`: `_objects_left_of(image, bbox, candidates)`) are
-composed, those the ground-truth check admits, and for "Is the X the same color as the Y?" the
-helper whose name claims that shared attribute of two boxes (`_same_color(image, bbox1, bbox2)`);
+composed, those the ground-truth check admits, and for "Is the X the same color as the Y?", "Is
+there another X of the same color as the Y?" and "...the same color as the Y; what shape is it?"
+the helper whose name claims that shared attribute of two boxes (`_same_color(image, bbox1, bbox2)`);
 a question naming a step no such helper covers gets no example from here.
 """
 
@@ -90,6 +91,8 @@ def composed_example(question: str, functions: Iterable[_Function]) -> ExampleCa
     if shape.answer == "yes/no" and shape.relation == "shared" and shape.subject is not None:
         same = same_helpers(functions).get(shape.subject)
         return _compared(shape.subject, same, relations[:2], helpers) if same is not None else None
+    if shape.relation == "shared" and shape.answer in ("exists", "attribute") and not relations:
+        return _sharing(shape.answer, shape.subject, question, same_helpers(functions))
     if shape.relation != "spatial" or not relations or shape.answer not in ("count", "exists", "attribute"):
         return None
     attribute = shape.subject if shape.answer == "attribute" and shape.subject else "color"
@@ -142,6 +145,30 @@ def _compared(attribute: str, same: str, relations: Sequence[str], helpers: dict
         described.append(f"the {noun} {_SAID[relation]} the {anchor}")
     lines.append(f'final_result = "yes" if {same}(image, cube, sphere) else "no"')
     return ExampleCall(f"Is {described[0]} the same {attribute} as {described[1]}?", "\n".join(lines))
+
+
+_SHARED = re.compile(r"\bsame (colou?r|shape|material|size)\b", re.IGNORECASE)
+
+
+def _sharing(answer: str, subject: str | None, question: str, same: dict[str, str]) -> ExampleCall | None:
+    """Whether another object shares an attribute with a reference, or what another attribute of
+    the one that does is ("...the same material as the brown ball; what shape is it?"): the others
+    filtered by the shared attribute's `_same_` helper. A 40-question library answered 6 of 33
+    held-out questions of the second kind, its programs calling the `_same_` helper and dropping it."""
+    shared_word = _SHARED.search(question)
+    shared = shared_word.group(1).lower().replace("colour", "color") if shared_word else None
+    if shared is None or shared not in same:
+        return None
+    lines = ['ball = loc(image, "red ball")[0]',
+             f'cubes = [box for box in loc(image, "cube") if not same_object(image, box, ball) '
+             f'and {same[shared]}(image, box, ball)]']
+    if answer == "exists":
+        lines.append('final_result = "yes" if len(cubes) > 0 else "no"')
+        return ExampleCall(f"Is there another cube that has the same {shared} as the red ball?", "\n".join(lines))
+    asked = subject if subject not in (None, shared) else next(a for a in ("shape", "color") if a != shared)
+    lines.append(f'final_result = vqa(image, "What {asked} is this object?", cubes[0])')
+    return ExampleCall(f"There is another cube that has the same {shared} as the red ball; what {asked} is it?",
+                       "\n".join(lines))
 
 
 def _finished(answer: str, attribute: str, outer: str, phrase: str, lines: list[str]) -> ExampleCall:
