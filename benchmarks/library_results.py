@@ -6,7 +6,8 @@ Usage:
 
 Prints accuracy of each run on the questions all of them answered, how often vadar's programs
 call a library function, completion tokens and seconds per question, the paired wins and losses
-against static-api, and accuracy and library use per question family (from the data set). With
+against static-api (and of vadar against the hand library), and accuracy and library use per
+question family (from the data set) and per question shape (answer kind and relation family). With
 --db (the library the vadar run used) and --data, every admitted helper is run through the
 ground-truth property checks and the failing ones are named, with the library's coverage of the
 build questions (the share whose steps all have an admitted helper, `vadar.library.coverage`;
@@ -137,6 +138,14 @@ def main() -> None:
             cells = " | ".join(f"{sum(run[q].score for q in ids) / len(ids):.2f}" for run in runs.values())
             used = sum(uses_library(runs["vadar"][q]) for q in ids) / len(ids)
             print(f"  | {family} | {len(ids)} | {cells} | {used:.2f} |")
+    if "hand_library" in runs:
+        wins, losses = swaps(runs["vadar"], runs["hand_library"], shared)
+        print(f"  vadar against hand_library: right where the hand library is wrong {wins}, the reverse {losses} "
+              f"(two-sided sign test p = {sign_test(wins, losses):.2f})")
+    print("  | question shape | n | " + " | ".join(runs) + " | no working program (vadar) |")
+    for shape, ids in shape_groups(runs["vadar"], shared):
+        cells = " | ".join(f"{sum(run[q].score for q in ids) / len(ids):.2f}" for run in runs.values())
+        print(f"  | {shape} | {len(ids)} | {cells} | {no_program(runs['vadar'], ids):.2f} |")
     helpers = check_helpers(args.db, args.data, args.split) if args.db and args.data else None
     if helpers is not None:
         print(f"  helpers admitted: {len(helpers['admitted'])} ({', '.join(helpers['admitted']) or '-'}); "
@@ -170,6 +179,17 @@ def main() -> None:
                                                   "helper_pass_at_k")} if build else {}),
                         "commit": commit})
         args.json.write_text(json.dumps(entries, indent=2) + "\n")
+
+
+def shape_groups(run: Mapping[str, QuestionResult], ids: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The questions by their shape (`question_shape`: the answer kind and relation family), largest first."""
+    from vadar.programs.question_shape import shape_of
+
+    groups: dict[str, list[str]] = defaultdict(list)
+    for q in ids:
+        shape = shape_of(run[q].question)
+        groups[f"{shape.answer}, {shape.relation or 'objects alone'}"].append(q)
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
 
 
 def check_helpers(db: Path, data: Path, split: str | None) -> dict:

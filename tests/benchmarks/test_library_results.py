@@ -63,3 +63,13 @@ def test_the_helper_figures_read_programs_by_their_syntax_tree():
     assert [library_results.uses_library(runs[q]) for q in ids] == [True, True, False, False]
     assert library_results.helper_programs_right(runs, ids) == 0.5
     assert library_results.no_program(runs, ids) == 0.25
+
+
+def test_questions_are_grouped_by_their_shape_largest_first():
+    from types import SimpleNamespace
+
+    run = {"1": SimpleNamespace(question="How many other things are the same size as the red cube?"),
+           "2": SimpleNamespace(question="How many other cubes have the same color as the ball?"),
+           "3": SimpleNamespace(question="What color is the cube left of the ball?")}
+    assert library_results.shape_groups(run, ["1", "2", "3"]) == [("count, shared", ["1", "2"]),
+                                                                   ("attribute, spatial", ["3"])]
