@@ -96,6 +96,20 @@ def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitt
         "(attribute material); call them instead of comparing boxes or depths yourself.")
 
 
+def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_dict_that_picks_one():
+    from vadar.library.shape_route import built_on
+    relation = "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]"
+    functions = library(("_objects_left_of", relation, "Left."), ("_objects_behind", relation, "Behind."),
+                        ("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."),
+                        ("_same_size", "(image: Image, a: BBox, b: BBox) -> bool", "Same size."))
+    assert built_on(shape_helper("_attribute_of_related"), functions).endswith(
+        " Pick the one `relation` names with a dict: `{'behind': _objects_behind, 'left': _objects_left_of}[relation]`.")
+    assert built_on(shape_helper("_attribute_of_same"), functions).endswith(
+        " Pick the one `shared` names with a dict: `{'color': _same_color, 'size': _same_size}[shared]`.")
+    one = library(("_objects_left_of", relation, "Left."))
+    assert "Pick the one" not in built_on(shape_helper("_count_related"), one)  # nothing to choose among
+
+
 def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_those_steps():
     from vadar.library.shape_helpers import ATTRIBUTE_HOW, RELATION_HOW, proposed_by_shape_route
     from vadar.library.shape_route import proposed_docstring

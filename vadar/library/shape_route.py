@@ -97,10 +97,30 @@ def built_on(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
     docstring wrote depth comparisons for left and right in all 13 samples, while `_objects_left_of`
     was admitted."""
     signatures = {f.name: f.signature for f in library}
+    blocks = _blocks(helper, library)
     named = [f"`{names[0]}({', '.join(parameter_names(names[0], signatures.get(names[0], '()')))})` "
-             f"({step.kind} {step.value})" for step, names in _blocks(helper, library)]
+             f"({step.kind} {step.value})" for step, names in blocks]
+    if not named:
+        return ""
     return (f" Build it on the library's helpers, which are checked right: {', '.join(named)}; call them "
-            "instead of comparing boxes or depths yourself." if named else "")
+            "instead of comparing boxes or depths yourself." + _chosen_by(helper, blocks))
+
+
+def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]]) -> str:
+    """How to pick the step helper a string parameter names, as a dict from its values to the
+    helpers: asked for `_attribute_of_related(image, attribute, description, relation, reference)`
+    with the four relation helpers named, the API agent wrote if/elif ladders cut off at the token
+    limit in 5 of 6 samples, and the sixth called them on the wrong boxes."""
+    parameters = parameter_names(helper.name, helper.signature)
+    for kind, parameter in (("relation", "relation"), ("same", "shared"), ("same", "attribute")):
+        if parameter not in parameters:
+            continue
+        pairs = [(step.value, names[0]) for step, names in blocks if step.kind == kind]
+        if len(pairs) < 2:
+            continue
+        chosen = ", ".join(f"'{value}': {name}" for value, name in pairs)
+        return f" Pick the one `{parameter}` names with a dict: `{{{chosen}}}[{parameter}]`."
+    return ""
 
 
 def _blocks(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> list[tuple[Step, list[str]]]:
