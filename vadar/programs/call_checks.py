@@ -19,7 +19,6 @@ from vadar.programs.call_signatures import NOT_A_BOX, CallableApi, CallSignature
 from vadar.programs.stubs import StubFormatError, parse_bounded
 from vadar.text import clip
 
-BOX_ANNOTATION = "BBox"
 RESULT_NAME = "final_result"  # read by the sandbox, never by the program
 
 
@@ -207,58 +206,51 @@ def _box_hint(kind: Kind, argument: ast.expr) -> str:
     return "pass the box of an object, for example one from loc"
 
 
-def boxes_given(facts: ProgramFacts) -> list[CallProblem]:
-    """A bool, number, string or list passed where the signature wants one box."""
-    problems = []
+def _misfits(facts: ProgramFacts, wanted: Kind, refused: frozenset[Kind]
+             ) -> Iterator[tuple[ast.Call, CallSignature, str, ast.expr, Value]]:
+    """Every argument the program makes certain is of a `refused` kind, where its parameter's
+    annotation promises `wanted`: the call, its signature, the parameter, the argument, its value."""
     for call in facts.calls():
         signature = facts.signature(call)
         if signature is None:
             continue
         for parameter, argument in _arguments(call, signature):
-            if signature.annotation(parameter) != BOX_ANNOTATION:
+            if annotation_kind(signature.annotation(parameter)) is not wanted:
                 continue
             value = facts.value(argument)
-            if value is None or value.kind not in NOT_A_BOX:
-                continue
-            hint = _box_hint(value.kind, argument)
-            problems.append(CallProblem(
-                call.lineno, "boxes_given",
-                f"line {call.lineno}: `{signature.name}({parameter}=...)` gets {value.kind.value} {value.origin}; "
-                f"`{parameter}` needs one box [x_min, y_min, x_max, y_max]: {hint}."))
-    return problems
+            if value is not None and value.kind in refused:
+                yield call, signature, parameter, argument, value
+
+
+def boxes_given(facts: ProgramFacts) -> list[CallProblem]:
+    """A bool, number, string or list passed where the signature wants one box."""
+    return [CallProblem(call.lineno, "boxes_given",
+                        f"line {call.lineno}: `{signature.name}({parameter}=...)` gets {value.kind.value} "
+                        f"{value.origin}; `{parameter}` needs one box [x_min, y_min, x_max, y_max]: "
+                        f"{_box_hint(value.kind, argument)}.")
+            for call, signature, parameter, argument, value in _misfits(facts, Kind.BOX, NOT_A_BOX)]
 
 
 NOT_A_BOX_LIST = frozenset({Kind.BOX, Kind.BOOL, Kind.NUMBER, Kind.STRING, Kind.PAIR})
 """Kinds that can never stand where a list of boxes goes."""
 
 
+def _box_list_hint(kind: Kind, argument: ast.expr) -> str:
+    if kind is Kind.STRING:
+        return "find its objects first, for example `loc(image, 'red cubes')` or a relation helper's result"
+    if kind is Kind.BOX:
+        return f"put the one box in a list: `[{argument.id if isinstance(argument, ast.Name) else 'box'}]`"
+    return "pass the boxes loc or a relation helper returns"
+
+
 def box_lists_given(facts: ProgramFacts) -> list[CallProblem]:
     """A phrase, box, bool or number passed where the signature wants a list of boxes: a helper that
     takes lists (`_count_either(image, first, second)`) so that either side may name a relation is
     otherwise called with the question's phrases, as the catalogue's string version was."""
-    problems = []
-    for call in facts.calls():
-        signature = facts.signature(call)
-        if signature is None:
-            continue
-        for parameter, argument in _arguments(call, signature):
-            if annotation_kind(signature.annotation(parameter)) is not Kind.BOXES:
-                continue
-            value = facts.value(argument)
-            if value is None or value.kind not in NOT_A_BOX_LIST:
-                continue
-            if value.kind is Kind.STRING:
-                hint = "find its objects first, for example `loc(image, 'red cubes')` or a relation helper's result"
-            elif value.kind is Kind.BOX:
-                shown = argument.id if isinstance(argument, ast.Name) else "box"
-                hint = f"put the one box in a list: `[{shown}]`"
-            else:
-                hint = "pass the boxes loc or a relation helper returns"
-            problems.append(CallProblem(
-                call.lineno, "box_lists_given",
-                f"line {call.lineno}: `{signature.name}({parameter}=...)` gets {value.kind.value} {value.origin}; "
-                f"`{parameter}` needs a list of boxes: {hint}."))
-    return problems
+    return [CallProblem(call.lineno, "box_lists_given",
+                        f"line {call.lineno}: `{signature.name}({parameter}=...)` gets {value.kind.value} "
+                        f"{value.origin}; `{parameter}` needs a list of boxes: {_box_list_hint(value.kind, argument)}.")
+            for call, signature, parameter, argument, value in _misfits(facts, Kind.BOXES, NOT_A_BOX_LIST)]
 
 
 def unused_results(facts: ProgramFacts) -> list[CallProblem]:
