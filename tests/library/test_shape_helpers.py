@@ -111,7 +111,7 @@ def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_
 
 
 def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_those_steps():
-    from vadar.library.shape_helpers import ATTRIBUTE_HOW, RELATION_HOW, proposed_by_shape_route
+    from vadar.library.shape_helpers import ASKED_HOW, ATTRIBUTE_HOW, RELATION_HOW, proposed_by_shape_route
     from vadar.library.shape_route import proposed_docstring
     helper = shape_helper("_attribute_of_related")
     relations = library(("_objects_left_of", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]",
@@ -122,7 +122,8 @@ def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_th
     assert proposed_docstring(helper, []) == helper.docstring
     # helpers comparing two objects' attributes read none: with only those, the asked attribute keeps its hint
     same = library(("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."))
-    assert ATTRIBUTE_HOW in proposed_docstring(shape_helper("_attribute_of_same"), same)
+    assert ASKED_HOW in proposed_docstring(shape_helper("_attribute_of_same"), same)
+    assert "f'What {asked} is this object?'" in ASKED_HOW
     assert proposed_by_shape_route(helper.name, docstring) and proposed_by_shape_route(helper.name, helper.docstring)
 
 

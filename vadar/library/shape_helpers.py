@@ -32,7 +32,10 @@ ATTRIBUTE_VALUES = "'color', 'shape', 'material' or 'size'"
 RELATION_HOW = (" 'front' and 'behind' compare depth() (smaller is closer to the camera), 'left' and 'right' the "
                 "boxes' horizontal centres.")
 SAME_HOW = " Two boxes are one object when same_object(image, box, other) says so."
-ATTRIBUTE_HOW = " An attribute is what vqa(image, 'What color is this object?', box) answers about a box."
+ATTRIBUTE_HOW = " An attribute is what vqa(image, f'What {attribute} is this object?', box) answers about a box."
+ASKED_HOW = " Read the `asked` attribute of the object found with vqa(image, f'What {asked} is this object?', box)."
+# A CLEVR build's 13 samples of `_attribute_of_same` shown only the attribute hint found the object
+# sharing `shared` with the `_same_` helpers, then returned the word `asked` itself ("color").
 # The modules a body builds on, said once per helper: asked for `_attribute_of` without it, the model
 # returned constants or read `image.bbox_colors` in all 13 samples.
 
@@ -51,7 +54,7 @@ class ShapeHelper:
     def what(self) -> str:
         """The docstring without the hints of how the modules do its steps: what every version the
         route proposes begins with (`shape_route.proposed_docstring` drops a hint a step helper replaces)."""
-        return self.docstring.replace(RELATION_HOW, "").replace(ATTRIBUTE_HOW, "")
+        return self.docstring.replace(RELATION_HOW, "").replace(ATTRIBUTE_HOW, "").replace(ASKED_HOW, "")
 
     def answers(self, shape: QuestionShape) -> bool:
         return (shape.answer, shape.relation) in self.shapes
@@ -109,7 +112,7 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
         "_attribute_of_same",
         "(image: Image, asked: str, description: str, shared: str, reference: BBox) -> str",
         f"The `asked` attribute ({ATTRIBUTE_VALUES}) of the object matching `description`, other than the "
-        "one in `reference`, that has the same `shared` attribute as the object in `reference`." + ATTRIBUTE_HOW,
+        "one in `reference`, that has the same `shared` attribute as the object in `reference`." + ASKED_HOW,
         (("attribute", "shared"),)),
     ShapeHelper(
         "_count_either", "(image: Image, first: list[BBox], second: list[BBox]) -> int",

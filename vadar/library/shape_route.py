@@ -35,7 +35,7 @@ from vadar.library.batch import BuildBatch
 from vadar.library.coverage import Step, covering
 from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
-from vadar.library.shape_helpers import ATTRIBUTE_HOW, RELATION_HOW, ShapeHelper, proposed_by_shape_route, supported
+from vadar.library.shape_helpers import ASKED_HOW, ATTRIBUTE_HOW, RELATION_HOW, ShapeHelper, proposed_by_shape_route, supported
 from vadar.library.sources import support as evidence_weight
 from vadar.programs.helper_calls import parameter_names
 from vadar.programs.namespace import program_namespace
@@ -144,7 +144,7 @@ def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -
     if "relation" in kinds:
         docstring = docstring.replace(RELATION_HOW, "")
     if "attribute" in kinds:  # helpers comparing two objects read no attribute: the hint stays with them
-        docstring = docstring.replace(ATTRIBUTE_HOW, "")
+        docstring = docstring.replace(ATTRIBUTE_HOW, "").replace(ASKED_HOW, "")
     return docstring + built_on(helper, library)
 
 
