@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+from types import FrameType
+
 import typer
 
 from vadar.cli import bench, gold, jobs, library, llm, report, solve
@@ -25,5 +28,13 @@ app.add_typer(llm.app, name="llm", help="Run or benchmark the embedded LLM serve
 app.add_typer(bench.app, name="bench", help="Generate the built-in 3D benchmark.")
 
 
+def stop_on_terminate(signum: int, frame: FrameType | None) -> None:
+    """`kill` (SIGTERM) ends a job as Ctrl-C does: the build or evaluation records itself
+    interrupted, the embedded server is shut down, and the same command resumes. A job started in
+    the background by a non-interactive shell ignores SIGINT, so SIGTERM is the signal that reaches it."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, stop_on_terminate)
     app()
