@@ -12,7 +12,7 @@ from pathlib import Path
 SCRIPT = """
 import sys, time, typer, vadar.cli
 from vadar.cli.errors import user_errors
-vadar.cli.signal.signal(vadar.cli.signal.SIGTERM, vadar.cli.stop_on_terminate)
+vadar.cli.stop_jobs_on_terminate()  # as main() does before the command runs
 print("ready", flush=True)
 try:
     with user_errors():

@@ -35,6 +35,10 @@ def stop_on_terminate(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def main() -> None:
+def stop_jobs_on_terminate() -> None:
     signal.signal(signal.SIGTERM, stop_on_terminate)
+
+
+def main() -> None:
+    stop_jobs_on_terminate()
     app()

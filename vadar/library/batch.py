@@ -32,7 +32,8 @@ class BuildBatch:
     batch (what the bottom-up routes and the aims learn from); `scenes` the questions of every
     batch built, never one `--batches` leaves out (ground-truth cases come from their scenes
     only); `earlier` the questions earlier build runs of this library were shown (the question-shape
-    route counts them as support, so a library grown in a second run sees its first). `writer` makes the Program agent the run configured, with the sampling asked for.
+    route counts them as support, so a library grown in a second run sees its first). `writer`
+    makes the Program agent the run configured, with the sampling asked for.
     """
 
     store: ApiStore

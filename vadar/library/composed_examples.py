@@ -27,6 +27,7 @@ from typing import Protocol
 from vadar.library.claims import claim_of
 from vadar.library.shape_helpers import catalogue_example
 from vadar.programs.api_text import ExampleCall
+from vadar.programs.question_form import parse_question
 from vadar.programs.question_shape import shape_of
 
 
@@ -147,16 +148,12 @@ def _compared(attribute: str, same: str, relations: Sequence[str], helpers: dict
     return ExampleCall(f"Is {described[0]} the same {attribute} as {described[1]}?", "\n".join(lines))
 
 
-_SHARED = re.compile(r"\bsame (colou?r|shape|material|size)\b", re.IGNORECASE)
-
-
 def _sharing(answer: str, subject: str | None, question: str, same: dict[str, str]) -> ExampleCall | None:
     """Whether another object shares an attribute with a reference, or what another attribute of
     the one that does is ("...the same material as the brown ball; what shape is it?"): the others
     filtered by the shared attribute's `_same_` helper. A 40-question library answered 6 of 33
     held-out questions of the second kind, its programs calling the `_same_` helper and dropping it."""
-    shared_word = _SHARED.search(question)
-    shared = shared_word.group(1).lower().replace("colour", "color") if shared_word else None
+    shared = parse_question(question).shared_attribute
     if shared is None or shared not in same:
         return None
     lines = ['ball = loc(image, "red ball")[0]',

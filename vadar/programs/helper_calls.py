@@ -61,7 +61,7 @@ def build_test_call(name: str, signature: str, *, question: str, object_prompt: 
     box_uses = 0
     arguments: list[str] = []
     for param, annotation in params:
-        expr, used_box = _argument(param, annotation, question, box_uses, {**(words or {}), **_exact(listed, param)})
+        expr, used_box = _argument(param, annotation, question, box_uses, words or {}, listed.get(param))
         box_uses += used_box
         arguments.append(expr)
     call = f"{name}({', '.join(arguments)})"
@@ -142,8 +142,9 @@ def _parameters(name: str, signature: str) -> list[tuple[str, str]]:
 
 
 def _argument(param: str, annotation: str, question: str, box_uses: int,
-              words: Mapping[str, str]) -> tuple[str, int]:
-    """An expression for one parameter, and whether it consumed a distinct box."""
+              words: Mapping[str, str], listed: str | None = None) -> tuple[str, int]:
+    """An expression for one parameter, and whether it consumed a distinct box; `listed` is the
+    value the helper's docstring lists first for it."""
     kind = annotation.replace(" ", "").lower()
     lowered = param.lower()
     untyped = kind in ("", "any")  # only then do parameter names decide
@@ -155,7 +156,7 @@ def _argument(param: str, annotation: str, question: str, box_uses: int,
         index = min(box_uses, 1)
         return f"test_boxes[{index} if len(test_boxes) > {index} else 0]", 1
     if kind in ("str", "", "any"):
-        return repr(_text_argument(lowered, question, words)), 0
+        return repr(_text_argument(lowered, question, words, listed)), 0
     if kind == "int":
         return "1", 0
     if kind == "float":
@@ -164,19 +165,14 @@ def _argument(param: str, annotation: str, question: str, box_uses: int,
         return "True", 0
     if kind.startswith("tuple[float") or kind.startswith("list[float"):
         return "[0.0, 0.0]", 0
-    return repr(_text_argument(lowered, question, words)), 0
+    return repr(_text_argument(lowered, question, words, listed)), 0
 
 
-def _exact(listed: Mapping[str, str], param: str) -> dict[str, str]:
-    """The docstring's value for `param` as a word its whole lowered name matches."""
-    return {param.lower(): listed[param]} if param in listed else {}
-
-
-def _text_argument(param: str, question: str, words: Mapping[str, str]) -> str:
+def _text_argument(param: str, question: str, words: Mapping[str, str], listed: str | None) -> str:
     if "question" in param:
         return question
-    if param in words:  # a word for this very parameter (the docstring's listed value) comes first
-        return words[param]
+    if listed is not None:  # the docstring's own value comes before a word in the name
+        return listed
     for kind, word in {**GENERIC_WORDS, **words}.items():
         if kind in param:
             return word
