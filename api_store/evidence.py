@@ -8,6 +8,7 @@ and correct programs serve as worked examples.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,6 +21,38 @@ from api_store.records import FunctionRecord, FunctionStatus
 
 DECISIONS = ("admitted", "rejected", "retired", "repair", "evaluated", "searched", "validated")
 NOT_FINAL = ("repair", "evaluated", "searched", "validated")  # decisions that do not decide a version's admission
+
+
+@dataclass(frozen=True)
+class WrongScene:
+    """Another scene where a right program's answer was wrong (or where it failed)."""
+
+    image_id: str
+    gold: str
+    answer: str | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class SceneCheck:
+    """A right program run on other scenes its question applies to: right by chance if wrong on one."""
+
+    checked: int
+    wrong: tuple[WrongScene, ...] = ()
+
+    @property
+    def holds(self) -> bool:
+        return not self.wrong
+
+    def to_json(self) -> str:
+        return json.dumps({"checked": self.checked, "wrong": [dataclasses.asdict(w) for w in self.wrong]})
+
+    @classmethod
+    def from_json(cls, text: str | None) -> SceneCheck | None:
+        if not text:
+            return None
+        data = json.loads(text)
+        return cls(int(data["checked"]), tuple(WrongScene(**w) for w in data.get("wrong") or []))
 
 
 @dataclass(frozen=True)
@@ -38,6 +71,7 @@ class VerifiedProgram:
     correct: bool | None
     uses: tuple[str, ...]
     withdrawn: str | None = None  # why it is no longer shown as a worked example
+    other_scenes: SceneCheck | None = None  # None: not run on other scenes (no other scene, or not checked)
 
 
 @dataclass(frozen=True)
@@ -75,7 +109,9 @@ class EvidenceMixin(StoreBase):
 
     def record_verified_program(self, *, batch_id: int | None, question_id: str, question: str,
                                 variant: str, code: str | None, answer: Any, gold: Any,
-                                error: str | None, correct: bool | None, uses: Iterable[str]) -> int:
+                                error: str | None, correct: bool | None, uses: Iterable[str],
+                                other_scenes: SceneCheck | None = None) -> int:
+        """Keep a program; `correct` is the caller's verdict (with `other_scenes`, right on those too)."""
         with self.transaction():
             return self._insert("verified_programs", {
                 "batch_id": batch_id, "question_id": str(question_id), "question": _text(question),
@@ -83,6 +119,7 @@ class EvidenceMixin(StoreBase):
                 "gold": None if gold is None else _text(str(gold)), "error": _text(error),
                 "correct": None if correct is None else int(correct),
                 "uses": json.dumps(sorted(set(uses))), "created_at": utc_now(),
+                "other_scenes": None if other_scenes is None else other_scenes.to_json(),
             })
 
     def verified_programs(self, *, correct_only: bool = False) -> list[VerifiedProgram]:
@@ -94,13 +131,20 @@ class EvidenceMixin(StoreBase):
         return [VerifiedProgram(r["id"], r["batch_id"], r["question_id"], r["question"], r["variant"],
                                 r["code"], r["answer"], r["gold"], r["error"],
                                 None if r["correct"] is None else bool(r["correct"]),
-                                tuple(json.loads(r["uses"])), r["withdrawn"]) for r in rows]
+                                tuple(json.loads(r["uses"])), r["withdrawn"],
+                                SceneCheck.from_json(r["other_scenes"])) for r in rows]
 
     def withdraw_programs(self, ids: Iterable[int], reason: str) -> None:
         """Withdraw verified programs from the worked examples; they stay as evidence."""
         with self.transaction():
             for program_id in ids:
                 self._db.execute("UPDATE verified_programs SET withdrawn = ? WHERE id = ?", [reason, program_id])
+
+    def record_other_scenes(self, program_id: int, check: SceneCheck) -> None:
+        """Keep what a program gave on other scenes; one wrong there is no longer right (right by chance)."""
+        with self.transaction():
+            self._db.execute("UPDATE verified_programs SET other_scenes = ?, correct = CASE WHEN ? THEN correct "
+                             "ELSE 0 END WHERE id = ?", [check.to_json(), int(check.holds), program_id])
 
     def record_decision(self, name: str, decision: str, *, mode: str,
                         evidence: Mapping[str, Any] | None = None) -> None:

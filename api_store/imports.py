@@ -80,6 +80,7 @@ class ImportMixin(StoreBase):
                 "answer": program.get("answer"), "gold": program.get("gold"), "error": program.get("error"),
                 "correct": None if program.get("correct") is None else int(program["correct"]),
                 "uses": json.dumps(sorted(program.get("uses") or [])), "withdrawn": program.get("withdrawn"),
+                "other_scenes": None if program.get("other_scenes") is None else json.dumps(program["other_scenes"]),
                 "created_at": utc_now()})
 
     def _import_function(self, entry: Mapping[str, Any], *, replace: bool) -> dict[tuple[str, int], int]:

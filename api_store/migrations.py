@@ -264,6 +264,13 @@ def _withdrawn_examples(db: Database) -> None:
     _script(db, "ALTER TABLE verified_programs ADD COLUMN withdrawn TEXT;")
 
 
+def _other_scenes(db: Database) -> None:
+    """A right build program is run on other scenes its question applies to; what it gave there is
+    kept, and one wrong there is no longer counted right (a yes/no answer is right half the time by chance)."""
+    _script(db, "ALTER TABLE verified_programs ADD COLUMN other_scenes TEXT CHECK (other_scenes IS NULL OR "
+                "json_valid(other_scenes));")
+
+
 @_rebuilds_tables
 def _helper_lifecycle(db: Database) -> None:
     """A helper's life is its version's status: proposed, candidate, admitted, retired or failed.
@@ -348,4 +355,5 @@ MIGRATIONS: list[Migration] = [
     ("0005_decision_kinds_in_code", _decision_kinds_in_code),
     ("0006_withdrawn_examples", _withdrawn_examples),
     ("0007_helper_lifecycle", _helper_lifecycle),
+    ("0008_other_scenes", _other_scenes),
 ]

@@ -170,7 +170,7 @@ def test_a_docstring_silent_on_a_parameter_is_completed_by_the_bodys_return_form
 
 
 def test_return_formula_inlines_straight_line_steps_and_refuses_loops():
-    from vadar.library.rules import return_formula
+    from vadar.programs.formula import return_formula
 
     body = "a = depth(image, bbox)\nb = depth(image, bbox2)\nd = a - b\nreturn d\n"
     assert return_formula(body) == "depth(image, bbox) - depth(image, bbox2)"

@@ -6,7 +6,7 @@ Every call opens the SQLite file for as long as it needs it, so a `Library` may 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +17,7 @@ from api_store.evidence import NOT_FINAL, Decision, FunctionStats
 from vadar.app.arguments import check_type
 
 if TYPE_CHECKING:
-    from vadar.app.upkeep import LibraryCheck, LibraryTracking
+    from vadar.app.upkeep import LibraryCheck, LibraryTracking, ProgramCheck
     from vadar.config import VadarConfig
     from vadar.library.story import HelperStory
     from vadar.runs.prepare import PreparedData
@@ -197,6 +197,15 @@ class Library:
 
         with self._store() as store:
             return check_library(store, config, prepared, session, retire=retire)
+
+    def check_programs(self, prepared: PreparedData, config: VadarConfig, session: Session | None = None, *,
+                       on_event: Callable[[str], None] | None = None) -> ProgramCheck:
+        """Every right build program run on up to `library.scene_checks` other build scenes of
+        `prepared`; one wrong there was right by chance and is no longer counted right. No LLM starts."""
+        from vadar.app.upkeep import check_programs
+
+        with self._store() as store:
+            return check_programs(store, config, prepared, session, on_event)
 
     def track(self, run: str | Path, baseline: str | Path, *, min_uses: int = 4) -> LibraryTracking:
         """Each helper's programs in the evaluation `run` against `baseline` (a run without the

@@ -1,8 +1,8 @@
 """Keeping a library honest after it was built: distil helpers from right programs, check every
-helper against ground truth, and judge each helper by an evaluation against a baseline.
+helper against ground truth, run the right build programs on other build scenes, and judge each helper by an evaluation against a baseline.
 
-`Vadar.distill`, `Vadar.check_library` and `Library.track` call these; `vadar library distill`,
-`check` and `track` call those.
+`Vadar.distill`, `Vadar.check_library`, `Library.check_programs` and `Library.track` call these;
+`vadar library distill`, `check`, `check-programs` and `track` call those.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from api_store import ApiStore
+from vadar.library.scene_check import SceneChecker, build_scenes, check_right_programs
 from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks, TruthResult, recheck_library
 from vadar.library.sources import DistillReport
+from vadar.runs.build_history import build_questions
 from vadar.runs.distillation import distill_helpers
 from vadar.runs.prepare import PreparedData
 from vadar.runs.results import ResultsFile
@@ -32,6 +34,15 @@ class LibraryCheck:
 
     results: dict[str, TruthResult] = field(default_factory=dict)
     retired: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ProgramCheck:
+    """Right build programs run on other build scenes: how many were checked, and right by chance."""
+
+    build_questions: int
+    checked: int
+    chance: int
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,21 @@ def check_library(store: ApiStore, config: VadarConfig, prepared: PreparedData, 
                                   prepared.questions, retire=retire)
     retired = {d.name for d in store.decisions() if d.decision == "retired" and d.mode == "truth-check"}
     return LibraryCheck(results, frozenset(retired & set(results)) if retire else frozenset())
+
+
+def check_programs(store: ApiStore, config: VadarConfig, prepared: PreparedData, session: Session | None,
+                   on_event: Callable[[str], None] | None = None) -> ProgramCheck:
+    """Every right, unchecked program of the library's build questions in `prepared`, run on other
+    scenes of those build questions (never another question's scene)."""
+    ids = build_questions(store, prepared.dataset.root, prepared.split)
+    build = [q for q in prepared.questions if q.question_id in ids]
+    with ExitStack() as stack:
+        executor = session.executor if session is not None else sandbox_executor(
+            stack.enter_context(closing(sandbox_pool(config.sandbox))), config.sandbox)
+        checker = SceneChecker(executor, prepared.dataset, prepared.modules, build_scenes(build),
+                               config.library.scene_checks)
+        checked, chance = check_right_programs(store, checker, build, on_event)
+    return ProgramCheck(len(build), checked, chance)
 
 
 def track(store: ApiStore, run: Path, baseline: Path, *, min_uses: int) -> LibraryTracking:

@@ -1,5 +1,5 @@
 """`vadar library ...` commands: list, show and export a library, and change it (add, import, distill,
-check --retire, track); each one call of `Library` or `Vadar`."""
+check --retire, check-programs, track); each one call of `Library` or `Vadar`."""
 
 from __future__ import annotations
 
@@ -262,6 +262,22 @@ def check(
                    + ("  retired" if name in checked.retired else ""))
     if not checked.results:
         typer.echo("the library has no implemented helper")
+
+
+@app.command("check-programs")
+@settings_flags()
+def check_programs(
+    settings: VadarConfig,
+    data: Annotated[Path, typer.Option("--data", help="The data set the library was built on (its questions "
+                                       "must know their answer on other scenes: CLEVR's functional programs).")],
+    split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
+) -> None:
+    """Run every right build program on other build scenes its question applies to; those wrong there
+    were right by chance and are no longer counted right (nor shown as worked examples)."""
+    with user_errors(), open_vadar(settings) as v:
+        checked = v.library.check_programs(v.select(data, split=split), v.config, on_event=typer.echo)
+    typer.echo(f"{checked.checked} right programs of {checked.build_questions} build questions run on other build "
+               f"scenes (library.scene_checks = {settings.library.scene_checks}): {checked.chance} right by chance")
 
 
 @app.command("track")

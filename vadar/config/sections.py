@@ -170,6 +170,7 @@ class LibraryConfig:
     distill_max_helpers: int = 3  # helpers distilled per batch at most (each route)
     distill_groups: bool = True  # also one LLM-written helper per group of similar right questions
     build_tries: int = 3  # labelled build: programs per build question until one is right (not yes/no)
+    scene_checks: int = 4  # other build scenes a right build program must also be right on (0: its own only)
     # Generate-and-test for a helper whose name makes a checkable claim (1: one greedy implementation)
     search_samples: int = 8  # implementations sampled per round until one passes the ground-truth cases
     search_rounds: int = 2  # rounds: each later one shows the closest implementation its failing cases
@@ -187,6 +188,7 @@ class LibraryConfig:
         "distill_max_helpers": Range(1, 100), "build_tries": Range(1, MAX_SAMPLES),
         "search_samples": Range(1, MAX_SEARCH_SAMPLES), "search_rounds": Range(1, MAX_SAMPLES),
         "outcome_min_support": Range(1, MAX_OUTCOME_SUPPORT), "shape_helpers_per_batch": Range(0, 20),
+        "scene_checks": Range(0, 100),
     }
 
 

@@ -12,12 +12,11 @@ LLM, or None.
 from __future__ import annotations
 
 import ast
-import copy
 import re
-import textwrap
 from collections.abc import Iterable, Sequence
 
 from vadar.library.fragments import Pattern
+from vadar.programs.formula import return_formula
 from vadar.programs.helper_rules import name_problem as stored_name_problem
 
 HELPER_NAME = re.compile(r"^_[a-z][a-z0-9_]{2,40}$")
@@ -107,42 +106,6 @@ def silent_parameter(parameters: Sequence[str], docstring: str) -> str | None:
             return (f"the docstring says nothing of `{parameter}`: say in one sentence what the helper returns "
                     "in terms of every parameter")
     return None
-
-
-MAX_FORMULA_CHARS = 160
-
-
-def return_formula(body: str) -> str | None:
-    """What a straight-line body returns, as one expression of its parameters, or None.
-
-    `d1 = depth(image, bbox); d2 = depth(image, bbox2); return d1 - d2` reads as
-    `depth(image, bbox) - depth(image, bbox2)`: exact where a one-sentence docstring is vague
-    ("the depth difference between two boxes" does not say which is subtracted from which).
-    Bodies with loops, branches or comprehensions, and formulas too long to read, give None.
-    """
-    try:
-        statements = ast.parse(textwrap.dedent(body)).body
-    except SyntaxError:
-        return None
-    if not statements or not isinstance(statements[-1], ast.Return) or statements[-1].value is None:
-        return None
-    values: dict[str, ast.expr] = {}
-
-    class Inline(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.AST:
-            return copy.deepcopy(values[node.id]) if node.id in values else node
-
-    for statement in statements[:-1]:
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)):
-            return None
-        values[statement.targets[0].id] = Inline().visit(copy.deepcopy(statement.value))
-    formula = Inline().visit(copy.deepcopy(statements[-1].value))
-    if any(isinstance(n, ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp | ast.Lambda | ast.IfExp)
-           for n in ast.walk(formula)):
-        return None
-    text = ast.unparse(formula)
-    return text if len(text) <= MAX_FORMULA_CHARS else None
 
 
 def unread_parameter(code: str) -> str | None:

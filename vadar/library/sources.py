@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from api_store import ApiStore, FunctionRecord
-from api_store.evidence import VerifiedProgram
+from api_store.evidence import SceneCheck, VerifiedProgram
 from omni3d_bench.types import Question
 from vadar.library.gate import REWRITTEN
 from vadar.programs.api_text import render_api
@@ -24,13 +24,13 @@ BUILD = "build"  # variant of a verified program written for distillation
 
 
 def record_build_program(store: ApiStore, batch_id: int | None, question: Question, outcome: ProgramOutcome,
-                         right: bool, library: Collection[str]) -> None:
-    """Keep a program written for a build question, with the helpers of `library` it calls: the
-    right ones are what the bottom-up routes learn from."""
+                         right: bool, library: Collection[str], other_scenes: SceneCheck | None = None) -> None:
+    """Keep a program written for a build question, with the helpers of `library` it calls and what it
+    gave on other scenes: the right ones are what the bottom-up routes learn from."""
     store.record_verified_program(
         batch_id=batch_id, question_id=question.question_id, question=question.question, variant=BUILD,
         code=outcome.program, answer=outcome.answer, gold=question.answer, error=outcome.error, correct=right,
-        uses=helpers_called(outcome.program, library))
+        uses=helpers_called(outcome.program, library), other_scenes=other_scenes)
 
 
 @dataclass

@@ -8,6 +8,7 @@ from typing import NamedTuple, Protocol
 from base_modules.module import PREDEFINED_MODULES, REGION_MODULES, Module, module_stub
 from base_modules.types import Region
 from vadar import prompts
+from vadar.programs.formula import wrapped_call
 
 
 
@@ -74,8 +75,17 @@ def render_api(
     functions = list(library)
     if functions:
         parts.append("# Library functions (already implemented; call them directly)")
-        parts += [function_stub(f.name, f.signature, f.docstring, examples.get(f.name)) for f in functions]
+        parts += [function_stub(f.name, f.signature, shown_docstring(f), examples.get(f.name)) for f in functions]
     return "\n\n".join(parts) + "\n"
+
+
+def shown_docstring(function: FunctionSpec) -> str:
+    """A library function's docstring, completed by the call it wraps when it only wraps another
+    helper (`vadar.programs.formula.wrapped_call`): what it computes, not only what its name suggests."""
+    call = wrapped_call(getattr(function, "code", None))
+    if call is None or call in function.docstring:
+        return function.docstring
+    return f"{function.docstring.rstrip()} Returns `{call}`."
 
 
 def with_regions(api_text: str, regions: Sequence[Region]) -> str:

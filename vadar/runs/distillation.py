@@ -5,22 +5,30 @@ proposals all failed, or a build with proposals off, has written no program yet,
 question first gets one program from the same answerer an evaluation uses (library and worked
 examples included), recorded with its gold answer as evidence (variant `build`). Right programs are
 the binding constraint (a CLEVR build had 33 of 100), so with `library.build_tries = K` a question
-whose greedy program is wrong gets up to K - 1 sampled ones until one is right; yes/no questions
-never do, since a wrong program guesses them right half the time. Then the right
-programs of every build question so far are searched for patterns. Needs gold answers: with
-`library.admission = "unlabelled"` nothing is distilled.
+whose greedy program is wrong gets up to K - 1 sampled ones until one is right. A right program is
+also run on up to `library.scene_checks` other build scenes its question applies to
+(`vadar.library.scene_check`): wrong on one, it was right by chance, is recorded not right, and
+another is tried. A yes/no question no other scene can check never gets another program, since a
+wrong program guesses it right half the time. Then the right programs of every build question so
+far are searched for patterns. Needs gold answers: with `library.admission = "unlabelled"` nothing
+is distilled.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from api_store import FunctionRecord
+from api_store.evidence import SceneCheck
+from omni3d_bench.counterfactuals import on_other_scenes
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
+from vadar.programs.helper_rules import fit_library
 from vadar.programs.outcome import ProgramOutcome
 from vadar.library.batch import BuildBatch
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import Distiller
+from vadar.library.scene_check import SceneChecker, build_scenes, check_right_programs
 from vadar.library.sources import DistillReport, record_build_program
 from vadar.library.truth_checks import TruthChecks
 from vadar.runs.methods import make_answerer
@@ -36,16 +44,23 @@ def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> Di
     if not settings.distill or settings.admission == "unlabelled":
         return None
     store = session.store
+    build = [*batch.earlier, *batch.built_from]
+    checker = SceneChecker(session.executor, data.dataset, data.modules, build_scenes(build), settings.scene_checks)
     answered = {p.question_id for p in store.verified_programs() if p.code}
     todo = [q for q in batch.questions if q.question_id not in answered and q.answer is not None]
     if todo:
-        answer, library = make_answerer("vadar", session, data, accept=right_or_guessable,
-                                        tries=settings.build_tries)
+        judge = BuildJudge(checker, fit_library(store.library()))
+        answer, library = make_answerer("vadar", session, data, accept=judge.accept, tries=settings.build_tries)
         names = {f.name for f in library}
         for question in todo:
             batch.on_event(f"writing a program for build question {question.question_id}")
             outcome = answer(question)
-            record_build_program(store, batch.batch_id, question, outcome, is_right(question, outcome), names)
+            check = judge.scene_check(question, outcome)
+            record_build_program(store, batch.batch_id, question, outcome, judge.right(question, outcome), names,
+                                 other_scenes=check)
+    checked, chance = check_right_programs(store, checker, build, batch.on_event)
+    if checked:
+        batch.on_event(f"ran {checked} right programs on other build scenes: {chance} right by chance")
     batch.on_event("distilling helpers from the right build programs")
     return distill_helpers(session, data, batch.built_from, batch.batch_id, batch.on_event)
 
@@ -56,10 +71,38 @@ def is_right(question: Question, outcome: ProgramOutcome) -> bool:
                                                   question.metric) >= 1.0
 
 
-def right_or_guessable(question: Question, outcome: ProgramOutcome) -> bool:
-    """Stop writing build programs: this one is right, or the answer is yes or no, which a wrong program
-    gets right half the time, so trying again until right would store lucky programs as verified."""
-    return is_right(question, outcome) or str(question.answer).strip().casefold() in ("yes", "no")
+class BuildJudge:
+    """Whether a build program is right: on its own scene and on the other build scenes that check it."""
+
+    def __init__(self, checker: SceneChecker, library: Sequence[FunctionRecord]) -> None:
+        self.checker, self.library = checker, list(library)
+        self._checks: dict[tuple[str, str], SceneCheck | None] = {}
+
+    def scene_check(self, question: Question, outcome: ProgramOutcome) -> SceneCheck | None:
+        """What a program right on its scene gave on other scenes (None: wrong here, or nothing to check)."""
+        if not is_right(question, outcome):
+            return None
+        key = (question.question_id, outcome.program or "")
+        if key not in self._checks:
+            self._checks[key] = self.checker.check(question, outcome.program or "", self.library)
+        return self._checks[key]
+
+    def right(self, question: Question, outcome: ProgramOutcome) -> bool:
+        check = self.scene_check(question, outcome)
+        return is_right(question, outcome) and (check is None or check.holds)
+
+    def accept(self, question: Question, outcome: ProgramOutcome) -> bool:
+        """Stop writing programs for `question`: this one is right, or it is a yes/no question no other
+        scene can check (another try would only be a lucky guess stored as verified)."""
+        if self.right(question, outcome):
+            return True
+        checkable = self.checker.limit > 0 and next(
+            on_other_scenes(self.checker.dataset, question, self.checker.image_ids, 1), None) is not None
+        return guessable(question) and not checkable
+
+
+def guessable(question: Question) -> bool:
+    return str(question.answer).strip().casefold() in ("yes", "no")
 
 
 def distill_helpers(session: Session, data: PreparedData, questions: Sequence[Question], batch_id: int | None = None,
