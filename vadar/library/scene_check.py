@@ -5,8 +5,8 @@ helpers from, and evidence that the helpers it calls work. A yes/no answer is ri
 by chance (`Are there more brown cylinders than purple cubes?` answered by counting purple things
 with a helper about something else), and a count can match by coincidence. Where the data set
 knows the question's answer on other scenes (`omni3d_bench.counterfactuals`), the program runs on
-up to `limit` of the *build* scenes as well (never a scored question's scene): one wrong answer
-there and it is no longer right.
+up to `limit` of the *build* scenes as well (never a scored question's scene), those whose answer
+differs from its own first: one wrong answer there and it is no longer right.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class SceneChecker:
         """What `code` answers on the other scenes; None when no other scene applies (or checks are off)."""
         if self.limit <= 0 or not code:
             return None
-        cases = list(on_other_scenes(self.dataset, question, self.image_ids, self.limit))
+        cases = self.cases(question)
         if not cases:
             return None
         wrong = []
@@ -48,6 +48,14 @@ class SceneChecker:
             elif score_answer(run.answer, case.answer, case.answer_type, case.metric) < 1.0:
                 wrong.append(WrongScene(case.image_id, str(case.answer), str(run.answer)))
         return SceneCheck(len(cases), tuple(wrong))
+
+
+    def cases(self, question: Question) -> list[Question]:
+        """Up to `limit` other scenes, those whose answer differs from the question's own first: a
+        program that answers the same whatever the scene is caught by the first of them."""
+        cases = list(on_other_scenes(self.dataset, question, self.image_ids))
+        cases.sort(key=lambda case: str(case.answer) == str(question.answer))  # stable: scene order kept within
+        return cases[:self.limit]
 
 
 def build_scenes(questions: Iterable[Question]) -> set[str]:
