@@ -31,6 +31,7 @@ def _arguments(path: tuple[str, ...], tmp: Path) -> list[str]:
         ("library", "import"): [str(tmp / "export.json")],
         ("library", "distill"): ["--data", str(tmp)],
         ("library", "check"): ["--data", str(tmp)],
+        ("library", "check-programs"): ["--data", str(tmp)],
         ("library", "track"): [str(run), "--baseline", str(run)],
     }.get(path, [])
 

@@ -44,3 +44,32 @@ def test_prompt_templates_load_by_name():
     assert {"program_system", "program_question", "program_retry"} <= set(template_names())
     text = render("program_question", question="How many cubes?")
     assert text == "Question: How many cubes?\nWrite the program.\n"
+
+
+@dataclass
+class CodedFn(Fn):
+    code: str
+
+
+WRAPPER = '''def _count_same_attribute_in_image(image: Image, object_prompt: str, attribute: str, description: str) -> int:
+    """Count the number of objects in the image that match the given attribute and description."""
+    obj = loc(image, object_prompt)[0]
+    result = _count_same_attribute(image, attribute, description, obj)
+    return result
+'''
+
+
+def test_a_helper_that_only_wraps_another_is_shown_with_the_call_it_makes():
+    # a distilled helper whose name reads as "count what matches the prompt": programs counted
+    # green blocks with it, though it counts the objects sharing an attribute with the first one
+    wrapper = CodedFn("_count_same_attribute_in_image", "(image: Image, object_prompt: str, attribute: str, "
+                      "description: str) -> int", "Count the number of objects.", WRAPPER)
+    text = render_api([wrapper])
+    assert ("Count the number of objects. Returns "
+            "`_count_same_attribute(image, attribute, description, loc(image, object_prompt)[0])`.") in text
+    # a body of modules alone, a loop, or a docstring that already says it: shown as written
+    for code in ('def _h(image, box):\n    """H."""\n    return depth(image, box) * 2\n',
+                 'def _h(image, p):\n    """H."""\n    n = 0\n    for b in loc(image, p):\n        n += _f(b)\n    return n\n'):
+        assert "H. Returns" not in render_api([CodedFn("_h", "(image: Image, p: str) -> int", "H.", code)])
+    said = CodedFn("_w", "(image: Image) -> int", "Returns `_g(image)`.", 'def _w(image):\n    return _g(image)\n')
+    assert render_api([said]).count("_g(image)") == 1

@@ -69,8 +69,10 @@ def test_build_then_evaluate_then_resume(config, tmp_path):
     assert by_question["How many cylinders are there?"]["correct"] is True
     assert by_question["Are there any metal cubes?"]["answer"] == "yes"
     failed = [r for r in results if r["error"]]
-    # the same NameError twice in a row ends the question (agents.program_same_error_limit)
-    assert all(r["answer"] == "<error>" and r["attempts"] == 3 for r in failed)
+    # the same NameError twice in a row ends the question (agents.program_same_error_limit), and so
+    # does the program written again without the library (library.fallback)
+    assert all(r["answer"] == "<error>" and r["attempts"] == 6 for r in failed)
+    assert all(r["techniques"]["fallback"]["worked"] is False for r in failed)
     assert summary.failed == [r["question_id"] for r in failed]
     assert summary.header["library_functions"] == 1 and summary.header["library_functions_used"] == 1
     assert (out / "summary.md").read_text().startswith("# Evaluation summary")
@@ -236,6 +238,7 @@ def test_a_build_program_that_does_not_parse_is_recorded_wrong_and_the_build_goe
 
 def test_build_tries_resample_a_wrong_build_program_until_right_but_never_a_yes_no_one(config, tmp_path):
     config.library.distill, config.library.propose, config.library.build_tries = True, False, 3
+    config.library.scene_checks = 0  # no other scene checks a yes/no answer: another try would be a guess
     programs = {  # per question, the program of each try in turn
         "How many cylinders are there?": ["final_result = 3", "final_result = len(loc(image, 'cylinder'))"],
         "How many things are left of the red sphere?": ["final_result = 1", "final_result = 2", "final_result = 4"],
@@ -265,3 +268,31 @@ def test_build_tries_resample_a_wrong_build_program_until_right_but_never_a_yes_
     tries = [(r["temperature"], r.get("seed")) for r in llm.requests if len(r["messages"]) > 1
              and r["messages"][1]["content"].startswith("Question: How many things are left")]
     assert tries[0][1] is None and [seed for _, seed in tries[1:]] == [1, 2] and tries[1][0] == 0.7
+
+
+def test_a_yes_no_build_question_other_scenes_check_is_tried_again_until_right_everywhere(config, tmp_path):
+    config.library.distill, config.library.propose, config.library.build_tries = True, False, 3
+    question = "Are there any rubber cylinders?"  # no here, yes on the two other scenes it applies to
+    tries = ["final_result = 'yes'", "final_result = 'no'",
+             "final_result = 'yes' if loc(image, 'rubber cylinder') else 'no'"]
+    asked: list[str] = []
+
+    def program(messages):
+        asked_now = messages[1]["content"].removeprefix("Question: ").split("\n")[0]
+        if asked_now != question:
+            return "```python\nfinal_result = 0\n```"
+        asked.append(asked_now)
+        return "```python\n" + tries[len(asked) - 1] + "\n```"
+
+    selection = DataSelection(limit=12).prepare()
+    yes_no = next(q for q in selection.questions if q.question == question)
+    from omni3d_bench.counterfactuals import on_other_scenes
+    others = list(on_other_scenes(selection.dataset, yes_no, {q.image_id for q in selection.questions}))
+    assert {o.answer for o in others} == {"yes"} and yes_no.answer == "no"
+    with open_session(config, llm=ScriptedLLM([ByRole(NO_HELPER, default=program)] * 50)) as session:
+        build_api(session, selection, tmp_path / "run", batch_size=12)
+        stored = [p for p in session.store.verified_programs() if p.question == question]
+    # 'yes' is wrong here, a constant 'no' right here and wrong on the other scenes, the third right on all
+    assert len(asked) == 3
+    assert [p.code.strip() for p in stored] == [tries[2]] and stored[0].correct
+    assert stored[0].other_scenes.checked == len(others) and stored[0].other_scenes.holds

@@ -8,6 +8,7 @@ from pathlib import Path
 from omni3d_bench.types import Question
 from vadar.agents.formalize import Constraint, FormalizeRecord
 from vadar.agents.techniques.build_tries import BuildTriesRecord
+from vadar.agents.techniques.fallback import FallbackRecord
 from vadar.agents.techniques.priors import SizePriorsRecord
 from vadar.agents.techniques.records import RECORD_TYPES
 from vadar.agents.techniques.revise import RevisionRecord
@@ -27,6 +28,7 @@ RECORDS = [
     RevisionRecord(["`final_result` is 'yes', but the answer must be a whole number (an int)"]),
     VoteRecord([SampleRecord(2, False, ["why"], 1), SampleRecord("<error>", True)], chosen_sample=0, agreement=1.0),
     BuildTriesRecord(tries=2, accepted_try=None),
+    FallbackRecord("line 1: IndexError: list index out of range", worked=True),
 ]
 
 
@@ -44,7 +46,8 @@ def test_every_record_round_trips_through_results_jsonl_under_its_own_key(tmp_pa
     results.append(written)
     assert results.read() == [written]
     line = json.loads((tmp_path / "results.jsonl").read_text())
-    assert list(line["techniques"]) == ["formalize", "unit_tests", "size_priors", "revision", "vote", "build_tries"]
+    assert list(line["techniques"]) == ["formalize", "unit_tests", "size_priors", "revision", "vote", "build_tries",
+                                      "fallback"]
     assert line["techniques"]["vote"]["samples"][1] == {"answer": "<error>", "error": True, "revisions": []}
     assert "extra" not in line and "answer_given" not in line
 
@@ -70,8 +73,9 @@ def test_a_line_from_before_the_records_loads_into_them_and_is_written_back_in_t
     path = tmp_path / "results.jsonl"
     path.write_text(json.dumps(OLD_LINE) + "\n")
     [loaded] = ResultsFile(path).read()
-    assert list(loaded.techniques) == RECORDS and loaded.answer_given == "two"
-    assert loaded == result(techniques=TechniqueRecords(RECORDS), answer_given="two")
+    before = RECORDS[:-1]  # the fallback came after the records: no old line has one
+    assert list(loaded.techniques) == before and loaded.answer_given == "two"
+    assert loaded == result(techniques=TechniqueRecords(before), answer_given="two")
     question = Question(question_id="q1", question=OLD_LINE["question"], answer="2", answer_type="int",
                         image_id="img", image_path=tmp_path / "img.png", split="test", source="test")
     rescore_run(tmp_path, [question])

@@ -160,6 +160,7 @@ class LibraryConfig:
     repair: bool = True  # a rejected helper gets one repair from the evidence
     retrieve_k: int = 6  # library functions shown per question (most relevant first); 0: all
     examples_k: int = 2  # verified worked examples shown per question; 0: the fixed example
+    fallback: bool = True  # a question left without a working program is asked once more without the library
     retire_min_uses: int = 4  # judged programs on build questions before a function can be retired
     retire_below: float = 0.25  # retire when fewer than this share of those programs were right
     propose: bool = True  # top-down: the Signature and API agents propose and implement helpers

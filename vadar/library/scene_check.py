@@ -44,7 +44,7 @@ class SceneChecker:
             namespace = program_namespace(self.dataset.image(case), self.modules, library, case.regions)
             run = run_program(self.executor, code, namespace)
             if run.error is not None:
-                wrong.append(WrongScene(case.image_id, str(case.answer), None, run.error.splitlines()[0][:200]))
+                wrong.append(WrongScene(case.image_id, str(case.answer), None, " ".join(run.error.split())[:300]))
             elif score_answer(run.answer, case.answer, case.answer_type, case.metric) < 1.0:
                 wrong.append(WrongScene(case.image_id, str(case.answer), str(run.answer)))
         return SceneCheck(len(cases), tuple(wrong))

@@ -19,6 +19,7 @@ from base_modules.view_modules import VIEW_MODULES, ViewModuleSet
 from omni3d_bench.types import Dataset, Question, question_views
 from vadar import prompts
 from vadar.agents.direct import DirectAnswerer
+from vadar.agents.techniques.fallback import with_fallback
 from vadar.programs.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
 from vadar.programs.sampling import PROGRAM, Sampling
@@ -129,8 +130,18 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
                 worked = prompts.render("program_example_views")  # the fixed example reads one frame
             testable = not question.multi_view and not question.regions  # test scenes have one frame, no regions
             until = (lambda outcome: accept(question, outcome)) if accept is not None else None
-            return program_agent.solve(question.question, shown, namespace, worked, scenes if testable else None,
-                                       accept=until, tries=tries)
+            outcome = program_agent.solve(question.question, shown, namespace, worked, scenes if testable else None,
+                                          accept=until, tries=tries)
+            if method != "vadar" or not settings.fallback or accept is not None:
+                return outcome
+            return with_fallback(outcome, lambda: solve_without_library(question, testable))
+
+        def solve_without_library(question: Question, testable: bool) -> ProgramOutcome:
+            """static-api's prompt and namespace: the predefined modules and the built-in worked example."""
+            namespace, api = question_context(question, dataset, modules, view_modules)
+            shown = with_regions(render_api([], **api), question.regions)
+            worked = prompts.render("program_example_views") if question.multi_view and view_modules else None
+            return program_agent.solve(question.question, shown, namespace, worked, scenes if testable else None)
 
         return solve_with_program
 
