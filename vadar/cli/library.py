@@ -30,6 +30,7 @@ DbOption = Annotated[
         dir_okay=False,
     ),
 ]
+SplitOption = Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")]
 
 
 def _library(db: Path | None, settings: VadarConfig) -> Library:
@@ -230,7 +231,7 @@ def import_(
 def distill(
     settings: VadarConfig,
     data: Annotated[Path, typer.Option("--data", help="The data set the library was built on.")],
-    split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
+    split: SplitOption = None,
 ) -> None:
     """Distil helpers from the right build programs of the library, now (see docs/library.md)."""
     with user_errors(), open_vadar(settings) as v:
@@ -247,7 +248,7 @@ def check(
     settings: VadarConfig,
     data: Annotated[Path, typer.Option("--data", help="A data set with ground truth (CLEVR scenes, a generated "
                                        "benchmark) whose scenes the helpers are checked on.")],
-    split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
+    split: SplitOption = None,
     retire: Annotated[bool, typer.Option("--retire", help="Retire the helpers that fail (history kept).")] = False,
 ) -> None:
     """Check every helper against the ground truth its name claims (relations, heights, distances)."""
@@ -270,7 +271,7 @@ def check_programs(
     settings: VadarConfig,
     data: Annotated[Path, typer.Option("--data", help="The data set the library was built on (its questions "
                                        "must know their answer on other scenes: CLEVR's functional programs).")],
-    split: Annotated[str | None, typer.Option("--split", help="Its split (default: the only one).")] = None,
+    split: SplitOption = None,
 ) -> None:
     """Run every right build program on other build scenes its question applies to; those wrong there
     were right by chance and are no longer counted right (nor shown as worked examples)."""
