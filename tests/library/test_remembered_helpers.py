@@ -37,3 +37,16 @@ def test_stored_code_that_breaks_a_rule_is_not_reused(tmp_path, code, rule):
         remembered = remembered_helpers(store)["_twice"]
     assert remembered.blocked and remembered.code is None
     assert remembered.reason.startswith("its stored code breaks a helper rule:") and rule in remembered.reason
+
+
+def test_a_helper_rejected_for_lack_of_use_comes_back_only_with_the_signature_it_was_judged_with(tmp_path):
+    from vadar.agents.signature import Stub
+    from vadar.library.proposals import ClaimScreen
+
+    with _rejected_for_lack_of_use(tmp_path, GOOD) as store:
+        memory = remembered_helpers(store)
+        screen = ClaimScreen(store, comebacks={m.name: m.signature for m in memory.values() if not m.blocked})
+    assert screen(Stub("_twice", "(x: int) -> int", "Twice x.")) is None  # as it was: its stored code is judged
+    reason = screen(Stub("_twice", "(image: Image, bbox: BBox) -> int", "Twice the objects in bbox."))
+    assert reason == ("`_twice` was not admitted before for lack of uses with the signature (x: int) -> int; "
+                      "it may come back only as it was")

@@ -14,7 +14,7 @@ as it was, to be judged on the new batch's questions.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from api_store import ApiStore, BatchRecord, DuplicateFunctionError, FunctionStatus
@@ -95,7 +95,7 @@ def _proposals(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembe
     cap = batch.limits.max_new_functions
     existing = [f.name for f in store.functions()]
     tried = {m.name: m.reason for m in memory.values() if m.blocked}
-    screen = ClaimScreen(store)
+    screen = ClaimScreen(store, comebacks={m.name: m.signature for m in memory.values() if not m.blocked})
     taken = {normalized_name(n) for n in existing}
     similar = {name_words(n): n for n in existing}
     waiting, rejected = [], []
@@ -134,13 +134,25 @@ def _proposals(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembe
 
 class ClaimScreen:
     """Refuses a stub whose checkable claim the library (or a stub kept before it) makes already:
-    a second `_objects_left_of` under another name only splits its uses."""
+    a second `_objects_left_of` under another name only splits its uses.
 
-    def __init__(self, store: ApiStore) -> None:
+    Also refuses a helper rejected for lack of uses proposed again with another signature
+    (`comebacks`: name -> the signature it was judged with). It may come back as it was, its stored
+    implementation judged on new questions; under a new signature it would be searched from scratch
+    for the name that programs did not call (`_count_more_than(image, count1, count2)` came back as
+    `(image, bbox1, bbox2)`, "the number of objects in bbox1", and cost a batch 11 samples).
+    """
+
+    def __init__(self, store: ApiStore, comebacks: Mapping[str, str] | None = None) -> None:
         self.claimed = {label: f.name for f in store.library(with_candidates=True)
                         if (label := claim_label(f.name, f.signature)) is not None}
+        self.comebacks = dict(comebacks or {})
 
     def __call__(self, stub: Stub) -> str | None:
+        before = self.comebacks.get(stub.name)
+        if before is not None and before != stub.signature:
+            return (f"`{stub.name}` was not admitted before for lack of uses with the signature {before}; "
+                    "it may come back only as it was")
         label = claim_label(stub.name, stub.signature)
         if label is None:
             return None
