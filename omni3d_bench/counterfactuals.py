@@ -34,7 +34,7 @@ def on_other_scenes(dataset: Dataset, question: Question, image_ids: Iterable[st
             continue
         try:
             gold = answer(question.gold_program, scene)
-        except (ProgramError, KeyError, IndexError):  # not asked there, or a scene without relations
+        except (ProgramError, KeyError, IndexError, TypeError):  # not asked there, or a scene it cannot read
             continue
         given += 1
         yield dataclasses.replace(question, question_id=f"{question.question_id}@{image_id}", answer=gold,

@@ -250,3 +250,26 @@ def test_a_helper_for_a_step_no_batch_question_needs_writes_no_program(data):
                       outcome=outcome).implement([counter], [context(data, questions[0])])
     assert report.implemented == [counter] and llm.calls_of(Role.PROGRAM) == []
     assert len(llm.calls_of(Role.API_IMPLEMENT)) == 1  # the greedy sample, for the gate to judge
+
+
+def test_a_program_right_on_its_scene_but_wrong_on_another_build_scene_earns_nothing(data):
+    from vadar.library.scene_check import SceneChecker, build_scenes
+
+    # three questions whose answer differs on another scene of the sample: a lookup of the gold
+    # answers is right on each question's own scene and wrong on the other one
+    questions = [q for q in data.questions if q.question in (
+        "What shape is the cyan object?", "How many large things are there?", "Are there any rubber cylinders?")]
+    lookup = implementation(gold(questions))
+    scenes = SceneChecker(executor, data.dataset, data.modules, build_scenes(data.questions))
+
+    def judged(checker):
+        store = ApiStore.memory()
+        store.propose(NAME, SIGNATURE, "The answer recorded for a key.")
+        outcome = OutcomeVerifier(ProgramAgent(router(questions, [lookup]), executor), store, executor, data.dataset,
+                                  data.modules, questions, min_support=2, scenes=checker)  # the yes/no one weighs half
+        return outcome.verify(NAME, SIGNATURE, "The answer recorded for a key.", lookup[10:-4], [])
+
+    assert judged(None).passed is True and judged(None).right == 3.0  # judged on their own scenes alone
+    checked = judged(scenes)
+    assert checked.passed is False and checked.right == 0.0 and len(checked.failures) == 3
+    assert all("right here, but on another scene, where the answer is" in f for f in checked.failures)

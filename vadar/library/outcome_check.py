@@ -18,6 +18,10 @@ programs without the batch's candidates, so the response cache answers those at 
 sample right on every supporting question is kept at once; else the search keeps the sample whose
 programs are right most often, when that is at least as often as without the helper.
 
+Where other build scenes know a supporting question's answer (`vadar.library.scene_check`), a
+program right on its own scene counts as right only if it is right on those too, with the helper and
+without it alike: a yes/no answer is right half the time by chance.
+
 Only the batch's own questions are read: build questions, never a held-back or scored one. A sample
 whose body never reads one of its parameters is refused before any program runs: the gate refuses
 it whatever its programs answer (a CLEVR build spent 16 samples and their programs each on three
@@ -39,6 +43,7 @@ from vadar.library.admission import gate_program
 from vadar.library.candidates import Candidate, Route
 from vadar.library.coverage import helper_steps, steps_of
 from vadar.library.rules import unread_parameter
+from vadar.library.scene_check import SceneChecker
 from vadar.library.sources import support as evidence_weight
 from vadar.llm.usage import usage_scope
 from vadar.programs.calls import helpers_reached
@@ -102,9 +107,11 @@ class OutcomeVerifier:
 
     def __init__(self, writer: ProgramAgent, store: ApiStore, executor: Executor, dataset: Dataset,
                  modules: ModuleSet, questions: Sequence[Question], *, min_support: int,
-                 on_event: Callable[[str], None] = lambda message: None) -> None:
+                 on_event: Callable[[str], None] = lambda message: None,
+                 scenes: SceneChecker | None = None) -> None:
         self.writer, self.store, self.executor = writer, store, executor
         self.dataset, self.modules, self.min_support, self.on_event = dataset, modules, min_support, on_event
+        self.scenes = scenes  # a right program must be right on other build scenes of its question too
         self.questions = [q for q in questions if q.answer is not None]  # only gold answers judge
         self._support: dict[str, _Support] = {}
 
@@ -132,7 +139,7 @@ class OutcomeVerifier:
         else:
             answers = {q.question_id: self._rerun(q, support.programs[q.question_id], library)
                        for q in support.questions}
-        return self._judged(support, answers)
+        return self._judged(support, answers, library)
 
     def evidence(self, name: str) -> OutcomeEvidence | None:
         support = self._support.get(name)
@@ -177,8 +184,22 @@ class OutcomeVerifier:
         for question in support.questions:
             self.on_event(f"{name}: writing a program for question {question.question_id} without it")
             outcome = self._solve(question, before)
-            total += _score(question, None if outcome.error is not None else outcome.answer)
+            earned = _score(question, None if outcome.error is not None else outcome.answer)
+            total += earned if earned < 1.0 or self._elsewhere(question, outcome.program, before) is None else 0.0
         return total
+
+    def _elsewhere(self, question: Question, program: str | None,
+                   library: Sequence[FunctionRecord | Candidate]) -> str | None:
+        """Why a program right on its question's scene was right by chance (wrong on another build
+        scene of the question), or None: it holds there too, or no other scene can tell."""
+        if self.scenes is None or not program:
+            return None
+        check = self.scenes.check(question, program, library)  # type: ignore[arg-type]
+        if check is None or check.holds:
+            return None
+        wrong = check.wrong[0]
+        return (f"right here, but on another scene, where the answer is {wrong.gold!r}, it answered "
+                f"{one_line(wrong.answer or wrong.error or '', 80)}")
 
     def _solve(self, question: Question, library: Sequence[FunctionRecord | Candidate]) -> ProgramOutcome:
         """As the gate's programs are written (`admission.gate_program`)."""
@@ -192,13 +213,18 @@ class OutcomeVerifier:
         run = run_program(self.executor, program, namespace)
         return None if run.error is not None else run.answer
 
-    def _judged(self, support: _Support, answers: dict[str, object]) -> OutcomeResult:
+    def _judged(self, support: _Support, answers: dict[str, object],
+                library: Sequence[FunctionRecord | Candidate]) -> OutcomeResult:
         right, failures = 0.0, []
         for question in support.questions:
             answer = answers.get(question.question_id)
             earned = _score(question, answer)
+            chance = self._elsewhere(question, support.programs[question.question_id], library) if earned >= 1.0 else None
+            if chance is not None:
+                earned = 0.0
+                failures.append(f"for {one_line(question.question, 160)!r} the program answered {answer!r}, {chance}")
             right += earned
-            if earned < 1.0:
+            if earned < 1.0 and chance is None:
                 got = "an error" if answer is None else repr(answer)
                 failures.append(f"for {one_line(question.question, 160)!r} the program answered {one_line(got, 80)}; "
                                 f"the right answer is {question.answer!r}")

@@ -32,6 +32,7 @@ from vadar.library.gate import admit_as_given
 from vadar.library.implementation_log import StoreLog
 from vadar.library.memory import Remembered, remembered_helpers
 from vadar.library.outcome_check import OutcomeVerifier
+from vadar.library.scene_check import SceneChecker, build_scenes
 from vadar.library.proposal_queue import QueuedStub, RecordedProposals, waiting_before
 from vadar.library.retirement import retire_harmful
 from vadar.library.shape_helpers import proposed_by_shape_route
@@ -192,8 +193,11 @@ def api_agent(batch: BuildBatch, judged_on: Sequence[Question]) -> ApiAgent:
     # ground-truth cases come from the scenes of the questions actually built, never a scored one
     verifier = TruthVerifier(TruthChecks(batch.executor), batch.store, batch.dataset, batch.modules,
                              list(batch.scenes))
+    scenes = SceneChecker(batch.executor, batch.dataset, batch.modules,
+                          build_scenes([*batch.earlier, *batch.scenes]), settings.scene_checks)
     outcome = (OutcomeVerifier(batch.writer(PROGRAM), batch.store, batch.executor, batch.dataset, batch.modules,
-                               judged_on, min_support=settings.outcome_min_support, on_event=batch.on_event)
+                               judged_on, min_support=settings.outcome_min_support, on_event=batch.on_event,
+                               scenes=scenes)
                if settings.admission == "labelled" else None)
     return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
