@@ -148,3 +148,15 @@ def test_with_one_build_scene_there_is_no_other_scene_to_check(tmp_path, clevr):
     alone = [q for q in build if q.image_id == _question(build, "78").image_id]
     checker = SceneChecker(lambda code, ns: execute(code, ns, timeout_s=10), dataset, modules, build_scenes(alone))
     assert checker.check(_question(build, "78"), CONSTANT_NO, []) is None
+
+
+def test_library_check_programs_says_why_nothing_was_checked(tmp_path, clevr, monkeypatch):
+    from typer.testing import CliRunner
+
+    from vadar.cli import app
+
+    monkeypatch.setenv("VADAR_HOME", str(tmp_path))
+    ApiStore(tmp_path / "vadar.sqlite").close()
+    result = CliRunner().invoke(app, ["library", "check-programs", "--data", str(clevr[0].root), "--split", "dev"])
+    assert result.exit_code == 0, result.output
+    assert "no build run of this library was given" in result.output

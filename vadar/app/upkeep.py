@@ -43,6 +43,7 @@ class ProgramCheck:
     build_questions: int
     checked: int
     chance: int
+    with_program: int = 0  # build questions whose answer on another scene is known (a functional program)
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ def check_programs(store: ApiStore, config: VadarConfig, prepared: PreparedData,
         checker = SceneChecker(executor, prepared.dataset, prepared.modules, build_scenes(build),
                                config.library.scene_checks)
         checked, chance = check_right_programs(store, checker, build, on_event)
-    return ProgramCheck(len(build), checked, chance)
+    return ProgramCheck(len(build), checked, chance, sum(1 for q in build if q.gold_program))
 
 
 def track(store: ApiStore, run: Path, baseline: Path, *, min_uses: int) -> LibraryTracking:

@@ -277,6 +277,13 @@ def check_programs(
     were right by chance and are no longer counted right (nor shown as worked examples)."""
     with user_errors(), open_vadar(settings) as v:
         checked = v.library.check_programs(v.select(data, split=split), v.config, on_event=typer.echo)
+    if not checked.build_questions:
+        typer.echo(f"no build run of this library was given {data}: it has no build question there to check")
+        return
+    if not checked.with_program:
+        typer.echo("its build questions carry no functional program (CLEVR's): their answers on other scenes "
+                   "are unknown, so nothing was checked")
+        return
     typer.echo(f"{checked.checked} right programs of {checked.build_questions} build questions run on other build "
                f"scenes (library.scene_checks = {settings.library.scene_checks}): {checked.chance} right by chance")
 
