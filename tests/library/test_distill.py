@@ -239,3 +239,29 @@ def test_a_body_the_library_already_holds_is_not_distilled_again_under_another_n
     llm = ScriptedLLM([NAMED])
     report = distiller(store, llm).distill(dataset, modules, questions)
     assert report.admitted == [] and llm.calls == []  # nothing to name: the only pattern is known
+
+
+def test_one_call_of_a_library_helper_with_its_box_looked_up_is_not_distilled_as_a_new_helper(tmp_path):
+    from vadar.library.hand import add_functions
+
+    dataset = load_dataset(sample_path())
+    modules = oracle_modules(dataset)
+    questions = {q.question_id: q for q in dataset.questions("sample")}
+    # the same two lines in each right program: look the object up, then ask the library helper
+    programs = {"2": ("cyan object", "shape"), "8": ("yellow cylinder", "material"), "10": ("gray cylinder", "color")}
+    with ApiStore(tmp_path / "lib.sqlite") as store:
+        add_functions(store, 'def _asked_of(image: Image, bbox: BBox, asked: str) -> str:\n'
+                             '    """The attribute `asked` (color, shape, material, size) of the object in bbox."""\n'
+                             '    return vqa(image, f"What {asked} is this object?", bbox)\n')
+        for question_id, (noun, asked) in programs.items():
+            question = questions[question_id]
+            code = f'obj = loc(image, "{noun}")[0]\nfinal_result = _asked_of(image, obj, "{asked}")\n'
+            result = run(code, program_namespace(dataset.image(question), modules, store.library()))
+            assert normalize_answer(result.value) == question.answer, (code, result)
+            store.record_verified_program(batch_id=None, question_id=question_id, question=question.question,
+                                          variant="build", code=code, answer=question.answer, gold=question.answer,
+                                          error=None, correct=True, uses=["_asked_of"])
+        llm = ScriptedLLM([])
+        report = Distiller(store, llm, run).distill(dataset, modules, [questions[i] for i in programs])
+    assert report.programs == 3
+    assert report.admitted == [] and llm.calls == []  # an alias of `_asked_of` is no helper: nothing to name

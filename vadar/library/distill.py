@@ -27,6 +27,7 @@ from omni3d_bench.types import Dataset, Question
 from vadar import prompts
 from vadar.library.candidates import Candidate, Route, Use
 from vadar.library.drafting import HelperDraft, draft_helper
+from vadar.programs.formula import alias_of
 from vadar.library.fragments import Pattern, body_shape, code_tokens, find_patterns, helper_body
 from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, source_rule
 from vadar.library.problems import DocstringProblem, NameProblem, NoName, Problem
@@ -112,14 +113,17 @@ class Distiller:
         params, returns = api_signatures(library)
         # a body the library already has is no new helper (`_area` found again under another name)
         known = {body_shape(helper_body(f.code) or "", set(params)) for f in library if f.code} - {None}
+        # `_count_same_attribute_in_image(image, object_prompt, attribute)` only looked up the reference
+        # of `_count_same_attribute`: 15 held-out programs called it to count what matches the prompt
+        helpers = {f.name for f in library}
         ranked = []
         for pattern in find_patterns(codes, set(params), min_programs=self.min_uses):
             golds = {sources[i].question_id: sources[i].gold for i in pattern.programs}  # one per question
             if pattern.shape in tried or support(list(golds.values())) < self.min_uses:
                 continue
             draft = draft_helper(pattern, params, returns)
-            if body_shape(draft.body, set(params)) in known:
-                continue
+            if body_shape(draft.body, set(params)) in known or alias_of(draft.body, helpers):
+                continue  # a body the library holds, or one call of a library helper under a second name
             rewritten = rewrite(codes, pattern, "_h", draft)
             saved = sum(code_tokens(codes[i]) - code_tokens(rewritten[i]) for i in rewritten)
             if saved > 0:

@@ -12,6 +12,7 @@ import ast
 import copy
 import re
 import textwrap
+from collections.abc import Collection
 
 MAX_FORMULA_CHARS = 160
 
@@ -63,3 +64,17 @@ def wrapped_call(code: str | None) -> str | None:
         body = body[1:]  # the docstring
     formula = return_formula(ast.unparse(ast.Module(body=body, type_ignores=[])))
     return formula if formula and re.search(r"(?<![\w.])_[A-Za-z]\w*\(", formula) else None
+
+
+def alias_of(body: str, helpers: Collection[str]) -> str | None:
+    """The library helper a straight-line body only calls (its other arguments found by a module, as
+    `loc(image, object_prompt)[0]`), or None: such a body adds a second name for one step, not a step."""
+    formula = return_formula(body)
+    if formula is None:
+        return None
+    call = ast.parse(formula, mode="eval").body
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in helpers):
+        return None
+    inner = [n for arg in [*call.args, *(k.value for k in call.keywords)] for n in ast.walk(arg)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers]
+    return None if inner else call.func.id
