@@ -96,3 +96,14 @@ def test_the_library_lines_name_each_helper_with_its_claim_those_the_batch_needs
     assert len(aims.has) == 30
     assert aims.asks == ["counting the objects that match a description (1 of 1 questions)"]
     assert aims.checkable == []  # its one checkable step, left of, the library has
+
+
+def test_an_attribute_asked_is_offered_a_name_ground_truth_checks():
+    from vadar.library.aims import checkable_stubs
+    from vadar.library.coverage import Step
+
+    [(stub, says)] = checkable_stubs(Step("attribute", "material"))
+    assert stub == "_material_of_object(image: Image, bbox: BBox) -> str" and says == "the material of the object in bbox"
+    claim = claim_of(SimpleNamespace(name=stub[:stub.index("(")], signature=stub[stub.index("("):]))
+    assert claim is not None and claim.label == "attribute:material"
+    assert checkable_stubs(Step("count", "objects")) == []

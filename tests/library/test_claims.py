@@ -103,6 +103,12 @@ def test_claims_read_from_names_and_signatures():
     assert claim("_tallest_object", "(image, object_prompt: str) -> str") is None
     assert claim("_height_of", "(image, thing) -> float") is None
     assert claim("_is_left_of", "(image, a: str, b: str) -> float") is None
+    # one object's attribute, read as the data set names it
+    assert claim("_color_of_object", "(image: Image, bbox: BBox) -> str") == ("attribute:color", ("box",))
+    assert claim("_object_material", "(image, object_prompt: str)") == ("attribute:material", ("phrase",))
+    assert claim("_size_of_object", "(image, bbox: BBox) -> float") is None  # a number: metric, not CLEVR's size
+    assert claim("_same_color", "(image, a: BBox, b: BBox) -> bool")[0] == "same:color"
+    assert claim("_color_of_objects_left_of", "(image, bbox: BBox) -> str") is None  # a relation too
 
 
 def test_ground_truth_of_generated_scenes():

@@ -151,3 +151,24 @@ def test_a_helper_that_runs_out_of_time_on_one_case_fails_without_running_the_re
     assert result.passed is False and result.failures[-1].endswith("its other cases were not run")
     assert sum("ran out of time" in failure for failure in result.failures) == 1
     assert len(runs) == result.cases and result.cases < 24  # 6 images of up to 4 cases each
+
+
+READS_COLOR = '''
+def _color_of_object(image: Image, bbox: BBox) -> str:
+    """The color of the object in bbox."""
+    return vqa(image, "What color is this object?", bbox)
+'''
+READS_SHAPE_FOR_COLOR = '''
+def _color_of_object(image: Image, bbox: BBox) -> str:
+    """The color of the object in bbox."""
+    return vqa(image, "What shape is this object?", bbox)
+'''
+
+
+def test_an_attribute_reader_must_return_the_objects_annotated_attribute(tmp_path, clevr):
+    right = _check(tmp_path / "right", READS_COLOR, "_color_of_object", clevr)
+    assert right.passed is True and right.claim == "attribute:color" and right.cases >= 6
+    wrong = _check(tmp_path / "wrong", READS_SHAPE_FOR_COLOR, "_color_of_object", clevr)
+    assert wrong.passed is False and wrong.claim == "attribute:color"
+    assert wrong.failures[0].endswith("_color_of_object(image, box of yellow rubber large cube #0) returned 'cube', "
+                                      "but the color of the yellow rubber large cube #0 is 'yellow'")

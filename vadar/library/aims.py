@@ -45,8 +45,8 @@ def proposal_aims(batch: Sequence[Question], built_from: Sequence[Question],
 
 
 def checkable_stubs(step: Step) -> list[tuple[str, str]]:
-    """Stubs whose names make a claim ground truth checks, for one uncovered step (none for a count,
-    an attribute asked or a comparison: no name of theirs makes a checkable claim)."""
+    """Stubs whose names make a claim ground truth checks, for one uncovered step (none for a count
+    or a comparison: no name of theirs makes a checkable claim)."""
     if step.kind == "relation":
         phrase = {"front": "in_front_of", "behind": "behind"}.get(step.value, f"{step.value}_of")
         return [(f"_objects_{phrase}(image: Image, bbox: BBox) -> list[BBox]",
@@ -54,6 +54,8 @@ def checkable_stubs(step: Step) -> list[tuple[str, str]]:
     if step.kind == "same":
         return [(f"_same_{step.value}(image: Image, bbox1: BBox, bbox2: BBox) -> bool",
                  f"whether two objects share a {step.value}")]
+    if step.kind == "attribute":
+        return [(f"_{step.value}_of_object(image: Image, bbox: BBox) -> str", f"the {step.value} of the object in bbox")]
     if step.kind == "measure" and step.value in CHECKABLE_NAMES:
         return [(n.stub, n.says) for n in CHECKABLE_NAMES[step.value]]
     return []

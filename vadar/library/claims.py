@@ -27,6 +27,7 @@ _BOX_ANNOTATIONS = ("bbox", "box", "list", "tuple")
 @dataclass(frozen=True)
 class Claim:
     """`kind`: "relation" (the objects in a relation to a reference), "same" (a shared attribute),
+    "attribute" (one object's color, shape, material or size, as the data set names it),
     "relation_test" (yes/no: is the first object in the relation to the second), "measure" (one
     object's height or camera distance, metres) or "distance" (metres between two objects).
     `inputs` says, per required parameter after `image`, whether it takes a "phrase" (an object
@@ -66,6 +67,8 @@ def claim_of(record: Any) -> Claim | None:
     known = all(kind in ("box", "phrase") for kind in inputs)
     if not known or set(words) & PIXEL_WORDS:
         return None
+    if len(attributes) == 1 and not relations and "same" not in words and len(inputs) == 1 and returns in ("", "str"):
+        return Claim("attribute", attributes.pop(), inputs)
     if len(relations) == 1 and len(inputs) == 2 and (returns == "bool" or
                                                      (returns in ("", "str") and words[0] in ("is", "are"))):
         return Claim("relation_test", relations.pop(), inputs)

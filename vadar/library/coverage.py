@@ -100,8 +100,8 @@ def helper_steps(name: str, signature: str) -> frozenset[Step]:
     if claim is not None:
         if claim.kind in ("relation", "relation_test"):
             steps.add(Step("relation", claim.value))
-        elif claim.kind == "same":
-            steps.add(Step("same", claim.value))
+        elif claim.kind in ("same", "attribute"):
+            steps.add(Step(claim.kind, claim.value))
         elif claim.kind == "measure":
             steps.add(Step("measure", "height" if claim.value == "height" else "distance"))
         elif claim.kind == "distance":

@@ -29,7 +29,7 @@ from typing import Any
 
 from api_store import ApiStore, FunctionRecord
 from base_modules.module import ModuleSet
-from omni3d_bench.metrics import mean_relative_accuracy
+from omni3d_bench.metrics import mean_relative_accuracy, score_str
 from omni3d_bench.relations import (ATTRIBUTES, object_attribute, object_distance, object_measure, related_objects,
                                     relation_holds, unique_phrase)
 from omni3d_bench.types import Dataset, Question
@@ -155,6 +155,8 @@ class TruthChecks:
         n = self.references
         if claim.kind == "measure" and len(claim.inputs) == 2:  # a second object the name does not explain
             return [(i, (i + 1) % count) for i in range(min(count, 2 * n)) if count > 1]
+        if claim.kind == "attribute":
+            return [(i,) for i in range(min(count, 2 * n)) if object_attribute(scene, i, claim.value) is not None]
         if claim.kind in ("relation", "measure"):
             return [(i,) for i in range(min(count, n if claim.kind == "relation" else 2 * n))
                     if claim.kind == "relation" or object_measure(scene, i, claim.value) is not None]
@@ -190,6 +192,10 @@ class TruthChecks:
             expected = object_attribute(scene, case[0], claim.value) == object_attribute(scene, case[1], claim.value)
             got = str(value).lower() in _YES
             failure = None if got == expected else f"{call} returned {value!r}, expected {expected}"
+        elif claim.kind == "attribute":
+            expected = object_attribute(scene, case[0], claim.value)
+            failure = None if score_str(value, expected) >= 1.0 else (
+                f"{call} returned {value!r}, but the {claim.value} of the {_describe(scene, case[0])} is {expected!r}")
         elif claim.kind == "relation_test":
             expected = relation_holds(scene, case[0], case[1], claim.value)
             got = str(value).strip().lower() in _YES
