@@ -59,3 +59,16 @@ def test_the_fallback_can_be_turned_off(config, tmp_path):
     result, llm = _answer(config, tmp_path, "plain")
     assert result["answer"] == "<error>" and "TypeError" in result["error"] and "fallback" not in result["techniques"]
     assert all("def _count(" in call[0]["content"] for call in llm.calls)
+
+
+def test_a_second_program_the_endpoint_failed_leaves_the_question_to_be_asked_again_on_resume():
+    from vadar.agents.techniques.fallback import FallbackRecord, with_fallback
+    from vadar.programs.outcome import ProgramOutcome
+
+    first = ProgramOutcome(program="final_result = x[0]", error="IndexError: list index out of range")
+    down = ProgramOutcome(error="the endpoint did not answer", infrastructure=True)
+    result = with_fallback(first, lambda: down)
+    assert result.infrastructure and result.error == "the endpoint did not answer"
+    assert result.techniques.get(FallbackRecord) == FallbackRecord("IndexError: list index out of range", False)
+    working = ProgramOutcome(answer=2, program="final_result = 2")
+    assert with_fallback(working, lambda: pytest.fail("a working program needs no second")) is working

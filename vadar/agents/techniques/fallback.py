@@ -51,7 +51,8 @@ def with_fallback(first: ProgramOutcome, without_library: Callable[[], ProgramOu
         return first
     second = without_library()
     worked = not no_working_program(second) and second.error is None
-    result = merged(second if worked else first, [first, second])
+    # the endpoint or the sandbox failed on the second: the question is asked again on resume
+    result = merged(second if worked or second.infrastructure else first, [first, second])
     result.seconds = first.seconds + second.seconds
     result.techniques.put(FallbackRecord(" ".join((first.error or "").split())[:300], worked))
     return result
