@@ -1,5 +1,6 @@
 """Keeping a library honest after it was built: distil helpers from right programs, check every
-helper against ground truth, run the right build programs on other build scenes, and judge each helper by an evaluation against a baseline.
+helper against ground truth, run the right build programs on other build scenes, and judge each
+helper by an evaluation against a baseline.
 
 `Vadar.distill`, `Vadar.check_library`, `Library.check_programs` and `Library.track` call these;
 `vadar library distill`, `check`, `check-programs` and `track` call those.
@@ -7,8 +8,8 @@ helper against ground truth, run the right build programs on other build scenes,
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import ExitStack, closing
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from vadar.library.tracking import track_evaluation
 from vadar.library.truth_checks import TruthChecks, TruthResult, recheck_library
 from vadar.library.sources import DistillReport
 from vadar.runs.build_history import build_questions
+from vadar.programs.outcome import Executor
 from vadar.runs.distillation import distill_helpers
 from vadar.runs.prepare import PreparedData
 from vadar.runs.results import ResultsFile
@@ -60,16 +62,21 @@ def distill(session: Session, prepared: PreparedData, on_event: Callable[[str], 
     return distill_helpers(session, prepared, prepared.questions, on_event=on_event)
 
 
+@contextmanager
+def _sandboxes(config: VadarConfig, session: Session | None) -> Iterator[Executor]:
+    """The session's sandboxes, or sandboxes of the same limits for this check alone when no session
+    runs (no LLM is needed)."""
+    if session is not None:
+        yield session.executor
+        return
+    with closing(sandbox_pool(config.sandbox)) as pool:
+        yield sandbox_executor(pool, config.sandbox)
+
+
 def check_library(store: ApiStore, config: VadarConfig, prepared: PreparedData, session: Session | None, *,
                   retire: bool) -> LibraryCheck:
-    """Every implemented helper against the ground truth its name claims, in the session's
-    sandboxes (or sandboxes of the same limits for this check alone, when no session runs: no LLM
-    is needed)."""
-    with ExitStack() as stack:
-        if session is not None:
-            executor = session.executor
-        else:
-            executor = sandbox_executor(stack.enter_context(closing(sandbox_pool(config.sandbox))), config.sandbox)
+    """Every implemented helper against the ground truth its name claims (`_sandboxes`)."""
+    with _sandboxes(config, session) as executor:
         results = recheck_library(store, TruthChecks(executor), prepared.dataset, prepared.modules,
                                   prepared.questions, retire=retire)
     retired = {d.name for d in store.decisions() if d.decision == "retired" and d.mode == "truth-check"}
@@ -82,9 +89,7 @@ def check_programs(store: ApiStore, config: VadarConfig, prepared: PreparedData,
     scenes of those build questions (never another question's scene)."""
     ids = build_questions(store, prepared.dataset.root, prepared.split)
     build = [q for q in prepared.questions if q.question_id in ids]
-    with ExitStack() as stack:
-        executor = session.executor if session is not None else sandbox_executor(
-            stack.enter_context(closing(sandbox_pool(config.sandbox))), config.sandbox)
+    with _sandboxes(config, session) as executor:
         checker = SceneChecker(executor, prepared.dataset, prepared.modules, build_scenes(build),
                                config.library.scene_checks)
         checked, chance = check_right_programs(store, checker, build, on_event)

@@ -4,8 +4,8 @@ A helper's name is what every later program relies on: `_is_in_front(image, a, b
 called for every "in front of" question, `_height_of_object(image, prompt)` for every "how tall"
 one. So a name that states a relation, a shared attribute, one object's attribute
 (`_color_of_object`) or a metric quantity is a claim, and `vadar.library.truth_checks` tests it on
-ground-truth scenes. Names that claim nothing checkable
-(`_count_objects_by_type`) give no claim, and no evidence either way.
+ground-truth scenes. Names that claim nothing checkable (`_count_objects_by_type`) give no claim,
+and no evidence either way.
 """
 
 from __future__ import annotations

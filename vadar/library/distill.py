@@ -27,7 +27,6 @@ from omni3d_bench.types import Dataset, Question
 from vadar import prompts
 from vadar.library.candidates import Candidate, Route, Use
 from vadar.library.drafting import HelperDraft, draft_helper
-from vadar.programs.formula import alias_of
 from vadar.library.fragments import Pattern, body_shape, code_tokens, find_patterns, helper_body
 from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, source_rule
 from vadar.library.problems import DocstringProblem, NameProblem, NoName, Problem
@@ -38,6 +37,7 @@ from vadar.library.sources import DistillReport, api_signatures, right_programs,
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel, Role
 from vadar.programs.code_extract import NoCodeError, extract_code
+from vadar.programs.formula import alias_of
 from vadar.programs.outcome import Executor
 from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import Reply, StepLoop, Verdict

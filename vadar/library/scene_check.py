@@ -49,6 +49,9 @@ class SceneChecker:
                 wrong.append(WrongScene(case.image_id, str(case.answer), str(run.answer)))
         return SceneCheck(len(cases), tuple(wrong))
 
+    def applies(self, question: Question) -> bool:
+        """Whether another build scene can check a program for `question` (checks on, a scene where it applies)."""
+        return self.limit > 0 and next(on_other_scenes(self.dataset, question, self.image_ids, 1), None) is not None
 
     def cases(self, question: Question) -> list[Question]:
         """Up to `limit` other scenes, those whose answer differs from the question's own first: a

@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 
 from api_store import FunctionRecord
 from api_store.evidence import SceneCheck
-from omni3d_bench.counterfactuals import on_other_scenes
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
 from vadar.programs.helper_rules import fit_library
@@ -94,11 +93,7 @@ class BuildJudge:
     def accept(self, question: Question, outcome: ProgramOutcome) -> bool:
         """Stop writing programs for `question`: this one is right, or it is a yes/no question no other
         scene can check (another try would only be a lucky guess stored as verified)."""
-        if self.right(question, outcome):
-            return True
-        checkable = self.checker.limit > 0 and next(
-            on_other_scenes(self.checker.dataset, question, self.checker.image_ids, 1), None) is not None
-        return guessable(question) and not checkable
+        return self.right(question, outcome) or (guessable(question) and not self.checker.applies(question))
 
 
 def guessable(question: Question) -> bool:

@@ -24,7 +24,7 @@ from vadar.programs.outcome import Executor, ProgramOutcome
 from vadar.agents.program import ProgramAgent
 from vadar.programs.sampling import PROGRAM, Sampling
 from vadar.agents.tool_agent import ToolAgent
-from vadar.programs.api_text import render_api, with_regions
+from vadar.programs.api_text import ExampleCall, render_api, with_regions
 from vadar.programs.helper_rules import fit_library
 from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, TestScenes
 from vadar.config import VadarConfig
@@ -121,27 +121,27 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         calls = catalogue_calls(names, example_calls(snapshot.examples, names))
         scenes = _test_scenes(config, dataset, library)
 
-        def solve_with_program(question: Question) -> ProgramOutcome:
-            namespace, api = question_context(question, dataset, modules, view_modules, library)
-            shown = with_regions(render_api(retriever.select(question.question), examples=calls, **api),
-                                 question.regions)
-            worked = examples.render(question.question) if examples is not None else None
+        def write(question: Question, functions: list[FunctionRecord], shown: list[FunctionRecord],
+                  shown_calls: Mapping[str, ExampleCall], worked_examples: ExampleRetriever | None,
+                  until: Callable[[ProgramOutcome], bool] | None = None, writes: int = 1) -> ProgramOutcome:
+            """A program with `functions` in its namespace, `shown` (and their example calls) in its API
+            text and the worked examples retrieved for the question (none: the built-in one)."""
+            namespace, api = question_context(question, dataset, modules, view_modules, functions)
+            text = with_regions(render_api(shown, examples=shown_calls, **api), question.regions)
+            worked = worked_examples.render(question.question) if worked_examples is not None else None
             if worked is None and question.multi_view and view_modules is not None:
                 worked = prompts.render("program_example_views")  # the fixed example reads one frame
             testable = not question.multi_view and not question.regions  # test scenes have one frame, no regions
+            return program_agent.solve(question.question, text, namespace, worked, scenes if testable else None,
+                                       accept=until, tries=writes)
+
+        def solve_with_program(question: Question) -> ProgramOutcome:
             until = (lambda outcome: accept(question, outcome)) if accept is not None else None
-            outcome = program_agent.solve(question.question, shown, namespace, worked, scenes if testable else None,
-                                          accept=until, tries=tries)
+            outcome = write(question, library, retriever.select(question.question), calls, examples, until, tries)
             if method != "vadar" or not settings.fallback or accept is not None:
                 return outcome
-            return with_fallback(outcome, lambda: solve_without_library(question, testable))
-
-        def solve_without_library(question: Question, testable: bool) -> ProgramOutcome:
-            """static-api's prompt and namespace: the predefined modules and the built-in worked example."""
-            namespace, api = question_context(question, dataset, modules, view_modules)
-            shown = with_regions(render_api([], **api), question.regions)
-            worked = prompts.render("program_example_views") if question.multi_view and view_modules else None
-            return program_agent.solve(question.question, shown, namespace, worked, scenes if testable else None)
+            # static-api's request: no library function, the built-in worked example
+            return with_fallback(outcome, lambda: write(question, [], [], {}, None))
 
         return solve_with_program
 
