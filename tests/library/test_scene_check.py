@@ -160,3 +160,24 @@ def test_library_check_programs_says_why_nothing_was_checked(tmp_path, clevr, mo
     result = CliRunner().invoke(app, ["library", "check-programs", "--data", str(clevr[0].root), "--split", "dev"])
     assert result.exit_code == 0, result.output
     assert "no build run of this library was given" in result.output
+
+
+def test_a_program_checked_on_fewer_scenes_than_now_apply_is_checked_again(tmp_path, clevr):
+    """A later batch brings build scenes: a program checked on one scene is run on the new ones."""
+    dataset, modules, build = clevr
+    question = _question(build, "78")
+    first_batch = [q for q in build if q.image_id in {question.image_id, "CLEVR_train_000005"}]
+
+    def checker(questions):
+        return SceneChecker(lambda code, ns: execute(code, ns, timeout_s=10), dataset, modules,
+                            build_scenes(questions))
+
+    with ApiStore(tmp_path / "lib.sqlite") as store:
+        store.record_verified_program(batch_id=None, question_id="78", question=question.question, variant="build",
+                                      code=COUNTS, answer="no", gold="no", error=None, correct=True, uses=[])
+        assert check_right_programs(store, checker(first_batch), build) == (1, 0)
+        assert store.verified_programs()[0].other_scenes.checked == 1
+        assert check_right_programs(store, checker(first_batch), build) == (0, 0)  # nothing new to check on
+        assert check_right_programs(store, checker(build), build) == (1, 0)  # more scenes now
+        assert store.verified_programs()[0].other_scenes.checked == 4
+        assert check_right_programs(store, checker(build), build) == (0, 0)

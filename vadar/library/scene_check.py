@@ -53,6 +53,12 @@ class SceneChecker:
         """Whether another build scene can check a program for `question` (checks on, a scene where it applies)."""
         return self.limit > 0 and next(on_other_scenes(self.dataset, question, self.image_ids, 1), None) is not None
 
+    def case_count(self, question: Question) -> int:
+        """How many other scenes `check` would run a program for `question` on now."""
+        if self.limit <= 0:
+            return 0
+        return sum(1 for _ in on_other_scenes(self.dataset, question, self.image_ids, self.limit))
+
     def cases(self, question: Question) -> list[Question]:
         """Up to `limit` other scenes, those whose answer differs from the question's own first: a
         program that answers the same whatever the scene is caught by the first of them."""
@@ -68,15 +74,19 @@ def build_scenes(questions: Iterable[Question]) -> set[str]:
 
 def check_right_programs(store: ApiStore, checker: SceneChecker, questions: Sequence[Question],
                          on_event: Callable[[str], None] | None = None) -> tuple[int, int]:
-    """Run every right, not yet checked program of `questions` on other build scenes; those wrong
-    there are no longer right. Returns (programs checked, found right by chance)."""
+    """Run every right program of `questions` on other build scenes; those wrong there are no longer
+    right. A program is checked again only when more scenes apply than it was checked on (a later
+    batch brought build scenes; checked on 1 scene, a yes/no answer is still right by chance half
+    the time). Returns (programs checked, found right by chance)."""
     by_id = {q.question_id: q for q in questions}
     library = store.library()
     names = {f.name for f in library}
     checked = chance = 0
     for program in store.verified_programs(correct_only=True):
         question = by_id.get(program.question_id)
-        if question is None or program.other_scenes is not None or not program.code:
+        if question is None or not program.code:
+            continue
+        if program.other_scenes is not None and program.other_scenes.checked >= checker.case_count(question):
             continue
         if not set(program.uses) <= names:  # it called a candidate since refused: nothing learns from it
             continue
