@@ -92,7 +92,7 @@ def test_nothing_outside_the_sandbox_imports_its_internals():
 def test_the_sandbox_worker_imports_only_the_sandbox_and_the_text_helpers():
     # The worker runs untrusted code; what it imports is all that a program could ever reach.
     allowed = ("vadar.sandbox", "vadar.text")
-    for stem in ("worker", "policy", "codec", "errors"):
+    for stem in ("worker", "policy", "printing", "codec", "errors"):
         for target in imports(ROOT / "vadar/sandbox" / f"{stem}.py"):
             assert target.startswith(allowed), f"vadar/sandbox/{stem}.py imports {target}"
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vadar.sandbox.calls import CallLog, HostCall
-from vadar.sandbox.crash import crash_line, signal_name
 from vadar.sandbox.codec import CodecError, DecodeTimeout, ProtocolError, decode, dumps, encode
+from vadar.sandbox.crash import crash_line, signal_name
 from vadar.sandbox.policy import RESERVED_NAME as _RESERVED
 from vadar.sandbox.process import WorkerProcess
 from vadar.text import clip, utf8_safe

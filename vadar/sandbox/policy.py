@@ -30,6 +30,8 @@ from RestrictedPython.Guards import (
 )
 from RestrictedPython.transformer import FORBIDDEN_FUNC_NAMES, IOPERATOR_TO_STR, RestrictingNodeTransformer
 
+from vadar.sandbox.printing import PrintCollector
+
 RESERVED_NAME = re.compile(r"^_.*_$|^_print$|^_tmp\d+$")
 """Underscore names the transformer itself emits; programs must not define or shadow them."""
 
@@ -231,68 +233,6 @@ def _safe_hasattr(obj: Any, name: str) -> bool:
     except (AttributeError, NotImplementedError):
         return False
     return True
-
-
-MAX_PRINTED_CHARS = 1_000_000
-"""Most characters one execution may print, kept or not (at least its kept `limit`). Text past the
-kept limit is dropped unread, but still made: a helper printing 5 MB per call spent its time on text
-nobody reads in every program that called it, and passed its test call. Past this bound the
-execution fails (`PrintLimitError`)."""
-
-
-class PrintLimitError(BaseException):
-    """An execution printed more than its bound. Not an `Exception`, so that a program's
-    `except Exception` does not swallow it; one that swallows it anyway still fails (the worker
-    asks `PrintCollector.flooded` after the run)."""
-
-
-class PrintCollector:
-    """Captures `print` output for one execution, keeping at most `limit` characters and refusing
-    more than `MAX_PRINTED_CHARS` in all.
-
-    The transformer rewrites `print(...)` to `_print._call_print(...)` and `printed` to
-    `_print()`, so the program only ever holds the bound `_call_print` or the text itself.
-    """
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._ceiling = max(limit, MAX_PRINTED_CHARS)
-        self._parts: list[str] = []
-        self._kept = 0
-        self.dropped = 0
-
-    @property
-    def flooded(self) -> bool:
-        """Whether the execution printed past its bound, whatever it did about the error."""
-        return self._kept + self.dropped > self._ceiling  # every character printed, kept or not
-
-    def limit_error(self) -> PrintLimitError:
-        return PrintLimitError(f"the program printed more than {self._ceiling:,} characters in one run; print "
-                               f"less (only the first {self._limit:,} are kept)")
-
-    def __call__(self) -> str:
-        return "".join(self._parts)
-
-    def _call_print(self, *objects: Any, sep: str | None = " ", end: str | None = "\n", **_: Any) -> None:
-        sep = " " if sep is None else sep
-        end = "\n" if end is None else end
-        if type(sep) is not str or type(end) is not str:
-            raise TypeError("sep and end must be strings")
-        text = sep.join(str(o) for o in objects) + end
-        room = self._limit - self._kept
-        if room > 0:
-            piece = text[:room]
-            self._parts.append(piece)
-            self._kept += len(piece)
-        self.dropped += len(text) - max(min(room, len(text)), 0)
-        if self.flooded:
-            raise self.limit_error()
-
-    def text(self) -> str:
-        out = "".join(self._parts)
-        if self.dropped:
-            out += f"\n... [output truncated: {self.dropped} more characters not shown]\n"
-        return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ from vadar.sandbox.codec import (
 )
 from vadar.sandbox.errors import MAX_MESSAGE_CHARS, format_error, source_line
 from vadar.sandbox.library_source import LibrarySourceError, check_library_source
-from vadar.sandbox.policy import PolicyError, PrintCollector, PrintLimitError, build_globals, compile_program
+from vadar.sandbox.policy import PolicyError, build_globals, compile_program
+from vadar.sandbox.printing import PrintCollector, PrintLimitError
 from vadar.text import clip, utf8_safe
 
 try:
