@@ -19,6 +19,11 @@ _BEHIND = "a is behind b when depth(image, a) > depth(image, b)"
 _CAMERA = "an object's distance from the camera is depth(image, bbox)"
 _SHARED = {a: f"a and b share a {a} when vqa(image, 'What {a} is this object?', a) == "
               f"vqa(image, 'What {a} is this object?', b)" for a in ATTRIBUTES}
+_ATTRIBUTE = {f"attribute:{a}": f"an object's {a} is the word vqa(image, 'What {a} is this object?', bbox) answers, "
+                                f"returned as it is" for a in ATTRIBUTES}
+"""One object's attribute, keyed by the claim's label: the claim `attribute:size` is not `size`,
+which says when two objects share one (shown for `_size_of_object`, 16 samples compared two
+boxes, one of them undefined)."""
 
 GENERATED_CONVENTIONS: dict[str, str] = {
     "left": "box a is left of box b when (a[0] + a[2]) / 2 < (b[0] + b[2]) / 2",
@@ -40,7 +45,7 @@ CLEVR_CONVENTIONS: dict[str, str] = {
             f"{_CAMERA_X.replace('x', 'b')}",
     "right": f"as CLEVR defines it, in 3D: box a is right of box b when {_CAMERA_X.replace('x', 'a')} > "
              f"{_CAMERA_X.replace('x', 'b')}",
-    "front": _IN_FRONT, "behind": _BEHIND, "camera_distance": _CAMERA, **_SHARED,
+    "front": _IN_FRONT, "behind": _BEHIND, "camera_distance": _CAMERA, **_SHARED, **_ATTRIBUTE,
 }
 """CLEVR's relations are 3D: the image x of a box centre, scaled by its depth, orders objects as
 CLEVR's scene files do; the box centre alone does not for objects at different depths."""

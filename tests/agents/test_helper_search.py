@@ -227,3 +227,15 @@ def test_a_claimed_helper_choosing_from_candidates_is_told_to_choose_from_them()
     assert "Return only objects from `candidates`" in text
     store.propose("_objects_left_of", SIGNATURE, "Left.")
     assert "candidates" not in claimed_docstring(store.current("_objects_left_of"), "a is left of b when ...")
+
+
+def test_an_attribute_reader_is_told_what_one_objects_attribute_is_not_when_two_share_one(sample_data):
+    """`_size_of_object` claims one object's size; shown the `same:size` convention ("a and b share a
+    size when ..."), 16 samples compared two boxes and none read the object's size."""
+    verifier = TruthVerifier(TruthChecks(executor), ApiStore.memory(), sample_data.dataset, sample_data.modules,
+                             sample_data.questions)
+    reader = verifier.convention("_size_of_object", "(image: Image, bbox: BBox) -> str")
+    assert reader is not None and "an object's size" in reader and "share" not in reader
+    assert "What size is this object?" in reader
+    same = verifier.convention("_same_size", "(image: Image, bbox1: BBox, bbox2: BBox) -> bool")
+    assert same is not None and "share a size" in same

@@ -240,7 +240,12 @@ class TruthVerifier:
     def convention(self, name: str, signature: str) -> str | None:
         """How the data set's ground truth defines what the name claims (`omni3d_bench.relations`)."""
         claim = named_claim(name, signature)
-        return getattr(self.dataset, "conventions", {}).get(claim.value) if claim is not None else None
+        if claim is None:
+            return None
+        conventions = getattr(self.dataset, "conventions", {})
+        if claim.kind == "attribute":  # one object's attribute; its value alone names a shared attribute
+            return conventions.get(claim.label)
+        return conventions.get(claim.value)
 
     def verify(self, name: str, signature: str, docstring: str, code: str,
                dependencies: Sequence[str]) -> TruthResult:
