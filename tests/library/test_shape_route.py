@@ -104,6 +104,15 @@ def test_a_shape_helper_is_due_only_with_enough_build_questions_of_its_shape(cle
     assert due_helpers(batch(store, llm, Questions(clevr, {"16", "17", "18", "19"}))) == []  # never proposed again
 
 
+def test_a_helper_that_is_only_a_step_of_a_shape_is_never_due(clevr):
+    """Eight "What size is the cube in front of the yellow object ...?" questions: `_attribute_of_related`
+    answers them in one call; `_find_related` and `_attribute_of` are links of their chains, refused in
+    every CLEVR build for want of programs calling them, so they cost no proposal, search or gate."""
+    questions = Questions(clevr, {"2", "3", "4", "5", "8", "9", "10", "11"})
+    due = due_helpers(batch(ApiStore.memory(), ScriptedLLM([]), questions))
+    assert [(h.name, len(qs)) for h, qs in due] == [("_attribute_of_related", 8)]
+
+
 def test_build_questions_of_an_earlier_run_count_toward_a_shape_helper(clevr):
     """A library grown in a second run: two questions of the shape now and two in the first run's build."""
     store, llm = ApiStore.memory(), ScriptedLLM([])

@@ -3,11 +3,13 @@ questions show enough of a shape, searched and admitted by outcome on every buil
 
 After a batch's step route (`vadar.library.proposals`), each catalogue helper
 (`vadar.library.shape_helpers`) is due when the labelled build questions so far (this run's and those
-of the library's earlier build runs on the same data) that have a shape it answers weigh at least
+of the library's earlier build runs on the same data) whose shape one call of it answers weigh at least
 `library.outcome_min_support` (a yes/no question counting half, as at the gate) and the store has
 never held its name (or it failed with another proposal than the route would make now, such as
 fewer step helpers to build on: it is tried again); at most `library.shape_helpers_per_batch` are
-tried per batch, the most supported first. One at a time:
+tried per batch, the most supported first. A helper that is only a step of a shape (`_find_related`
+in a chain of relations) is never due: in six CLEVR builds none was admitted that way, and each try
+cost a proposal, a search and programs. One at a time:
 
 1. it is proposed with the catalogue's signature and docstring, the docstring naming the admitted
    step helpers it composes (`built_on`: "Build it on the library's helpers: `_objects_left_of`
@@ -63,7 +65,7 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     # this run's build questions so far and those of earlier build runs of the library
     labelled = [q for q in (*batch.earlier, *batch.built_from) if q.answer is not None]
     due = [(helper, [labelled[i] for i in positions])
-           for helper, positions in supported([q.question for q in labelled])
+           for helper, positions in supported([q.question for q in labelled], whole=True)
            # a helper tried before is not proposed again, unless its proposal would now differ
            # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
            if _untried(batch, helper) and evidence_weight([labelled[i].answer for i in positions])
