@@ -31,13 +31,16 @@ GENERATED_CONVENTIONS: dict[str, str] = {
     "front": _IN_FRONT, "behind": _BEHIND, "camera_distance": _CAMERA,
     "height": ("an object's height is the vertical extent of its 3D box, in metres; from the image, "
                "(bbox[3] - bbox[1]) * depth(image, bbox) / image.focal_length comes close"),
-    "between": ("the distance between two objects is between their 3D centres, in metres; an object's centre is "
+    "between": ("the distance between two objects is between their 3D centres, in metres, over all three axes: "
+                "math.sqrt((x1 - x2) ** 2 + (y1 - y2) ** 2 + (z1 - z2) ** 2), where an object's centre is "
                 "x = ((bbox[0] + bbox[2]) / 2 - image.width / 2) * d / image.focal_length, "
                 "y = ((bbox[1] + bbox[3]) / 2 - image.height / 2) * d / image.focal_length, z = d, "
                 "with d = depth(image, bbox)"),
 }
 """How the generated benchmark's ground truth defines what helpers claim (the rules below), as
-expressions an implementation can follow: shown when a helper is implemented by generate-and-test."""
+expressions an implementation can follow: shown when a helper is implemented by generate-and-test.
+The distance names its three-term formula: told only each centre's x, y and z, 13 samples of a
+build's `_distance_between_objects` left out z (the depth axis) or summed the axes."""
 
 _CAMERA_X = "((x[0] + x[2]) / 2 - image.width / 2) * depth(image, x)"
 CLEVR_CONVENTIONS: dict[str, str] = {

@@ -292,3 +292,25 @@ def test_a_relation_among_candidates_is_checked_with_every_object_as_candidate(t
     assert ", every object's box)" in by_y.failures[0]
     ignoring = check(tmp_path / "ignoring", bench, IN_FRONT_BY_Y_IGNORING_CANDIDATES, "_objects_in_front_of")
     assert ignoring.passed is False and "candidates" in ignoring.failures[0]
+
+
+def test_the_generated_distance_convention_is_a_formula_over_all_three_axes(tmp_path, bench):
+    """Shown only each centre's coordinates, a build's samples dropped the depth axis; the convention
+    now spells the sum of three squares, and a body written from it passes the check."""
+    from omni3d_bench.relations import GENERATED_CONVENTIONS
+
+    between = GENERATED_CONVENTIONS["between"]
+    assert "math.sqrt((x1 - x2) ** 2 + (y1 - y2) ** 2 + (z1 - z2) ** 2)" in between
+    assert "z = d" in between and "depth(image, bbox)" in between
+    literal = '''
+def _distance_between(image: Image, a: BBox, b: BBox) -> float:
+    """Metres between the two objects."""
+    d1, d2 = depth(image, a), depth(image, b)
+    x1 = ((a[0] + a[2]) / 2 - image.width / 2) * d1 / image.focal_length
+    y1 = ((a[1] + a[3]) / 2 - image.height / 2) * d1 / image.focal_length
+    x2 = ((b[0] + b[2]) / 2 - image.width / 2) * d2 / image.focal_length
+    y2 = ((b[1] + b[3]) / 2 - image.height / 2) * d2 / image.focal_length
+    z1, z2 = d1, d2
+    return math.sqrt((x1 - x2) ** 2 + (y1 - y2) ** 2 + (z1 - z2) ** 2)
+'''
+    assert check(tmp_path, bench, literal, "_distance_between").passed is True
