@@ -36,6 +36,7 @@ GENERATED_CONVENTIONS: dict[str, str] = {
                 "x = ((bbox[0] + bbox[2]) / 2 - image.width / 2) * d / image.focal_length, "
                 "y = ((bbox[1] + bbox[3]) / 2 - image.height / 2) * d / image.focal_length, z = d, "
                 "with d = depth(image, bbox)"),
+    **{label: _ATTRIBUTE[label] for label in ("attribute:color", "attribute:material")},
 }
 """How the generated benchmark's ground truth defines what helpers claim (the rules below), as
 expressions an implementation can follow: shown when a helper is implemented by generate-and-test.

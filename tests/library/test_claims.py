@@ -314,3 +314,21 @@ def _distance_between(image: Image, a: BBox, b: BBox) -> float:
     return math.sqrt((x1 - x2) ** 2 + (y1 - y2) ** 2 + (z1 - z2) ** 2)
 '''
     assert check(tmp_path, bench, literal, "_distance_between").passed is True
+
+
+def test_a_generated_scene_s_color_reader_is_told_what_the_oracle_answers_and_a_vqa_call_passes(tmp_path, bench):
+    """Without a convention a build's `_color_of_object` took 7 samples on generated scenes."""
+    from omni3d_bench.relations import GENERATED_CONVENTIONS
+
+    assert "vqa(image, 'What color is this object?', bbox)" in GENERATED_CONVENTIONS["attribute:color"]
+    reader = '''
+def _color_of_object(image: Image, bbox: BBox) -> str:
+    """The object's color."""
+    return vqa(image, 'What color is this object?', bbox)
+'''
+    checked = check(tmp_path, bench, reader, "_color_of_object")
+    assert checked.claim == "attribute:color" and checked.cases > 0 and checked.passed is True, checked.failures
+    material = reader.replace("color", "material")
+    assert "What material is this object?" in GENERATED_CONVENTIONS["attribute:material"]
+    checked = check(tmp_path / "material", bench, material, "_material_of_object")
+    assert checked.claim == "attribute:material" and checked.cases > 0 and checked.passed is True, checked.failures
