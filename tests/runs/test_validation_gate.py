@@ -109,6 +109,8 @@ def test_a_thirty_question_build_judges_each_helper_only_on_the_batches_that_did
     first, second = report["rounds"]
     assert (first["questions"], first["won"], first["lost"], first["passed"]) == (30, 2, 4, False)
     assert first["retired"] == ["_bad"] and first["vadar"] == first["static"] - 2
+    assert len(first["differing"]) == 6 and all(d["vadar"] != d["static"] for d in first["differing"])
+    assert sum(d["helpers"] == ["_bad"] and d["vadar"] < d["static"] for d in first["differing"]) == 4
     assert (second["won"], second["lost"], second["passed"]) == (2, 0, True)
     assert "withdrawn: _bad" in report["decision"] and validated[0].judged == 30
     store = ApiStore(config.paths.database)
@@ -190,6 +192,12 @@ def test_behind_with_nothing_losing_on_its_own_withdraws_everything():
     round_ = judge(answered)
     assert not round_.passed and round_.helpers["_h"].net == -1 and round_.examples[7].net == 0
     assert (round_.won, round_.lost) == (2, 3)
+    # which questions the decision rests on, kept with the round and printed by the build
+    assert [a.question_id for a in round_.differing] == ["1", "2", "3", "4", "5"]
+    assert round_.to_dict()["differing"][0] == {"question": "1", "vadar": 0.0, "static": 1.0, "helpers": ["_h"],
+                                                "examples": [7]}
+    assert round_.differing_text().startswith("1 0 vs 1 (_h), 2 1 vs 0 (_h), 3 0 vs 1")
+    assert judge([Answered("9", 1.0, 1.0)]).differing == []  # ties are no evidence
     withdraw(round_, ["_h", "_other"], [7, 8])
     assert round_.retired == ["_h"] and round_.withdrawn == [8] and not round_.everything
     even = judge(answered[:4] + [Answered("5", 0.0, 1.0)])  # the last loss touched nothing

@@ -95,6 +95,9 @@ def _print_validation(report: ValidationReport) -> None:
                       + ("" if round_.passed or not gone else
                          f"; withdrawn{' (everything)' if round_.everything else ''}: {', '.join(gone)}"),
                       highlight=False, markup=False)
+        if round_.differing:
+            console.print(f"    vadar against static-api where they differ: {round_.differing_text()}",
+                          highlight=False, markup=False)
 
 
 def _print_summary(summary: EvalSummary, out_dir: Path) -> None:

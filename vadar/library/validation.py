@@ -75,6 +75,7 @@ class ValidationRound:
 
     won: int = 0  # questions where vadar scored more than static-api
     lost: int = 0
+    differing: list[Answered] = field(default_factory=list)  # the questions won or lost, in build order
 
     @property
     def passed(self) -> bool:
@@ -90,7 +91,14 @@ class ValidationRound:
                 "won": self.won, "lost": self.lost, "sign_test_p": round(self.p_value, 4),
                 "passed": self.passed, "retired": self.retired, "withdrawn": self.withdrawn,
                 "everything": self.everything,
+                "differing": [{"question": a.question_id, "vadar": round(a.vadar, 4), "static": round(a.static, 4),
+                               "helpers": sorted(a.helpers), "examples": sorted(a.examples)} for a in self.differing],
                 "helpers": {name: t.to_dict() for name, t in sorted(self.helpers.items())}}
+
+    def differing_text(self) -> str:
+        """The questions won and lost, for the build's printout: which ones a decision rests on."""
+        return ", ".join(f"{a.question_id} {a.vadar:.2g} vs {a.static:.2g}"
+                         + (f" ({', '.join(sorted(a.helpers))})" if a.helpers else "") for a in self.differing)
 
 
 def judge(answered: Sequence[Answered]) -> ValidationRound:
@@ -109,7 +117,8 @@ def judge(answered: Sequence[Answered]) -> ValidationRound:
                 tally.losses -= difference
     return ValidationRound(len(answered), sum(a.vadar for a in answered), sum(a.static for a in answered),
                            helpers, examples, won=sum(a.vadar > a.static for a in answered),
-                           lost=sum(a.vadar < a.static for a in answered))
+                           lost=sum(a.vadar < a.static for a in answered),
+                           differing=[a for a in answered if a.vadar != a.static])
 
 
 def sign_test(won: int, lost: int) -> float:
