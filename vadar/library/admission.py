@@ -33,7 +33,7 @@ from vadar.library.composed_examples import fallback_example
 from vadar.library.shape_helpers import catalogue_calls, shape_helpers_first
 from vadar.library.retrieval import worked_examples
 from vadar.library.problems import (BehaviourFailed, Case, DependencyRejected, NoReference, NotBetter, Problem,
-                                    TooFewUses, Unused)
+                                    ProgramsMisuse, TooFewUses, Unused)
 from vadar.library.truth_checks import TruthChecks
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.namespace import library_functions, program_namespace
@@ -286,8 +286,12 @@ class OutcomeRule:
 
     A helper whose ground-truth check passed on at least `MIN_TRUTH_CASES` cases is right by
     evidence far stronger than a batch's outcomes: it needs only that the programs using it are
-    not worse (the validation gate later withdraws what loses when each batch is judged without
-    what it added)."""
+    not worse, and it is refused only on at least `min_uses` judged programs, the evidence an
+    unconfirmed helper needs to be admitted (the validation gate later withdraws what loses when
+    each batch is judged without what it added). A CLEVR build refused a right `_shape_of_object`
+    on 0 of 2 against 1 of 2, and repaired a right `_color_of_object` (1 of 2 against 2 of 2) into
+    one that returned '0'; where programs calling a right helper lose, they misuse it, and a
+    repair of the helper cannot help (`ProgramsMisuse` is not repairable)."""
 
     def __init__(self, evidence: Sequence[QuestionEvidence], min_uses: int) -> None:
         self.evidence, self.min_uses = evidence, min_uses
@@ -303,8 +307,9 @@ class OutcomeRule:
         cases = tuple(Case(e.question.question, str(e.reference), str(e.with_.error or e.with_.answer))
                       for e in judged if e.score(e.with_) < 1.0)
         if confirmed:
-            return None if right_with >= right_without else NotBetter(
-                _compared(right_with, right_without, len(judged)), cases=cases)
+            if right_with >= right_without or support([e.reference for e in judged]) < self.min_uses:
+                return None
+            return ProgramsMisuse(_compared(right_with, right_without, len(judged)), cases=cases)
         if not used:
             return Unused("no program on its batch used it")
         verified = truth.get("passed") is True
