@@ -12,6 +12,7 @@ sample, the search record (samples sent, the passing sample, ground-truth cases)
 from __future__ import annotations
 
 import argparse
+from contextlib import closing
 from pathlib import Path
 
 from api_store import ApiStore
@@ -24,11 +25,7 @@ from vadar.llm.client import build_chat_model
 from vadar.llm.embedded import open_endpoint
 from vadar.programs.namespace import program_namespace
 from vadar.runs.prepare import DataSelection
-from vadar.sandbox import execute
-
-
-def executor(code: str, namespace: dict) -> object:
-    return execute(code, dict(namespace), timeout_s=20, memory_mb=1024)
+from vadar.runs.session import sandbox_executor, sandbox_pool
 
 
 def main() -> int:
@@ -48,7 +45,8 @@ def main() -> int:
     store.propose(args.name, args.signature, args.docstring)
     question = data.questions[0]
     context = TestContext(question.question, program_namespace(data.dataset.image(question), data.modules))
-    with open_endpoint(config) as base_url:
+    with open_endpoint(config) as base_url, closing(sandbox_pool(config.sandbox)) as pool:
+        executor = sandbox_executor(pool, config.sandbox)  # the configured limits, as a build's
         llm = build_chat_model(config, base_url=base_url)
         verifier = TruthVerifier(TruthChecks(executor), store, data.dataset, data.modules, data.questions)
         agent = ApiAgent(llm, store, log=StoreLog(store), executor=executor,

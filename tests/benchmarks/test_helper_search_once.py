@@ -10,7 +10,6 @@ from omni3d_bench.sample import sample_path
 from vadar.llm.doubles import ScriptedLLM
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import helper_search_once  # noqa: E402
 from left_of_helpers import RIGHT, WRONG  # noqa: E402
 

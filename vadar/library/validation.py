@@ -73,9 +73,16 @@ class ValidationRound:
     withdrawn: list[int] = field(default_factory=list)
     everything: bool = False  # nothing lost on its own: the whole library was withdrawn
 
-    won: int = 0  # questions where vadar scored more than static-api
-    lost: int = 0
     differing: list[Answered] = field(default_factory=list)  # the questions won or lost, in build order
+
+    @property
+    def won(self) -> int:
+        """Questions where vadar scored more than static-api."""
+        return sum(a.vadar > a.static for a in self.differing)
+
+    @property
+    def lost(self) -> int:
+        return sum(a.vadar < a.static for a in self.differing)
 
     @property
     def passed(self) -> bool:
@@ -116,9 +123,7 @@ def judge(answered: Sequence[Answered]) -> ValidationRound:
             elif difference < 0:
                 tally.losses -= difference
     return ValidationRound(len(answered), sum(a.vadar for a in answered), sum(a.static for a in answered),
-                           helpers, examples, won=sum(a.vadar > a.static for a in answered),
-                           lost=sum(a.vadar < a.static for a in answered),
-                           differing=[a for a in answered if a.vadar != a.static])
+                           helpers, examples, differing=[a for a in answered if a.vadar != a.static])
 
 
 def sign_test(won: int, lost: int) -> float:
