@@ -91,8 +91,9 @@ def _print_validation(report: ValidationReport) -> None:
     for index, round_ in enumerate(report.rounds, 1):
         gone = [*round_.retired, *(f"example #{i}" for i in round_.withdrawn)]
         console.print(f"  round {index}: vadar {round_.vadar:g}, static-api {round_.static:g} on {round_.questions} "
-                      f"questions ({round_.won} won, {round_.lost} lost, sign test p {round_.p_value:.2f})"
-                      + ("" if round_.passed or not gone else
+                      f"questions ({round_.won} won, {round_.lost} lost, one-sided sign test p "
+                      f"{round_.behind_p:.2f}, withdrawing at {round_.level:g} or less)"
+                      + ("" if not gone else
                          f"; withdrawn{' (everything)' if round_.everything else ''}: {', '.join(gone)}"),
                       highlight=False, markup=False)
         if round_.differing:

@@ -181,10 +181,11 @@ class LibraryConfig:
     shape_helpers_per_batch: int = 3  # question-shape helpers (one call answers a shape) tried per batch; 0: none
     # The validation gate: each batch's questions answered without what that batch added; what loses is withdrawn
     validation: bool = True
+    withdraw_p: float = 0.2  # one-sided sign test level: losses count as evidence for withdrawing at or below it
 
     CHECKS: ClassVar[Mapping[str, Check]] = {
         "admission": OneOf(("labelled", "unlabelled", "off")), "retrieve_k": Range(0, 1000),
-        "examples_k": Range(0, 100), "retire_below": SHARE, "search_temperature": TEMPERATURE,
+        "examples_k": Range(0, 100), "retire_below": SHARE, "withdraw_p": SHARE, "search_temperature": TEMPERATURE,
         **{name: MANY for name in ("retire_min_uses", "admit_min_uses", "distill_min_uses")},
         "distill_max_helpers": Range(1, 100), "build_tries": Range(1, MAX_SAMPLES),
         "search_samples": Range(1, MAX_SEARCH_SAMPLES), "search_rounds": Range(1, MAX_SAMPLES),

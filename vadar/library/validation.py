@@ -1,4 +1,4 @@
-"""The validation gate: a library may never make a data set worse.
+"""The validation gate: a library is withdrawn only on evidence that it makes a data set worse.
 
 Every build question is judged, never scored, at every build size. Each batch's questions are
 answered by static-api (predefined modules, the fixed example) and by vadar with the library
@@ -8,15 +8,17 @@ proposed, searched or admitted on. A one-batch build leaves nothing out: its que
 answered with the whole library (in-sample), which can show a library worse than static-api on
 its own questions, never better. Both answers are scored against a reference: the gold answer, or
 in an unlabelled build the answer two static-api programs agree on (a question where they
-disagree gives no evidence). Where vadar is behind in total, every helper and worked example
-whose questions lost more than they won is withdrawn, and the questions are answered again, round
-after round. If vadar is still behind when nothing loses on its own, the whole library and its
-examples are withdrawn: vadar's prompts are then static-api's, and so are its answers.
+disagree gives no evidence).
 
-The rule acts on the totals, not on a significance test: with 6 to 30 questions, of which a
-handful differ, no paired test reaches 5% (the exact sign test needs 6 of 6 differing questions
-to go one way), so a test would decide nothing at the sizes builds run at. Each round records the
-questions won and lost and the sign test's p-value, so a reader sees how little a small build shows.
+The burden of evidence falls on withdrawing. A question where the two differ is a coin flip when
+the library changes nothing but the prompt's wording (a greedy program flips on it), so a rule
+acting on the totals withdrew whole libraries on one question in 30. Here the exact one-sided
+sign test decides, at `withdraw_p` (0.2 by default): a helper or worked example goes when the
+questions it touched lost significantly more than they won (at 0.2, at least 3 lost and none
+won); when vadar as a whole lost significantly more questions than it won, every helper and
+example that lost more than it won goes too, and when nothing did, the whole library and its
+examples: vadar's prompts are then static-api's, and so are its answers. A library one or two
+questions behind stays, and the round says so, with the questions it rests on.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from api_store import ApiStore, FunctionRecord
 from vadar.library.retirement import callers_of, retire_helpers
 
 LEAVE_ONE_BATCH_OUT = "leave-one-batch-out"
+WITHDRAW_P = 0.2  # the one-sided sign test's level below which losses count as evidence
 IN_SAMPLE = "in-sample"
 
 
@@ -51,13 +54,20 @@ class Tally:
     wins: float = 0.0
     losses: float = 0.0
     questions: list[str] = field(default_factory=list)
+    won: int = 0  # questions it touched where vadar scored more than static-api
+    lost: int = 0
 
     @property
     def net(self) -> float:
         return self.wins - self.losses
 
+    def behind(self, level: float) -> bool:
+        """Its questions lost significantly more than they won (one-sided sign test at `level`)."""
+        return behind_p(self.won, self.lost) <= level
+
     def to_dict(self) -> dict[str, Any]:
-        return {"wins": round(self.wins, 4), "losses": round(self.losses, 4), "questions": self.questions}
+        return {"wins": round(self.wins, 4), "losses": round(self.losses, 4), "won": self.won, "lost": self.lost,
+                "questions": self.questions}
 
 
 @dataclass
@@ -72,6 +82,7 @@ class ValidationRound:
     retired: list[str] = field(default_factory=list)
     withdrawn: list[int] = field(default_factory=list)
     everything: bool = False  # nothing lost on its own: the whole library was withdrawn
+    level: float = WITHDRAW_P  # the one-sided sign test's level at which losses are evidence
 
     differing: list[Answered] = field(default_factory=list)  # the questions won or lost, in build order
 
@@ -85,8 +96,14 @@ class ValidationRound:
         return sum(a.vadar < a.static for a in self.differing)
 
     @property
+    def behind_p(self) -> float:
+        """The one-sided sign test's p-value that vadar loses more questions than it wins."""
+        return behind_p(self.won, self.lost)
+
+    @property
     def passed(self) -> bool:
-        return self.vadar >= self.static
+        """vadar is not significantly behind static-api (a question or two behind passes)."""
+        return self.behind_p > self.level
 
     @property
     def p_value(self) -> float:
@@ -96,7 +113,7 @@ class ValidationRound:
     def to_dict(self) -> dict[str, Any]:
         return {"questions": self.questions, "vadar": round(self.vadar, 4), "static": round(self.static, 4),
                 "won": self.won, "lost": self.lost, "sign_test_p": round(self.p_value, 4),
-                "passed": self.passed, "retired": self.retired, "withdrawn": self.withdrawn,
+                "behind_p": round(self.behind_p, 4), "level": self.level, "passed": self.passed, "retired": self.retired, "withdrawn": self.withdrawn,
                 "everything": self.everything,
                 "differing": [{"question": a.question_id, "vadar": round(a.vadar, 4), "static": round(a.static, 4),
                                "helpers": sorted(a.helpers), "examples": sorted(a.examples)} for a in self.differing],
@@ -108,7 +125,7 @@ class ValidationRound:
                          + (f" ({', '.join(sorted(a.helpers))})" if a.helpers else "") for a in self.differing)
 
 
-def judge(answered: Sequence[Answered]) -> ValidationRound:
+def judge(answered: Sequence[Answered], level: float = WITHDRAW_P) -> ValidationRound:
     """Totals of both methods, and each helper's and example's wins and losses against static-api."""
     helpers: dict[str, Tally] = {}
     examples: dict[int, Tally] = {}
@@ -120,10 +137,12 @@ def judge(answered: Sequence[Answered]) -> ValidationRound:
             tally.questions.append(item.question_id)
             if difference > 0:
                 tally.wins += difference
+                tally.won += 1
             elif difference < 0:
                 tally.losses -= difference
+                tally.lost += 1
     return ValidationRound(len(answered), sum(a.vadar for a in answered), sum(a.static for a in answered),
-                           helpers, examples, differing=[a for a in answered if a.vadar != a.static])
+                           helpers, examples, differing=[a for a in answered if a.vadar != a.static], level=level)
 
 
 def sign_test(won: int, lost: int) -> float:
@@ -132,6 +151,15 @@ def sign_test(won: int, lost: int) -> float:
     if n == 0:
         return 1.0
     return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+
+
+def behind_p(won: int, lost: int) -> float:
+    """One-sided exact binomial test that losing is likelier than winning: P(at most `won` wins of
+    `won + lost` at even odds); 1.0 when none differ, 1/8 for 0 won and 3 lost."""
+    n = won + lost
+    if n == 0:
+        return 1.0
+    return min(1.0, sum(math.comb(n, i) for i in range(won + 1)) / 2 ** n)
 
 
 def left_out(library: Sequence[FunctionRecord], added: Iterable[str]) -> list[FunctionRecord]:
@@ -143,26 +171,39 @@ def left_out(library: Sequence[FunctionRecord], added: Iterable[str]) -> list[Fu
 
 
 def withdraw(round_: ValidationRound, helpers: Sequence[str], examples: Sequence[int], *,
-             everything: bool = False) -> None:
-    """What a round that did not pass withdraws: every helper and example that lost more than it
-    won; when none did, or with `everything`, all of them (`helpers` and `examples` are all the
-    library has)."""
-    round_.retired = sorted(name for name, tally in round_.helpers.items() if tally.net < 0)
-    round_.withdrawn = sorted(i for i, tally in round_.examples.items() if tally.net < 0)
-    if everything or (not round_.retired and not round_.withdrawn):
-        round_.retired, round_.withdrawn, round_.everything = sorted(helpers), sorted(examples), True
+             everything: bool = False) -> bool:
+    """What the round withdraws; True when anything. A helper or example whose own questions lost
+    significantly goes whatever the totals. When vadar is significantly behind as a whole, so does
+    every one that lost more than it won; when none did, or with `everything` (the last round),
+    all of them (`helpers` and `examples` are all the library has)."""
+    level = round_.level
+    retired = {name for name, tally in round_.helpers.items() if tally.behind(level)}
+    withdrawn = {i for i, tally in round_.examples.items() if tally.behind(level)}
+    if not round_.passed:
+        retired.update(name for name, tally in round_.helpers.items() if tally.net < 0)
+        withdrawn.update(i for i, tally in round_.examples.items() if tally.net < 0)
+        if everything or (not retired and not withdrawn):
+            retired, withdrawn, round_.everything = set(helpers), set(examples), True
+    round_.retired, round_.withdrawn = sorted(retired), sorted(withdrawn)
+    return bool(retired or withdrawn)
 
 
 def apply_round(store: ApiStore, round_: ValidationRound) -> None:
     """Retire the round's helpers (with every helper that calls one) and withdraw its examples, each
     with its figures."""
-    why = ("vadar was behind static-api on the build questions and nothing lost on its own"
-           if round_.everything else "questions it touched lost more than they won against static-api")
-    reasons = {name: f"validation: {why}" for name in round_.retired}
+    behind = "vadar lost significantly more build questions than it won against static-api"
+    why = f"{behind} and nothing lost on its own" if round_.everything else f"{behind}; its questions lost more than they won"
+    own = "the questions it touched lost significantly more than they won against static-api"
+
+    def reason(tally: Tally | None) -> str:
+        return f"validation: {own if tally is not None and tally.behind(round_.level) else why}"
+
+    reasons = {name: reason(round_.helpers.get(name)) for name in round_.retired}
     evidence = {name: {"validation": round_.helpers[name].to_dict()} for name in round_.retired
                 if name in round_.helpers}
     retire_helpers(store, reasons, mode="validation", evidence=evidence)
-    store.withdraw_programs(round_.withdrawn, f"validation: {why}")
+    for example in round_.withdrawn:
+        store.withdraw_programs([example], reason(round_.examples.get(example)))
 
 
 def record_validated(store: ApiStore, last: ValidationRound, helpers: Sequence[str]) -> None:

@@ -3,8 +3,8 @@
 `build_api` hands over every built batch with its store id. Each batch's questions are answered by
 static-api and by vadar with the library as it would be without that batch (its helpers, those that
 call them, its questions' worked examples), or, in a one-batch build, with the whole library;
-`vadar.library.validation` judges, and what loses is retired (helpers) or withdrawn (worked
-examples) with its figures, until vadar is at least static-api there. The batches are build
+`vadar.library.validation` judges, and what loses significantly is retired (helpers) or withdrawn
+(worked examples) with its figures, until vadar is no longer significantly behind there. The batches are build
 questions already: no evaluation scores them.
 """
 
@@ -28,7 +28,7 @@ from vadar.runs.methods import (LibrarySnapshot, build_answerer, example_retriev
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
-MAX_ROUNDS = 3  # rounds of withdrawing what loses; the last withdraws everything if still behind
+MAX_ROUNDS = 3  # rounds of withdrawing what loses; the last withdraws everything if still significantly behind
 
 
 @dataclass(frozen=True)
@@ -64,10 +64,21 @@ class ValidationReport:
             return "the whole library and its worked examples were withdrawn: vadar is static-api"
         if retired or examples:
             return (f"withdrawn: {', '.join(retired) or 'no helper'} and {examples} worked examples; "
-                    f"{'vadar is at least static-api' if self.passed else 'vadar stays behind static-api'}")
+                    f"{self._standing()}")
         if not self.judged:
             return "no question had a reference: nothing judged, the library stays"
-        return "vadar is at least static-api: the library stays"
+        return f"{self._standing()}: the library stays"
+
+    def _standing(self) -> str:
+        last = self.rounds[-1]
+        if not last.passed:
+            return "vadar stays significantly behind static-api"
+        if last.vadar >= last.static:
+            return "vadar is at least static-api"
+        by = (f"{last.lost - last.won} questions" if last.lost > last.won
+              else f"{last.static - last.vadar:.2g} points")
+        return (f"vadar is behind static-api by {by}, not significantly "
+                f"(one-sided sign test p {last.behind_p:.2f} > {last.level:g})")
 
     def to_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "batches": self.batches, "labelled": self.labelled,
@@ -94,16 +105,18 @@ def validate_library(session: Session, data: PreparedData, batches: Sequence[Bui
     judged = [BuiltBatch(b.batch_id, tuple(q for q in b.questions if references[q.question_id] is not None))
               for b in batches]
     report.judged = sum(len(b.questions) for b in judged)
+    level = session.config.library.withdraw_p
     for index in range(MAX_ROUNDS + 1):
         round_ = judge(_vadar_round(session, data, judged, static, references, on_event, index,
-                                    leave_out=report.rule == LEAVE_ONE_BATCH_OUT))
+                                    leave_out=report.rule == LEAVE_ONE_BATCH_OUT), level)
         report.rounds.append(round_)
         snapshot = read_library(session.store, "vadar")
-        if round_.passed or index == MAX_ROUNDS or not (snapshot.functions or snapshot.examples):
+        if index == MAX_ROUNDS or not (snapshot.functions or snapshot.examples):
             break
-        # the last round of withdrawing may not end behind: then everything goes, and vadar is static-api
-        withdraw(round_, [f.name for f in snapshot.functions], [p.id for p in snapshot.examples],
-                 everything=index == MAX_ROUNDS - 1)
+        # the last round of withdrawing may not end significantly behind: then everything goes
+        if not withdraw(round_, [f.name for f in snapshot.functions], [p.id for p in snapshot.examples],
+                        everything=index == MAX_ROUNDS - 1):
+            break
         apply_round(session.store, round_)
     if report.rounds:
         kept = [f.name for f in read_library(session.store, "vadar").functions]
