@@ -147,3 +147,19 @@ def test_every_catalogue_example_call_fits_its_helper_s_signature_and_strings_fo
     # either side of an either/or count may name a relation, so each is a list of boxes, not a phrase
     [problem] = check_program('final_result = _count_either(image, loc(image, "cubes"), "small spheres")', api)
     assert "_count_either" in problem.message and "second" in problem.message
+
+
+def test_a_measure_shape_helper_builds_on_the_admitted_height_helper_never_on_another_shape_helper():
+    from vadar.library.shape_helpers import HEIGHT_HOW
+    from vadar.library.shape_route import built_on, proposed_docstring
+    ratio = "How many times taller is the lamp than the mug?"
+    functions = library(("_height_of_object", "(image: Image, bbox: BBox) -> float", "Height in metres."),
+                        ("_height_ratio", shape_helper("_height_ratio").signature, "Ratio."))
+    assert built_on(shape_helper("_stack_count"), functions) == (
+        " Build it on the library's helpers, which are checked right: `_height_of_object(image, bbox)` "
+        "(measure height); call them instead of comparing boxes or depths yourself.")
+    assert HEIGHT_HOW not in proposed_docstring(shape_helper("_stack_count"), functions)
+    assert HEIGHT_HOW in proposed_docstring(shape_helper("_stack_count"), functions[1:])  # no step: the hint stays
+    assert built_on(shape_helper("_depth_difference"), functions) == ""  # it composes no height
+    assert answered_by(ratio, ["_height_ratio"]) == "_height_ratio"
+    assert coverage_of([ratio], functions).covered == 1 and coverage_of([ratio], functions[:1]).covered == 0

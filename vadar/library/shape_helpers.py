@@ -34,6 +34,12 @@ RELATION_HOW = (" 'front' and 'behind' compare depth() (smaller is closer to the
 SAME_HOW = " Two boxes are one object when same_object(image, box, other) says so."
 ATTRIBUTE_HOW = " An attribute is what vqa(image, f'What {attribute} is this object?', box) answers about a box."
 ASKED_HOW = " Read the `asked` attribute of the object found with vqa(image, f'What {asked} is this object?', box)."
+HEIGHT_HOW = " An object's height in metres is (box[3] - box[1]) * depth(image, box) / image.focal_length."
+CENTRE_HOW = (" Nearness is the distance between 3D centres: a box's centre is x = ((box[0] + box[2]) / 2 - image.width / 2) "
+              "* d / image.focal_length, y = ((box[1] + box[3]) / 2 - image.height / 2) * d / image.focal_length, z = d, "
+              "with d = depth(image, box).")
+# The generated benchmark's size-ratio programs subtracted two right heights in 12 of 20 questions
+# (+ the metric-height helper): a ratio, a fit count and a depth difference each carry their arithmetic.
 # A CLEVR build's 13 samples of `_attribute_of_same` shown only the attribute hint found the object
 # sharing `shared` with the `_same_` helpers, then returned the word `asked` itself ("color").
 # The modules a body builds on, said once per helper: asked for `_attribute_of` without it, the model
@@ -49,20 +55,24 @@ class ShapeHelper:
     docstring: str
     shapes: tuple[ShapeKey, ...]  # the shapes whose programs it serves (proposal support, shown first)
     links: tuple[ShapeKey, ...] = ()  # of those, the shapes it serves as one step, not the whole answer
+    subjects: tuple[str, ...] = ()  # the measures its shapes must be about ('height'); empty: any
+    steps: tuple[str, ...] = ()  # step labels (`coverage.Step`) it composes beyond its parameters' ('measure:height')
 
     @property
     def what(self) -> str:
         """The docstring without the hints of how the modules do its steps: what every version the
         route proposes begins with (`shape_route.proposed_docstring` drops a hint a step helper replaces)."""
-        return self.docstring.replace(RELATION_HOW, "").replace(ATTRIBUTE_HOW, "").replace(ASKED_HOW, "")
+        text = self.docstring
+        for hint in (RELATION_HOW, ATTRIBUTE_HOW, ASKED_HOW, HEIGHT_HOW, CENTRE_HOW):
+            text = text.replace(hint, "")
+        return text
 
     def answers(self, shape: QuestionShape) -> bool:
-        return (shape.answer, shape.relation) in self.shapes
+        return (shape.answer, shape.relation) in self.shapes and (not self.subjects or shape.subject in self.subjects)
 
     def answers_whole(self, shape: QuestionShape) -> bool:
         """Whether one call of it (with boxes found for the question's objects) answers the question."""
-        key = (shape.answer, shape.relation)
-        return key in self.shapes and key not in self.links
+        return self.answers(shape) and (shape.answer, shape.relation) not in self.links
 
 
 _SPATIAL: tuple[ShapeKey, ...] = (("count", "spatial"), ("exists", "spatial"), ("attribute", "spatial"),
@@ -125,6 +135,35 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
         "Whether `first` holds 'more', 'fewer' or an 'equal' number (`order`) of objects compared with "
         "`second`. Each list is what loc or a relation helper returns, so either side may name a relation.",
         (("yes/no", "count comparison"),)),
+    ShapeHelper(
+        "_height_ratio", "(image: Image, first: BBox, second: BBox) -> float",
+        "How many times taller the object in `first` is than the object in `second`: the first's height divided "
+        "by the second's (a ratio, never a difference)." + HEIGHT_HOW,
+        (("measure", "ratio"),), subjects=("height",), steps=("measure:height",)),
+    ShapeHelper(
+        "_stack_count", "(image: Image, unit: BBox, whole: BBox) -> int",
+        "How many objects as tall as the one in `unit`, stacked on top of each other, fit within the height of "
+        "the one in `whole`: math.floor of the whole's height divided by the unit's." + HEIGHT_HOW,
+        (("count", "ratio"),), subjects=("height",), steps=("measure:height",)),
+    ShapeHelper(
+        "_depth_difference", "(image: Image, first: BBox, second: BBox) -> float",
+        "How much farther from the camera the object in `first` is than the object in `second`, in metres: "
+        "depth(image, first) - depth(image, second).", (("measure", "difference"),), subjects=("depth",)),
+    ShapeHelper(
+        "_height_of_neighbour", "(image: Image, side: str, reference: BBox) -> float",
+        "The height in metres of the object immediately `side` ('left' or 'right') of the object in `reference` "
+        "in the image: of the objects whose box centre is on that side, the one whose centre is nearest in x; "
+        "never the reference itself." + HEIGHT_HOW,
+        (("measure", "spatial"),), subjects=("height",), steps=("measure:height",)),
+    ShapeHelper(
+        "_attribute_of_nearest", "(image: Image, attribute: str, description: str, reference: BBox) -> str",
+        f"The `attribute` ({ATTRIBUTE_VALUES}) of the object matching `description` ('object' for any) that is "
+        "nearest to the object in `reference`; never the reference itself." + CENTRE_HOW + ATTRIBUTE_HOW,
+        (("attribute", "nearest"),)),
+    ShapeHelper(
+        "_is_closer_to", "(image: Image, box: BBox, first: BBox, second: BBox) -> bool",
+        "Whether the object in `box` is closer to the object in `first` than to the object in `second`."
+        + CENTRE_HOW, (("yes/no", "distance"),)),
 )
 """Every question-shape helper, in the order the build proposes them when their support ties."""
 
@@ -162,6 +201,20 @@ _CALLS: dict[str, ExampleCall] = {name: ExampleCall(question, code) for name, qu
      'final_result = _count_either(image, loc(image, "red cubes"), loc(image, "small spheres"))'),
     ("_compare_counts", "Are there more cylinders than cubes?",
      'final_result = "yes" if _compare_counts(image, loc(image, "cylinders"), loc(image, "cubes"), "more") else "no"'),
+    ("_height_ratio", "How many times taller is the lamp than the red mug?",
+     'lamp = loc(image, "lamp")[0]\nmug = loc(image, "red mug")[0]\nfinal_result = _height_ratio(image, lamp, mug)'),
+    ("_stack_count", "How many books as tall as the book could be stacked within the height of the shelf?",
+     'book = loc(image, "book")[0]\nshelf = loc(image, "shelf")[0]\nfinal_result = _stack_count(image, book, shelf)'),
+    ("_depth_difference", "How much farther from the camera is the sofa than the green chair, in meters?",
+     'sofa = loc(image, "sofa")[0]\nchair = loc(image, "green chair")[0]\n'
+     'final_result = _depth_difference(image, sofa, chair)'),
+    ("_height_of_neighbour", "How tall, in meters, is the object immediately to the left of the desk?",
+     'desk = loc(image, "desk")[0]\nfinal_result = _height_of_neighbour(image, "left", desk)'),
+    ("_attribute_of_nearest", "What color is the object closest to the sofa?",
+     'sofa = loc(image, "sofa")[0]\nfinal_result = _attribute_of_nearest(image, "color", "object", sofa)'),
+    ("_is_closer_to", "Is the lamp closer to the desk than to the blue chair?",
+     'lamp = loc(image, "lamp")[0]\ndesk = loc(image, "desk")[0]\nchair = loc(image, "blue chair")[0]\n'
+     'final_result = "yes" if _is_closer_to(image, lamp, desk, chair) else "no"'),
 )}
 """A call of each catalogue helper for a question of its shape, with made-up objects: shown with the
 helper in the API text until a right program of the build calls it (`catalogue_calls`)."""

@@ -38,7 +38,8 @@ from vadar.library.batch import BuildBatch
 from vadar.library.coverage import Step, covering
 from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
-from vadar.library.shape_helpers import ASKED_HOW, ATTRIBUTE_HOW, RELATION_HOW, ShapeHelper, proposed_by_shape_route, supported
+from vadar.library.shape_helpers import (ASKED_HOW, ATTRIBUTE_HOW, HEIGHT_HOW, RELATION_HOW, ShapeHelper,
+                                         proposed_by_shape_route, shape_helper, supported)
 from vadar.library.sources import support as evidence_weight
 from vadar.programs.helper_calls import parameter_names
 from vadar.programs.namespace import program_namespace
@@ -135,7 +136,12 @@ def _blocks(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> list[tupl
         # rest as its building blocks, a build's `_attribute_of` returned `_same_color(image, box, box)
         # and "white"`, admitted on 1 right program of 5, then retired
         kinds.discard("same")
-    return [(step, names) for step, names in sorted(covering(library).items()) if step.kind in kinds]
+    blocks = []
+    for step, names in sorted(covering(library).items()):
+        steps = [name for name in names if shape_helper(name) is None]  # a shape helper is no step
+        if steps and (step.kind in kinds or step.label in helper.steps):
+            blocks.append((step, steps))
+    return blocks
 
 
 def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
@@ -148,6 +154,8 @@ def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -
         docstring = docstring.replace(RELATION_HOW, "")
     if "attribute" in kinds:  # helpers comparing two objects read no attribute: the hint stays with them
         docstring = docstring.replace(ATTRIBUTE_HOW, "").replace(ASKED_HOW, "")
+    if any(step.label == "measure:height" for step, _ in _blocks(helper, library)):
+        docstring = docstring.replace(HEIGHT_HOW, "")
     return docstring + built_on(helper, library)
 
 
