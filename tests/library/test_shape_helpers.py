@@ -40,10 +40,10 @@ def test_catalogue_names_are_unique_and_claim_nothing_ground_truth_checks():
     assert shape_helper("_count_related").signature.endswith("-> int") and shape_helper("_other") is None
 
 
-def test_helpers_answering_a_shape_whole_come_first_then_the_most_supported():
-    ranked = supported([COUNT_RELATED, COUNT_RELATED, MORE])
-    assert [(h.name, positions) for h, positions in ranked] == [
-        ("_count_related", [0, 1]), ("_compare_counts", [2]), ("_find_related", [0, 1])]  # a link comes last
+def test_helpers_answering_a_shape_whole_come_most_supported_first_and_a_link_never():
+    ranked = supported([MORE, COUNT_RELATED, COUNT_RELATED])
+    assert [(h.name, positions) for h, positions in ranked] == [("_count_related", [1, 2]), ("_compare_counts", [0])]
+    assert supported([COLOR_RELATED]) == [(shape_helper("_attribute_of_related"), [0])]  # `_attribute_of` is a link there
 
 
 def test_a_question_a_library_helper_answers_whole_gets_the_catalogue_s_worked_program():

@@ -275,16 +275,12 @@ def shape_helpers_first(functions: Iterable[F], question: str) -> list[F]:
     return [f for f in functions if f.name in own] + [f for f in functions if f.name not in own]
 
 
-def supported(questions: Sequence[str], *, whole: bool = False) -> list[tuple[ShapeHelper, list[int]]]:
-    """Each catalogue helper with the positions of the `questions` whose shape it answers (with
-    `whole`, only those one call of it answers): those that answer a shape whole first, then the most
-    supported (catalogue order between equals); helpers no question needs are left out. A link
-    (`_find_related`) leaves programs a step to compose: tried first on 10 CLEVR build questions,
-    mostly counts, no program called it; in six CLEVR builds no link-only use ever admitted one
-    (`_find_related` refused in each, `_attribute_of` refused or retired)."""
-    answers = ShapeHelper.answers_whole if whole else ShapeHelper.answers
-    found = [(helper, [i for i, q in enumerate(questions) if answers(helper, shape_of(q))]) for helper in CATALOGUE]
-    ranked = sorted((pair for pair in found if pair[1]),
-                    key=lambda pair: (not any(pair[0].answers_whole(shape_of(questions[i])) for i in pair[1]),
-                                      -len(pair[1])))
-    return ranked
+def supported(questions: Sequence[str]) -> list[tuple[ShapeHelper, list[int]]]:
+    """Each catalogue helper with the positions of the `questions` one call of it answers, the most
+    supported first (catalogue order between equals); helpers no question needs are left out. A link
+    (`_find_related`) answers no question whole, so it is never here: tried first on 10 CLEVR build
+    questions, mostly counts, no program called it; in six CLEVR builds no link-only use ever admitted
+    one (`_find_related` refused in each, `_attribute_of` refused or retired)."""
+    found = [(helper, [i for i, q in enumerate(questions) if helper.answers_whole(shape_of(q))])
+             for helper in CATALOGUE]
+    return sorted((pair for pair in found if pair[1]), key=lambda pair: -len(pair[1]))

@@ -66,7 +66,7 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     # this run's build questions so far and those of earlier build runs of the library
     labelled = [q for q in (*batch.earlier, *batch.built_from) if q.answer is not None]
     due = [(helper, [labelled[i] for i in positions])
-           for helper, positions in supported([q.question for q in labelled], whole=True)
+           for helper, positions in supported([q.question for q in labelled])
            # a helper tried before is not proposed again, unless its proposal would now differ
            # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
            if _untried(batch, helper) and evidence_weight([labelled[i].answer for i in positions])
