@@ -251,3 +251,28 @@ def test_before_any_program_calls_a_shape_helper_programs_are_shown_the_catalogu
     # once a right program of the build calls it, that call is shown instead
     found = example_calls(store.verified_programs(correct_only=True), [NAME])
     assert catalogue_calls([NAME], found)[NAME] == found[NAME] != catalogue_calls([NAME])[NAME]
+
+
+def test_a_shape_helper_right_on_its_questions_but_wrong_on_a_value_none_took_is_refused_by_ground_truth(clevr):
+    """The build questions ask color, material and shape; a body with no 'size' branch answers every
+    one of them right, and only ground truth, trying every attribute, sees what it gets wrong."""
+    no_size = RIGHT.replace("    asked = ", "    if attribute == 'size':\n        return 0\n    asked = ")
+    questions = Questions(clevr, {"17", "18", "19"})
+    store = ApiStore.memory()
+    llm = scripted(questions, [no_size] * 4)
+    report = shape_route(batch(store, llm, questions))
+
+    assert report.support[NAME] == 3 and report.admitted == [], report
+    assert "ground-truth check failed" in report.not_admitted[NAME] and "'size'" in report.not_admitted[NAME]
+    repair = llm.calls_of(Role.API_IMPLEMENT)[-1]  # the one repair is shown the failing size case
+    assert "'size'" in str(repair[-1]["content"])
+    assert store.current(NAME).status is not FunctionStatus.ADMITTED
+
+
+def test_the_same_questions_admit_a_body_right_on_every_value(clevr):
+    questions = Questions(clevr, {"17", "18", "19"})
+    store = ApiStore.memory()
+    report = shape_route(batch(store, scripted(questions, [RIGHT] * 2), questions))
+    assert report.admitted == [NAME], report
+    truth = [d for d in store.decisions(NAME) if d.decision == "admitted"][-1].evidence.get("truth_check")
+    assert truth["passed"] is True and truth["claim"] == f"question shape {NAME}" and truth["cases"] >= 4

@@ -6,7 +6,9 @@ many purple things are behind the red cube?" is `_count_related(image, "purple t
 loc(image, "red cube")[0])`, whatever the objects are called. The build proposes these once the
 build questions show enough of a shape (`vadar.library.shape_route`); the API agent implements
 them over the modules and the step helpers, and each is searched and admitted by outcome on the
-build questions of its shape, never by its name.
+build questions of its shape; where the scenes carry ground truth, it is also checked on every
+value of its relation or attribute parameter (`vadar.library.shape_truth`), which those questions
+may never take.
 
 The catalogue below names each helper's signature and docstring; which question shapes it answers
 comes from `programs.question_shape` (the answer kind and the relation family). Its helpers take

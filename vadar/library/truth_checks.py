@@ -30,13 +30,15 @@ from typing import Any
 from api_store import ApiStore, FunctionRecord
 from base_modules.module import ModuleSet
 from omni3d_bench.metrics import mean_relative_accuracy, score_str
-from omni3d_bench.relations import (ATTRIBUTES, object_attribute, object_distance, object_measure, related_objects,
-                                    relation_holds, unique_phrase)
+from omni3d_bench.relations import (object_attribute, object_distance, object_measure, relation_holds, unique_phrase)
 from omni3d_bench.types import Dataset, Question
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.library.candidates import Candidate, Route
 from vadar.library.claims import Claim, claim_label, claim_of, named_claim
 from vadar.library.rules import unread_parameter
+from vadar.library.shape_helpers import shape_helper
+from vadar.library.shape_truth import ANY, CASES as SHAPE_CASES, SceneView, judge_shape_case, shape_cases
+from vadar.library.truth_texts import box_index, compare_objects, describe, relation_text
 from vadar.programs.namespace import program_namespace
 from vadar.library.retirement import retire_helpers
 from vadar.programs.answers import as_float
@@ -99,7 +101,7 @@ class TruthChecks:
             return TruthResult(False, "reads every parameter", 0, [unread])
         claim = claim_of(record)
         if claim is None:
-            return TruthResult(None)
+            return self._check_shape(record, library, dataset, modules, questions)
         result = TruthResult(None, claim.label)
         credit: list[float] = []
         functions = [*[f for f in library if f.name != record.name], record]
@@ -138,6 +140,55 @@ class TruthChecks:
                 result.passed = False  # whatever credit it earned: its callers' lists would be wrong
         return result
 
+    def _check_shape(self, record: FunctionRecord, library: Sequence[FunctionRecord], dataset: Dataset,
+                     modules: ModuleSet, questions: Sequence[Question]) -> TruthResult:
+        """A question-shape helper on cases of every value of its relation or attribute parameter
+        (`vadar.library.shape_truth`); no evidence for any other helper that claims nothing."""
+        parameters = parameter_names(record.name, record.signature)
+        if record.name not in SHAPE_CASES or shape_helper(record.name) is None:
+            return TruthResult(None)
+        views, namespaces = [], []
+        functions = [*[f for f in library if f.name != record.name], record]
+        for image_id in list(dict.fromkeys(q.image_id for q in questions))[: self.images]:
+            scene = dataset.scene(image_id)
+            image = dataset.image(next(q for q in questions if q.image_id == image_id))
+            boxes = self._boxes_in_scene_order(modules, image, len(scene["objects"])) if scene.get("objects") else None
+            if boxes is None:
+                continue
+            located = {box_index(boxes, b) for b in modules.loc(image, ANY)}
+            views.append(SceneView(scene, boxes, _phrases(modules, image, scene, boxes),
+                                   frozenset(i for i in located if i is not None)))
+            namespaces.append((image_id, program_namespace(image, modules, functions)))
+        result = TruthResult(None, f"question shape {record.name}")
+        for view_index, case in shape_cases(record.name, views, 4 * self.references):
+            if len(case.arguments) != len(parameters) - 1:
+                return TruthResult(None)  # another signature than the catalogue's: its cases do not fit
+            image_id, namespace = namespaces[view_index]
+            call = f"{record.name}(image, {', '.join(case.shown)})"
+            error, value = self._execute(record.name, parameters, case.arguments, namespace)
+            failure = f"{call} {error}" if error is not None else judge_shape_case(call, case, value)
+            result.cases += 1
+            if failure is not None:
+                result.failures.append(f"{image_id}: {failure}")
+                if failure.endswith(TIMED_OUT):
+                    break
+        if result.cases:
+            result.passed = not result.failures
+        return result
+
+    def _execute(self, name: str, parameters: Sequence[str], arguments: Sequence[Any],
+                 namespace: dict[str, Any]) -> tuple[str | None, Any]:
+        """Run one call of the helper in the sandbox: what went wrong (None: nothing) and its value."""
+        names = [f"arg_{k}" for k in range(len(arguments))]
+        held = [(_parameter(parameters, k + 1), argument) for k, argument in enumerate(names)]
+        code = "\n".join(watched_call(f"{name}(image, {', '.join(names)})", held)) + "\n"
+        outcome = check_infrastructure(self.executor(code, {**namespace, **dict(zip(names, arguments, strict=True))}))
+        if outcome.timed_out:
+            return TIMED_OUT, None
+        if outcome.error is not None:
+            return f"failed: {outcome.error.splitlines()[-1]}", None
+        return None, outcome.value
+
     @staticmethod
     def _boxes_in_scene_order(modules: ModuleSet, image: Any, count: int) -> list[list[float]] | None:
         """Each scene object's box from `loc`, indexed like the scene file; None without an oracle."""
@@ -174,18 +225,11 @@ class TruthChecks:
              boxes: list[list[float]], namespace: dict[str, Any], case: tuple[int, ...],
              arguments: list[Any]) -> tuple[str | None, float]:
         """What is wrong with the helper's answer in one case (None: nothing), and the credit it earns."""
-        names = [f"arg_{k}" for k in range(len(arguments))]
-        held = [(_parameter(parameters, k + 1), argument) for k, argument in enumerate(names)]
-        code = "\n".join(watched_call(f"{name}(image, {', '.join(names)})", held)) + "\n"
-        values = {f"arg_{k}": value for k, value in enumerate(arguments)}
-        outcome = check_infrastructure(self.executor(code, {**namespace, **values}))
         shown = ", ".join(_shown(claim, scene, case, arguments))
         call = f"{name}(image, {shown})"
-        if outcome.timed_out:
-            return f"{call} {TIMED_OUT}", 0.0
-        if outcome.error is not None:
-            return f"{call} failed: {outcome.error.splitlines()[-1]}", 0.0
-        value = outcome.value
+        error, value = self._execute(name, parameters, arguments, namespace)
+        if error is not None:
+            return f"{call} {error}", 0.0
         if claim.kind in METRIC_KINDS:
             return self._compare_number(call, claim, scene, case, value)
         if claim.kind == "same":
@@ -195,15 +239,15 @@ class TruthChecks:
         elif claim.kind == "attribute":
             expected = object_attribute(scene, case[0], claim.value)
             failure = None if score_str(value, expected) >= 1.0 else (
-                f"{call} returned {value!r}, but the {claim.value} of the {_describe(scene, case[0])} is {expected!r}")
+                f"{call} returned {value!r}, but the {claim.value} of the {describe(scene, case[0])} is {expected!r}")
         elif claim.kind == "relation_test":
             expected = relation_holds(scene, case[0], case[1], claim.value)
             got = str(value).strip().lower() in _YES
             failure = None if got == expected else (
-                f"{call} returned {value!r}, but the {_describe(scene, case[0])} is "
-                f"{'' if expected else 'not '}{_relation_text(claim.value)} the {_describe(scene, case[1])}")
+                f"{call} returned {value!r}, but the {describe(scene, case[0])} is "
+                f"{'' if expected else 'not '}{relation_text(claim.value)} the {describe(scene, case[1])}")
         else:
-            failure = _compare_objects(call, scene, boxes, case, claim.value, value)
+            failure = compare_objects(call, scene, boxes, case, claim.value, value)
         return failure, 0.0 if failure else 1.0
 
     def _compare_number(self, call: str, claim: Claim, scene: dict[str, Any], case: tuple[int, ...],
@@ -211,11 +255,11 @@ class TruthChecks:
         if claim.kind == "distance":
             truths, what = [object_distance(scene, *case)], "the two objects are {:.2f} m apart"
         elif claim.value == "height":
-            truths, what = [object_measure(scene, case[0], "height")], f"the {_describe(scene, case[0])} is {{:.2f}} m tall"
+            truths, what = [object_measure(scene, case[0], "height")], f"the {describe(scene, case[0])} is {{:.2f}} m tall"
         else:
             depth = scene["objects"][case[0]].get("depth")
             truths = [object_measure(scene, case[0], "camera_distance"), depth]
-            what = f"the {_describe(scene, case[0])} is {{:.2f}} m from the camera"
+            what = f"the {describe(scene, case[0])} is {{:.2f}} m from the camera"
         truths = [t for t in truths if t is not None]
         number = as_float(value)
         if number is None or not math.isfinite(number):
@@ -306,7 +350,7 @@ def _arguments(claim: Claim, case: tuple[int, ...], boxes: list[list[float]],
 def _shown(claim: Claim, scene: dict[str, Any], case: tuple[int, ...], arguments: list[Any]) -> list[str]:
     """Each argument as a failing case shows it: the phrase, the box of which object, or the candidates."""
     return ["every object's box" if index is None else repr(argument) if isinstance(argument, str)
-            else f"box of {_describe(scene, index)}"
+            else f"box of {describe(scene, index)}"
             for (_, index), argument in zip(_slots(claim, case), arguments, strict=True)]
 
 
@@ -319,47 +363,3 @@ def _slots(claim: Claim, case: tuple[int, ...]) -> list[tuple[str, int | None]]:
     """Each input of the claim with the case's object it takes (None: the candidates, every object)."""
     indices = iter(case)
     return [(kind, None if kind == "candidates" else next(indices)) for kind in claim.inputs]
-
-
-def _compare_objects(call: str, scene: dict[str, Any], boxes: list[list[float]], case: tuple[int, ...],
-                     relation: str, value: Any) -> str | None:
-    truth = related_objects(scene, case[0], relation)
-    if truth is None:
-        return None
-    found = {_index(boxes, b) for b in (value if isinstance(value, list) else [])}
-    if None in found:
-        return f"{call} returned something that is not one object's box"
-    if case[0] in found:
-        return f"{call} returned the reference object itself"
-    if found != truth:
-        missing, extra = sorted(truth - found), sorted(found - truth)
-        where = lambda i: f"{_describe(scene, i)} ({_position(scene, boxes, i)})"  # noqa: E731
-        return (f"{call}: missing {[where(i) for i in missing]}, wrongly included {[where(i) for i in extra]}; "
-                f"the reference: {_position(scene, boxes, case[0])}")
-    return None
-
-
-def _position(scene: dict[str, Any], boxes: list[list[float]], index: int) -> str:
-    """Where an object is, as a failing case shows it: its box centre x, and its depth where known."""
-    box = boxes[index]
-    depth = object_measure(scene, index, "camera_distance")
-    return f"box centre x {(box[0] + box[2]) / 2:.0f}" + (f", depth {depth:.2f}" if depth is not None else "")
-
-
-def _relation_text(relation: str) -> str:
-    return {"left": "left of", "right": "right of", "front": "in front of", "behind": "behind"}[relation]
-
-
-def _index(boxes: list[list[float]], box: Any) -> int | None:
-    try:
-        wanted = [float(v) for v in box]
-    except (TypeError, ValueError):
-        return None
-    return next((i for i, b in enumerate(boxes) if b == wanted), None)
-
-
-def _describe(scene: dict[str, Any], index: int) -> str:
-    words = [object_attribute(scene, index, a) for a in ATTRIBUTES if a != "shape"]
-    shape = (object_attribute(scene, index, "shape") or object_attribute(scene, index, "category_name")
-             or object_attribute(scene, index, "category") or "object")
-    return " ".join([*(w for w in words if w), shape]) + f" #{index}"

@@ -1,0 +1,186 @@
+"""Ground truth checks a question-shape helper on every value of its relation or attribute parameter:
+outcomes on a batch's questions cannot see a branch no question took."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from api_store import ApiStore
+from omni3d_bench.datasets.clevr import ClevrDataset
+from vadar.library.hand import add_functions
+from vadar.library.shape_helpers import CATALOGUE
+from vadar.library.shape_truth import CASES, ShapeCase, judge_shape_case
+from vadar.library.truth_checks import TruthChecks
+from vadar.runs.prepare import oracle_modules
+from vadar.sandbox import execute
+
+CLEVR_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "clevr"
+BUILD = Path(__file__).resolve().parents[2] / "docs" / "results" / "clevr-dev200" / "build30-attribute" / "library.json"
+pytestmark = pytest.mark.skipif(not CLEVR_DIR.is_dir(), reason="shared CLEVR data not present")
+
+STEPS = '''
+def _camera_x(image: Image, bbox: BBox) -> float:
+    """Horizontal position in the camera frame, up to a positive factor (CLEVR's left and right)."""
+    return ((bbox[0] + bbox[2]) / 2 - image.width / 2) * depth(image, bbox)
+
+
+def _holds(image: Image, box: BBox, relation: str, reference: BBox) -> bool:
+    """Whether `box` is `relation` of `reference`."""
+    if relation in ("left", "right"):
+        a, b = _camera_x(image, box), _camera_x(image, reference)
+        return a < b if relation == "left" else a > b
+    a, b = depth(image, box), depth(image, reference)
+    return a < b if relation == "front" else a > b
+
+
+def _read(image: Image, attribute: str, box: BBox) -> str:
+    """The attribute's word for the object."""
+    return vqa(image, f"What {attribute} is this object?", box)
+
+
+def _related(image: Image, description: str, relation: str, reference: BBox) -> list[BBox]:
+    """The objects matching `description` in `relation` to `reference`, never the reference."""
+    return [b for b in loc(image, description)
+            if not same_object(image, b, reference) and _holds(image, b, relation, reference)]
+
+
+def _same_as(image: Image, attribute: str, description: str, reference: BBox) -> list[BBox]:
+    """The other objects matching `description` sharing `attribute` with `reference`."""
+    value = _read(image, attribute, reference)
+    return [b for b in loc(image, description)
+            if not same_object(image, b, reference) and _read(image, attribute, b) == value]
+'''
+RIGHT = STEPS + '''
+
+def _is_related(image: Image, box: BBox, relation: str, reference: BBox) -> bool:
+    """Whether `box` is `relation` of `reference`."""
+    return _holds(image, box, relation, reference)
+
+
+def _count_related(image: Image, description: str, relation: str, reference: BBox) -> int:
+    """How many."""
+    return len(_related(image, description, relation, reference))
+
+
+def _exists_related(image: Image, description: str, relation: str, reference: BBox) -> bool:
+    """Whether any."""
+    return len(_related(image, description, relation, reference)) > 0
+
+
+def _attribute_of_related(image: Image, attribute: str, description: str, relation: str, reference: BBox) -> str:
+    """The attribute of the related object."""
+    return _read(image, attribute, _related(image, description, relation, reference)[0])
+
+
+def _attribute_of(image: Image, attribute: str, box: BBox) -> str:
+    """The attribute."""
+    return _read(image, attribute, box)
+
+
+def _same_attribute(image: Image, attribute: str, first: BBox, second: BBox) -> bool:
+    """Whether they share it."""
+    return _read(image, attribute, first) == _read(image, attribute, second)
+
+
+def _count_same_attribute(image: Image, attribute: str, description: str, reference: BBox) -> int:
+    """How many share it."""
+    return len(_same_as(image, attribute, description, reference))
+
+
+def _exists_same_attribute(image: Image, attribute: str, description: str, reference: BBox) -> bool:
+    """Whether any shares it."""
+    return len(_same_as(image, attribute, description, reference)) > 0
+
+
+def _attribute_of_same(image: Image, asked: str, description: str, shared: str, reference: BBox) -> str:
+    """The asked attribute of the one sharing `shared`."""
+    return _read(image, asked, _same_as(image, shared, description, reference)[0])
+
+
+def _count_either(image: Image, first: list[BBox], second: list[BBox]) -> int:
+    """Objects in either list, once."""
+    return len(first) + len([b for b in second if not any(same_object(image, b, a) for a in first)])
+
+
+def _compare_counts(image: Image, first: list[BBox], second: list[BBox], order: str) -> bool:
+    """more, fewer or equal."""
+    return {"more": len(first) > len(second), "fewer": len(first) < len(second),
+            "equal": len(first) == len(second)}[order]
+'''
+NO_SIZE_BRANCH = STEPS + '''
+
+def _exists_same_attribute(image: Image, attribute: str, description: str, reference: BBox) -> bool:
+    """Whether any shares it: color, shape and material only (the build's had no 'size' branch)."""
+    if attribute == "size":
+        return False
+    return len(_same_as(image, attribute, description, reference)) > 0
+'''
+
+
+@pytest.fixture(scope="module")
+def clevr():
+    dataset = ClevrDataset(CLEVR_DIR)
+    return dataset, oracle_modules(dataset), dataset.questions("dev")[:24]
+
+
+def check(tmp_path, source, name, clevr):
+    dataset, modules, questions = clevr
+    with ApiStore(tmp_path / f"{name}.sqlite") as store:
+        add_functions(store, source)
+        return TruthChecks(lambda code, ns: execute(code, ns, timeout_s=10)).check(
+            store.current(name), store.functions(), dataset, modules, questions)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_right_body_passes_on_every_value_of_its_parameters(tmp_path, clevr, name):
+    result = check(tmp_path, RIGHT, name, clevr)
+    assert result.claim == f"question shape {name}" and result.passed is True, result.failures
+    assert result.cases >= 4  # enough to count as confirmed at the gate (MIN_TRUTH_CASES)
+
+
+def test_the_builds_count_that_compared_materials_for_color_fails_on_the_color_case(tmp_path, clevr):
+    [record] = [f for f in json.loads(BUILD.read_text())["functions"] if f["name"] == "_count_same_attribute"]
+    steps = [f for f in json.loads(BUILD.read_text())["functions"]
+             if f["name"] in ("_material_of_object", "_size_of_object")]
+    source = "\n\n".join(f"def {f['name']}{f['signature']}:\n    \"\"\"{f['name']}.\"\"\"\n"
+                         + f["code"].split("\n", 1)[1] for f in [*steps, record])
+    result = check(tmp_path, source, "_count_same_attribute", clevr)
+    assert result.passed is False
+    assert any("'color'" in f or "'shape'" in f for f in result.failures), result.failures
+
+
+def test_a_body_without_a_size_branch_fails_on_the_size_case(tmp_path, clevr):
+    result = check(tmp_path, NO_SIZE_BRANCH, "_exists_same_attribute", clevr)
+    assert result.passed is False and all("'size'" in f for f in result.failures), result.failures
+
+
+def test_every_relation_and_attribute_is_tried_before_any_twice():
+    from vadar.library.shape_truth import SceneView, shape_cases
+    scene = {"objects": [{"color": c, "shape": "cube", "material": "rubber", "size": "large"}
+                         for c in ("red", "red", "blue")],
+             "relationships": {"left": [[], [0], [0, 1]], "right": [[1, 2], [2], []],
+                               "front": [[1], [], [0, 1]], "behind": [[2], [0, 2], []]}}
+    view = SceneView(scene, [[0, 0, 1, 1], [2, 0, 3, 1], [4, 0, 5, 1]], {}, frozenset({0, 1, 2}))
+    cases = [case for _, case in shape_cases("_count_related", [view, view], limit=4)]
+    assert [c.value for c in cases] == ["left", "right", "front", "behind"]
+    assert [c.expected for c in cases] == [0, 2, 1, 1]
+    attributes = [case.value for _, case in shape_cases("_count_same_attribute", [view], limit=10)]
+    assert attributes == ["color", "shape", "material", "size"] * 2 + ["color", "shape"]  # each reference in turn
+    assert [c.expected for _, c in shape_cases("_count_same_attribute", [view], limit=4)] == [1, 2, 2, 2]
+
+
+def test_an_answer_is_judged_by_the_type_the_truth_has():
+    yes = ShapeCase((), (), True)
+    assert judge_shape_case("f()", yes, "yes") is None and judge_shape_case("f()", yes, True) is None
+    assert "returned 'no'" in judge_shape_case("f()", yes, "no")
+    three = ShapeCase((), (), 3)
+    assert judge_shape_case("f()", three, 3.0) is None and judge_shape_case("f()", three, "3") is not None
+    red = ShapeCase((), (), "red")
+    assert judge_shape_case("f()", red, " Red") is None and judge_shape_case("f()", red, ["red"]) is not None
+
+
+def test_every_case_maker_is_a_catalogue_helper():
+    assert set(CASES) <= {h.name for h in CATALOGUE}
