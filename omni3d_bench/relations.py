@@ -164,3 +164,39 @@ def relation_holds(scene: dict[str, Any], a: int, b: int, relation: str) -> bool
         if abs(key(objects[a]) - key(objects[b])) < CLEAR_MARGINS[relation]:
             return None
     return a in related
+
+
+NEAREST_MARGIN = 0.3  # metres: the runner-up must be this much farther (the generator's DIST_MARGIN)
+NEIGHBOUR_MARGIN = 15.0  # pixels of box-centre x: the neighbour clear of the reference and of the next one
+
+
+def nearest_object(scene: dict[str, Any], index: int) -> int | None:
+    """The object nearest to object `index` by 3D centres, when clearly nearer than the runner-up;
+    None without metric annotations or when too close to call."""
+    others = sorted((d, i) for i in range(len(scene.get("objects") or []))
+                    if i != index and (d := object_distance(scene, index, i)) is not None)
+    if not others or (len(others) > 1 and others[1][0] - others[0][0] < NEAREST_MARGIN):
+        return None
+    return others[0][1]
+
+
+def neighbour_object(scene: dict[str, Any], index: int, side: str) -> int | None:
+    """The object immediately `side` ('left' or 'right') of object `index` in the image: of those whose
+    box centre is on that side, the nearest in x, when clear of the reference and of the next one."""
+    objects = scene.get("objects") or []
+    key = _geometric_key("left")
+    if not 0 <= index < len(objects) or any(key(o) is None for o in objects):
+        return None
+    sign = -1 if side == "left" else 1
+    ref = key(objects[index])
+    beside = sorted((sign * (key(o) - ref), i) for i, o in enumerate(objects) if i != index and sign * (key(o) - ref) > 0)
+    if not beside or beside[0][0] < NEIGHBOUR_MARGIN or (len(beside) > 1 and beside[1][0] - beside[0][0] < NEIGHBOUR_MARGIN):
+        return None
+    return beside[0][1]
+
+
+def object_depth(scene: dict[str, Any], index: int) -> float | None:
+    """The camera-frame depth of the object's 3D centre (generated scenes), or None."""
+    objects = scene.get("objects") or []
+    depth = objects[index].get("depth") if 0 <= index < len(objects) else None
+    return None if depth is None else float(depth)

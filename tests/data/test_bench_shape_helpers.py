@@ -107,3 +107,109 @@ def test_the_ratio_the_docstring_asks_for_beats_the_difference_programs_wrote(be
 def test_a_measure_the_helper_is_not_about_gets_no_helper():
     assert helpers_for("How many times wider is the table than the chair?") == ()
     assert [h.name for h in helpers_for("How many times taller is the table than the chair?")] == ["_height_ratio"]
+
+
+RIGHT_BODIES = '''
+def _h(image: Image, box: BBox) -> float:
+    """Height in metres from the box, its depth and the focal length."""
+    return (box[3] - box[1]) * depth(image, box) / image.focal_length
+
+
+def _centre(image: Image, box: BBox) -> list:
+    """The box's 3D centre."""
+    d = depth(image, box)
+    return [((box[0] + box[2]) / 2 - image.width / 2) * d / image.focal_length,
+            ((box[1] + box[3]) / 2 - image.height / 2) * d / image.focal_length, d]
+
+
+def _apart(image: Image, a: BBox, b: BBox) -> float:
+    """Metres between two centres."""
+    return math.dist(_centre(image, a), _centre(image, b))
+
+
+def _height_ratio(image: Image, first: BBox, second: BBox) -> float:
+    """Ratio."""
+    return _h(image, first) / _h(image, second)
+
+
+def _stack_count(image: Image, unit: BBox, whole: BBox) -> int:
+    """Fit."""
+    return math.floor(_h(image, whole) / _h(image, unit))
+
+
+def _depth_difference(image: Image, first: BBox, second: BBox) -> float:
+    """Difference of depths."""
+    return depth(image, first) - depth(image, second)
+
+
+def _height_of_neighbour(image: Image, side: str, reference: BBox) -> float:
+    """The neighbour's height."""
+    x = (reference[0] + reference[2]) / 2
+    beside = [b for b in loc(image, "objects") if ((b[0] + b[2]) / 2 < x if side == "left" else (b[0] + b[2]) / 2 > x)]
+    return _h(image, min(beside, key=lambda b: abs((b[0] + b[2]) / 2 - x)))
+
+
+def _attribute_of_nearest(image: Image, attribute: str, description: str, reference: BBox) -> str:
+    """The nearest one's attribute."""
+    others = [b for b in loc(image, description) if not same_object(image, b, reference)]
+    nearest = min(others, key=lambda b: _apart(image, b, reference))
+    return vqa(image, f"What {attribute} is this object?", nearest)
+
+
+def _is_closer_to(image: Image, box: BBox, first: BBox, second: BBox) -> bool:
+    """Closer to first."""
+    return _apart(image, box, first) < _apart(image, box, second)
+'''
+
+
+def truth_check(bench, tmp_path, source, name):
+    from api_store import ApiStore
+    from vadar.library.hand import add_functions
+    from vadar.library.truth_checks import TruthChecks
+    from vadar.sandbox import execute
+
+    dataset, modules = bench
+    with ApiStore(tmp_path / f"{name}.sqlite") as store:
+        add_functions(store, source)
+        return TruthChecks(lambda code, ns: execute(code, ns, timeout_s=10)).check(
+            store.current(name), store.functions(), dataset, modules, dataset.questions("test"))
+
+
+@pytest.mark.parametrize("name", ["_height_ratio", "_depth_difference", "_height_of_neighbour",
+                                  "_attribute_of_nearest", "_is_closer_to"])
+def test_ground_truth_confirms_a_body_that_follows_the_docstring(bench, tmp_path, name):
+    result = truth_check(bench, tmp_path, RIGHT_BODIES, name)
+    assert result.claim == f"question shape {name}" and result.passed is True, (result.credit, result.failures)
+    assert result.cases >= 4
+
+
+@pytest.mark.parametrize("name, right, wrong", [
+    ("_height_ratio", "return _h(image, first) / _h(image, second)", "return _h(image, first) - _h(image, second)"),
+    ("_height_of_neighbour", "return _h(image, min(beside", "return _h(image, max(beside"),  # the farthest
+    ("_depth_difference", "return depth(image, first) - depth(image, second)",
+     "return depth(image, second) - depth(image, first)"),
+    ("_is_closer_to", "return _apart(image, box, first) < _apart(image, box, second)",
+     "return _apart(image, box, first) > _apart(image, box, second)"),
+])
+def test_ground_truth_refuses_a_wrong_body(bench, tmp_path, name, right, wrong):
+    assert right in RIGHT_BODIES
+    result = truth_check(bench, tmp_path, RIGHT_BODIES.replace(right, wrong), name)
+    assert result.passed is False and "but the truth is" in result.failures[0]
+
+
+def test_a_stack_count_is_not_checked_by_ground_truth(bench, tmp_path):
+    assert truth_check(bench, tmp_path, RIGHT_BODIES, "_stack_count").passed is None
+
+
+def test_the_truth_s_nearest_and_neighbour_are_the_generator_s(bench):
+    from omni3d_bench.generator.questions import left_neighbour, nearest
+    from omni3d_bench.relations import nearest_object, neighbour_object
+
+    dataset, _ = bench
+    for image_id in {q.image_id for q in dataset.questions("test")}:
+        scene = dataset.scene(image_id)
+        objects = scene["objects"]
+        for i, o in enumerate(objects):
+            found, left = nearest(o, objects), left_neighbour(o, objects)
+            assert nearest_object(scene, i) == (None if found is None else objects.index(found))
+            assert neighbour_object(scene, i, "left") == (None if left is None else objects.index(left))

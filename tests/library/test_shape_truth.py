@@ -134,7 +134,12 @@ def check(tmp_path, source, name, clevr):
             store.current(name), store.functions(), dataset, modules, questions)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+CLEVR_SHAPES = ("_is_related", "_count_related", "_exists_related", "_attribute_of_related", "_attribute_of",
+                "_same_attribute", "_count_same_attribute", "_exists_same_attribute", "_attribute_of_same",
+                "_compare_counts", "_count_either")  # the generated benchmark's: tests/data/test_bench_shape_helpers.py
+
+
+@pytest.mark.parametrize("name", CLEVR_SHAPES)
 def test_a_right_body_passes_on_every_value_of_its_parameters(tmp_path, clevr, name):
     result = check(tmp_path, RIGHT, name, clevr)
     assert result.claim == f"question shape {name}" and result.passed is True, result.failures
@@ -173,14 +178,20 @@ def test_every_relation_and_attribute_is_tried_before_any_twice():
 
 
 def test_an_answer_is_judged_by_the_type_the_truth_has():
+    def failure(case, value):
+        return judge_shape_case("f()", case, value)[0]
+
     yes = ShapeCase((), (), True)
-    assert judge_shape_case("f()", yes, "yes") is None and judge_shape_case("f()", yes, True) is None
-    assert "returned 'no'" in judge_shape_case("f()", yes, "no")
+    assert failure(yes, "yes") is None and failure(yes, True) is None and "returned 'no'" in failure(yes, "no")
     three = ShapeCase((), (), 3)
-    assert judge_shape_case("f()", three, 3.0) is None and judge_shape_case("f()", three, "3") is not None
+    assert failure(three, 3.0) is None and failure(three, "3") is not None
     red = ShapeCase((), (), "red")
-    assert judge_shape_case("f()", red, " Red") is None and judge_shape_case("f()", red, ["red"]) is not None
+    assert failure(red, " Red") is None and failure(red, ["red"]) is not None
+    ratio = ShapeCase((), (), 2.0, level=0.5)  # a measure earns its MRA, failing beyond the tolerance
+    assert judge_shape_case("f()", ratio, 2.2) == (None, 0.8)
+    assert judge_shape_case("f()", ratio, 3.0) == ("f() returned 3, but the truth is 2", 0.0)
+    assert judge_shape_case("f()", ratio, "2")[1] == 0.0
 
 
 def test_every_case_maker_is_a_catalogue_helper():
-    assert set(CASES) <= {h.name for h in CATALOGUE}
+    assert set(CASES) <= {h.name for h in CATALOGUE} and set(CLEVR_SHAPES) <= set(CASES)

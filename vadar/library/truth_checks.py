@@ -159,21 +159,29 @@ class TruthChecks:
             views.append(SceneView(scene, boxes, _phrases(modules, image, scene, boxes),
                                    frozenset(i for i in located if i is not None)))
             namespaces.append((image_id, program_namespace(image, modules, functions)))
-        result = TruthResult(None, f"question shape {record.name}")
+        result, credit, level = TruthResult(None, f"question shape {record.name}"), [], None
         for view_index, case in shape_cases(record.name, views, 4 * self.references):
             if len(case.arguments) != len(parameters) - 1:
                 return TruthResult(None)  # another signature than the catalogue's: its cases do not fit
             image_id, namespace = namespaces[view_index]
             call = f"{record.name}(image, {', '.join(case.shown)})"
             error, value = self._execute(record.name, parameters, case.arguments, namespace)
-            failure = f"{call} {error}" if error is not None else judge_shape_case(call, case, value)
+            failure, earned = ((f"{call} {error}", 0.0) if error is not None
+                               else judge_shape_case(call, case, value, self.tolerance))
             result.cases += 1
+            credit.append(earned)
+            level = case.level
             if failure is not None:
                 result.failures.append(f"{image_id}: {failure}")
                 if failure.endswith(TIMED_OUT):
-                    break
+                    result.passed = False
+                    return result
         if result.cases:
-            result.passed = not result.failures
+            if level is not None:  # a measure: its mean credit, as a named metric claim's
+                result.credit = sum(credit) / len(credit)
+                result.passed = result.credit >= level
+            else:
+                result.passed = not result.failures
         return result
 
     def _execute(self, name: str, parameters: Sequence[str], arguments: Sequence[Any],
