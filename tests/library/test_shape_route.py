@@ -76,7 +76,7 @@ def batch(store, llm, questions, *, index=0, earlier=(), **settings):
     run = store.start_run("build-api", model="test")
     record = store.start_batch(run.id, [q.question_id for q in questions], index=index)
     dataset, modules, _ = questions.clevr
-    library = LibraryConfig(search_samples=2, search_rounds=1, **settings)
+    library = LibraryConfig(**{"search_samples": 2, "search_rounds": 1, **settings})
     return BuildBatch(store, llm, executor, dataset, modules, tuple(questions), tuple(questions), tuple(questions),
                       index, run.id, record.id, "test", library, AgentsConfig(),
                       lambda sampling: ProgramAgent(llm, executor), earlier=tuple(earlier))
@@ -253,20 +253,32 @@ def test_before_any_program_calls_a_shape_helper_programs_are_shown_the_catalogu
     assert catalogue_calls([NAME], found)[NAME] == found[NAME] != catalogue_calls([NAME])[NAME]
 
 
-def test_a_shape_helper_right_on_its_questions_but_wrong_on_a_value_none_took_is_refused_by_ground_truth(clevr):
+NO_SIZE = RIGHT.replace("    asked = ", "    if attribute == 'size':\n        return 0\n    asked = ")
+
+
+def test_a_sample_right_on_its_questions_but_wrong_on_a_value_none_took_is_refused_by_ground_truth(clevr):
     """The build questions ask color, material and shape; a body with no 'size' branch answers every
-    one of them right, and only ground truth, trying every attribute, sees what it gets wrong."""
-    no_size = RIGHT.replace("    asked = ", "    if attribute == 'size':\n        return 0\n    asked = ")
+    one of them right, and only ground truth, trying every attribute, sees what it gets wrong. The
+    search refuses it before writing any program and shows the next round the failing case."""
     questions = Questions(clevr, {"17", "18", "19"})
     store = ApiStore.memory()
-    llm = scripted(questions, [no_size] * 4)
-    report = shape_route(batch(store, llm, questions))
+    llm = scripted(questions, [NO_SIZE, NO_SIZE, RIGHT])  # round 1: two samples; round 2 is shown the case
+    report = shape_route(batch(store, llm, questions, search_rounds=2))
 
-    assert report.support[NAME] == 3 and report.admitted == [], report
-    assert "ground-truth check failed" in report.not_admitted[NAME] and "'size'" in report.not_admitted[NAME]
-    repair = llm.calls_of(Role.API_IMPLEMENT)[-1]  # the one repair is shown the failing size case
-    assert "'size'" in str(repair[-1]["content"])
-    assert store.current(NAME).status is not FunctionStatus.ADMITTED
+    assert report.admitted == [NAME] and "if attribute == 'size'" not in store.current(NAME).code, report
+    shown = str(llm.calls_of(Role.API_IMPLEMENT)[2][-1]["content"])
+    assert "on a ground-truth case: _count_same_attribute(image, 'size', 'objects', box of" in shown
+    programs = [c for c in llm.calls_of(Role.PROGRAM)]
+    assert all("if attribute == 'size'" not in str(c[0]["content"]) for c in programs)  # none written with it
+
+
+def test_when_no_sample_passes_ground_truth_the_shape_helper_fails_with_the_case(clevr):
+    questions = Questions(clevr, {"17", "18", "19"})
+    store = ApiStore.memory()
+    report = shape_route(batch(store, scripted(questions, [NO_SIZE, NO_SIZE.replace("return 0", "return -1")]),
+                               questions))
+    assert report.admitted == [] and "'size'" in report.failed[NAME], report
+    assert store.current(NAME).status is FunctionStatus.FAILED
 
 
 def test_the_same_questions_admit_a_body_right_on_every_value(clevr):

@@ -22,6 +22,11 @@ Where other build scenes know a supporting question's answer (`vadar.library.sce
 program right on its own scene counts as right only if it is right on those too, with the helper and
 without it alike: a yes/no answer is right half the time by chance.
 
+A question-shape helper is first run on its ground-truth cases where the scenes have them
+(`vadar.library.shape_truth`: every value of its relation or attribute parameter): a sample wrong
+there is refused before any program runs, and the next sample is shown the failing cases, since
+the build questions may never take the branch it gets wrong.
+
 Only the batch's own questions are read: build questions, never a held-back or scored one. A sample
 whose body never reads one of its parameters is refused before any program runs: the gate refuses
 it whatever its programs answer (a CLEVR build spent 16 samples and their programs each on three
@@ -37,13 +42,14 @@ from api_store import ApiStore, FunctionRecord
 from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
-from vadar.agents.helper_search import OutcomeEvidence, SearchRule
+from vadar.agents.helper_search import HelperVerifier, OutcomeEvidence, SearchRule
 from vadar.agents.program import ProgramAgent
 from vadar.library.admission import gate_program
 from vadar.library.candidates import Candidate, Route
 from vadar.library.coverage import helper_steps, steps_of
 from vadar.library.rules import unread_parameter
 from vadar.library.scene_check import SceneChecker
+from vadar.library.shape_helpers import shape_helper
 from vadar.library.sources import support as evidence_weight
 from vadar.llm.usage import usage_scope
 from vadar.programs.calls import helpers_reached
@@ -108,8 +114,9 @@ class OutcomeVerifier:
     def __init__(self, writer: ProgramAgent, store: ApiStore, executor: Executor, dataset: Dataset,
                  modules: ModuleSet, questions: Sequence[Question], *, min_support: int,
                  on_event: Callable[[str], None] = lambda message: None,
-                 scenes: SceneChecker | None = None) -> None:
+                 scenes: SceneChecker | None = None, truth: HelperVerifier | None = None) -> None:
         self.writer, self.store, self.executor = writer, store, executor
+        self.truth = truth  # ground truth for a question-shape helper: every value of its parameters first
         self.dataset, self.modules, self.min_support, self.on_event = dataset, modules, min_support, on_event
         self.scenes = scenes  # a right program must be right on other build scenes of its question too
         self.questions = [q for q in questions if q.answer is not None]  # only gold answers judge
@@ -127,6 +134,11 @@ class OutcomeVerifier:
         unread = unread_parameter(code)
         if unread is not None:  # the gate refuses it whatever its programs answer: no program is spent on it
             return OutcomeResult(False, 0, [unread], refused=True)
+        if self.truth is not None and shape_helper(name) is not None:
+            checked = self.truth.verify(name, signature, docstring, code, dependencies)
+            if checked.passed is False:  # the gate would refuse it: no program is spent on it
+                return OutcomeResult(False, checked.cases, [f"on a ground-truth case: {f.split(': ', 1)[-1]}"
+                                                            for f in checked.failures], refused=True)
         helper = Candidate(Route.PROPOSAL, name, signature, docstring, code, dependencies=tuple(dependencies))
         library = [*[f for f in self.store.library(with_candidates=True) if f.name != name], helper]
         support = self._support.get(name)

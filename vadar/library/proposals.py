@@ -197,7 +197,7 @@ def api_agent(batch: BuildBatch, judged_on: Sequence[Question]) -> ApiAgent:
                           build_scenes([*batch.earlier, *batch.scenes]), settings.scene_checks)
     outcome = (OutcomeVerifier(batch.writer(PROGRAM), batch.store, batch.executor, batch.dataset, batch.modules,
                                judged_on, min_support=settings.outcome_min_support, on_event=batch.on_event,
-                               scenes=scenes)
+                               scenes=scenes, truth=verifier)
                if settings.admission == "labelled" else None)
     return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
