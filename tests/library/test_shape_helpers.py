@@ -86,14 +86,18 @@ def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitt
                         ("_object_material", "(image: Image, bbox: BBox) -> str", "The material."))
     assert built_on(shape_helper("_count_related"), functions) == (
         " Build it on the library's helpers, which are checked right: `_objects_left_of(image, bbox, candidates)` "
-        "(relation left); call them instead of comparing boxes or depths yourself.")
+        "(relation left); call them instead of comparing boxes or depths yourself. Pick the one `relation` names "
+        "with `{'left': _objects_left_of}.get(relation)`; for 'right', 'front', 'behind', which none of them does, "
+        "do it as said above.")
     assert "`_object_material(image, bbox)` (attribute material), `_same_color(image, a, b)` (same color);" in (
         built_on(shape_helper("_count_same_attribute"), functions))
     assert built_on(shape_helper("_count_either"), functions) == ""
     # an attribute read is built on the attribute helpers, never on those comparing two objects
     assert built_on(shape_helper("_attribute_of"), functions) == (
         " Build it on the library's helpers, which are checked right: `_object_material(image, bbox)` "
-        "(attribute material); call them instead of comparing boxes or depths yourself.")
+        "(attribute material); call them instead of comparing boxes or depths yourself. Pick the one `attribute` "
+        "names with `{'material': _object_material}.get(attribute)`; for 'color', 'shape', 'size', which none of "
+        "them does, do it as said above.")
 
 
 def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_dict_that_picks_one():
@@ -103,11 +107,17 @@ def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_
                         ("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."),
                         ("_same_size", "(image: Image, a: BBox, b: BBox) -> bool", "Same size."))
     assert built_on(shape_helper("_attribute_of_related"), functions).endswith(
-        " Pick the one `relation` names with a dict: `{'behind': _objects_behind, 'left': _objects_left_of}[relation]`.")
+        " Pick the one `relation` names with `{'behind': _objects_behind, 'left': _objects_left_of}.get(relation)`; "
+        "for 'right', 'front', which none of them does, do it as said above.")
     assert built_on(shape_helper("_attribute_of_same"), functions).endswith(
-        " Pick the one `shared` names with a dict: `{'color': _same_color, 'size': _same_size}[shared]`.")
-    one = library(("_objects_left_of", relation, "Left."))
-    assert "Pick the one" not in built_on(shape_helper("_count_related"), one)  # nothing to choose among
+        " Pick the one `shared` names with `{'color': _same_color, 'size': _same_size}.get(shared)`; for 'shape', "
+        "'material', which none of them does, do it as said above.")
+    four = library(*((f"_objects_{word}", relation, "A relation.") for word in ("left_of", "right_of", "in_front_of",
+                                                                                "behind")))
+    assert built_on(shape_helper("_count_related"), four).endswith(
+        " Pick the one `relation` names with a dict: `{'behind': _objects_behind, 'front': _objects_in_front_of, "
+        "'left': _objects_left_of, 'right': _objects_right_of}[relation]`.")
+    assert "Pick the one" not in built_on(shape_helper("_count_either"), four)  # nothing to choose among
 
 
 def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_those_steps():
@@ -116,9 +126,14 @@ def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_th
     helper = shape_helper("_attribute_of_related")
     relations = library(("_objects_left_of", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]",
                          "Boxes left of bbox."))
+    # one relation of four: the hint stays for the other three; all four: it goes
+    assert RELATION_HOW in proposed_docstring(helper, relations)
+    relation = "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]"
+    relations = library(*((f"_objects_{word}", relation, "A relation.") for word in ("left_of", "right_of",
+                                                                                    "in_front_of", "behind")))
     docstring = proposed_docstring(helper, relations)
     assert RELATION_HOW not in docstring and ATTRIBUTE_HOW in docstring  # no attribute helper: its hint stays
-    assert docstring.endswith("call them instead of comparing boxes or depths yourself.")
+    assert docstring.endswith("'right': _objects_right_of}[relation]`.")
     assert proposed_docstring(helper, []) == helper.docstring
     # helpers comparing two objects' attributes read none: with only those, the asked attribute keeps its hint
     same = library(("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."))
@@ -163,3 +178,15 @@ def test_a_measure_shape_helper_builds_on_the_admitted_height_helper_never_on_an
     assert built_on(shape_helper("_depth_difference"), functions) == ""  # it composes no height
     assert answered_by(ratio, ["_height_ratio"]) == "_height_ratio"
     assert coverage_of([ratio], functions).covered == 1 and coverage_of([ratio], functions[:1]).covered == 0
+
+
+def test_a_shape_helper_offered_a_reader_for_one_attribute_keeps_the_hint_for_the_others():
+    """A CLEVR build offered `_attribute_of_related` only `_size_of_object` and dropped the hint: all 16
+    samples read every attribute with it and never read `attribute`."""
+    from vadar.library.shape_helpers import ATTRIBUTE_HOW
+    from vadar.library.shape_route import proposed_docstring
+    functions = library(("_size_of_object", "(image: Image, bbox: BBox) -> str", "The size."))
+    docstring = proposed_docstring(shape_helper("_attribute_of_related"), functions)
+    assert ATTRIBUTE_HOW in docstring
+    assert docstring.endswith("Pick the one `attribute` names with `{'size': _size_of_object}.get(attribute)`; "
+                              "for 'color', 'shape', 'material', which none of them does, do it as said above.")

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from api_store import DuplicateFunctionError, FunctionRecord, FunctionStatus
 from omni3d_bench.types import Question
 from vadar.agents.api import TestContext
+from omni3d_bench.relations import ATTRIBUTES, RELATIONS
 from vadar.library.batch import BuildBatch
 from vadar.library.coverage import Step, covering
 from vadar.library.proposals import api_agent, batch_admission
@@ -114,17 +115,39 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]]) ->
     """How to pick the step helper a string parameter names, as a dict from its values to the
     helpers: asked for `_attribute_of_related(image, attribute, description, relation, reference)`
     with the four relation helpers named, the API agent wrote if/elif ladders cut off at the token
-    limit in 5 of 6 samples, and the sixth called them on the wrong boxes."""
+    limit in 5 of 6 samples, and the sixth called them on the wrong boxes. Where the helpers cover
+    only some values, the dict's `.get` finds none for the others, which the docstring's hint does:
+    offered only `_size_of_object` without the hint, all 16 samples of a CLEVR build's
+    `_attribute_of_related` read every attribute with it and never read `attribute`."""
     parameters = parameter_names(helper.name, helper.signature)
-    for kind, parameter in (("relation", "relation"), ("same", "shared"), ("same", "attribute")):
-        if parameter not in parameters:
+    comparing = "same" in helper.name.split("_")
+    sentences = []
+    for parameter in parameters:
+        kinds = {"relation": ("relation",), "shared": ("same",), "asked": ("attribute",),
+                 "attribute": ("same", "attribute") if comparing else ("attribute",)}.get(parameter, ())
+        kind = next((k for k in kinds if any(step.kind == k for step, _ in blocks)), None)
+        if kind is None:
             continue
         pairs = [(step.value, names[0]) for step, names in blocks if step.kind == kind]
-        if len(pairs) < 2:
-            continue
         chosen = ", ".join(f"'{value}': {name}" for value, name in pairs)
-        return f" Pick the one `{parameter}` names with a dict: `{{{chosen}}}[{parameter}]`."
-    return ""
+        missing = _missing(blocks, kind)
+        if not missing and len(pairs) >= 2:
+            sentences.append(f" Pick the one `{parameter}` names with a dict: `{{{chosen}}}[{parameter}]`.")
+        elif missing:
+            others = ", ".join(repr(value) for value in missing)
+            sentences.append(f" Pick the one `{parameter}` names with `{{{chosen}}}.get({parameter})`; for {others}, "
+                             "which none of them does, do it as said above.")
+    return "".join(sentences)
+
+
+_VALUES_OF = {"relation": RELATIONS, "attribute": ATTRIBUTES, "same": ATTRIBUTES}
+"""Every value a step kind takes: a hint of how the modules do a step stays until helpers do them all."""
+
+
+def _missing(blocks: Sequence[tuple[Step, list[str]]], kind: str) -> list[str]:
+    """The values of `kind` no admitted step helper does."""
+    covered = {step.value for step, _ in blocks if step.kind == kind}
+    return [value for value in _VALUES_OF.get(kind, ()) if value not in covered]
 
 
 def _blocks(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> list[tuple[Step, list[str]]]:
@@ -146,13 +169,15 @@ def _blocks(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> list[tupl
 
 def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
     """The catalogue docstring with the step helpers to build on; the hint of how the modules do a
-    step is left out where an admitted helper does it (the first `_find_related` sample offered both
-    followed the hint, box centres for left, and called none of the four relation helpers)."""
+    step is left out where admitted helpers do it for every value (the first `_find_related` sample
+    offered both followed the hint, box centres for left, and called none of the four relation
+    helpers), and kept, with the values it is for, where they do it for some."""
     docstring = helper.docstring
-    kinds = {step.kind for step, _ in _blocks(helper, library)}
-    if "relation" in kinds:
+    blocks = _blocks(helper, library)
+    kinds = {step.kind for step, _ in blocks}
+    if "relation" in kinds and not _missing(blocks, "relation"):  # a value no helper does keeps the hint
         docstring = docstring.replace(RELATION_HOW, "")
-    if "attribute" in kinds:  # helpers comparing two objects read no attribute: the hint stays with them
+    if "attribute" in kinds and not _missing(blocks, "attribute"):  # comparing helpers read none: it stays
         docstring = docstring.replace(ATTRIBUTE_HOW, "").replace(ASKED_HOW, "")
     if any(step.label == "measure:height" for step, _ in _blocks(helper, library)):
         docstring = docstring.replace(HEIGHT_HOW, "")
