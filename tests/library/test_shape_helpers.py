@@ -190,3 +190,14 @@ def test_a_shape_helper_offered_a_reader_for_one_attribute_keeps_the_hint_for_th
     assert ATTRIBUTE_HOW in docstring
     assert docstring.endswith("Pick the one `attribute` names with `{'size': _size_of_object}.get(attribute)`; "
                               "for 'color', 'shape', 'material', which none of them does, do it as said above.")
+
+
+def test_a_comparing_helper_picks_among_the_readers_when_they_cover_more_values_than_the_comparisons():
+    """A build offered `_count_same_attribute` four readers and only `_same_size`: the dict names the readers."""
+    from vadar.library.shape_route import built_on
+    reader = "(image: Image, bbox: BBox) -> str"
+    functions = library(*((f"_{a}_of_object", reader, f"The {a}.") for a in ("color", "shape", "material", "size")),
+                        ("_same_size", "(image: Image, a: BBox, b: BBox) -> bool", "Same size."))
+    assert built_on(shape_helper("_count_same_attribute"), functions).endswith(
+        " Pick the one `attribute` names with a dict: `{'color': _color_of_object, 'material': _material_of_object, "
+        "'shape': _shape_of_object, 'size': _size_of_object}[attribute]`.")

@@ -125,9 +125,11 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]]) ->
     for parameter in parameters:
         kinds = {"relation": ("relation",), "shared": ("same",), "asked": ("attribute",),
                  "attribute": ("same", "attribute") if comparing else ("attribute",)}.get(parameter, ())
-        kind = next((k for k in kinds if any(step.kind == k for step, _ in blocks)), None)
-        if kind is None:
+        present = [k for k in kinds if any(step.kind == k for step, _ in blocks)]
+        if not present:
             continue
+        # the kind its helpers do for the most values (readers for all four beat one `_same_size`)
+        kind = min(present, key=lambda k: len(_missing(blocks, k)))
         pairs = [(step.value, names[0]) for step, names in blocks if step.kind == kind]
         chosen = ", ".join(f"'{value}': {name}" for value, name in pairs)
         missing = _missing(blocks, kind)
