@@ -21,7 +21,7 @@ names the argument.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 from types import MappingProxyType
@@ -36,7 +36,6 @@ from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.library.candidates import Candidate, Route
 from vadar.library.claims import Claim, claim_label, claim_of, named_claim
 from vadar.library.rules import unread_parameter
-from vadar.library.shape_helpers import shape_helper
 from vadar.library.shape_truth import ANY, CASES as SHAPE_CASES, SceneView, judge_shape_case, shape_cases
 from vadar.library.truth_texts import box_index, compare_objects, describe, relation_text
 from vadar.programs.namespace import program_namespace
@@ -102,87 +101,60 @@ class TruthChecks:
         claim = claim_of(record)
         if claim is None:
             return self._check_shape(record, library, dataset, modules, questions)
-        result = TruthResult(None, claim.label)
-        credit: list[float] = []
-        functions = [*[f for f in library if f.name != record.name], record]
+        result, credit = TruthResult(None, claim.label), []
         parameters = parameter_names(record.name, record.signature)
-        for image_id in list(dict.fromkeys(q.image_id for q in questions))[: self.images]:
-            scene = dataset.scene(image_id)
-            if not scene or not scene.get("objects"):
-                continue
-            question = next(q for q in questions if q.image_id == image_id)
-            image = dataset.image(question)
-            boxes = self._boxes_in_scene_order(modules, image, len(scene["objects"]))
-            if boxes is None:
-                continue
-            namespace = program_namespace(image, modules, functions)
-            phrases = _phrases(modules, image, scene, boxes)
-            for case in self._cases(claim, scene, len(boxes)):
-                arguments = _arguments(claim, case, boxes, phrases)
+        for scene in self._scenes(record, library, dataset, modules, questions):
+            for case in self._cases(claim, scene.scene, len(scene.boxes)):
+                arguments = _arguments(claim, case, scene.boxes, scene.phrases)
                 if arguments is None:
                     continue
-                failure, earned = self._run(record.name, parameters, claim, scene, boxes, namespace, case, arguments)
-                result.cases += 1
-                credit.append(earned)
-                if failure is not None:
-                    result.failures.append(f"{image_id}: {failure}")
-                if failure is not None and failure.endswith(TIMED_OUT):
-                    result.passed = False
+                failure, earned = self._run(record.name, parameters, claim, scene.scene, scene.boxes, scene.namespace,
+                                            case, arguments)
+                if not _record(result, credit, scene.image_id, failure, earned):
                     return result
-        if result.cases:
-            if claim.kind in METRIC_KINDS:
-                result.credit = sum(credit) / len(credit)
-                level = self.metric_pass.get(f"{claim.kind}:{claim.value}", self.metric_pass[claim.kind])
-                result.passed = result.credit >= level
-            else:
-                result.passed = not result.failures
-            if any(CHANGED_ARGUMENT in failure for failure in result.failures):
-                result.passed = False  # whatever credit it earned: its callers' lists would be wrong
-        return result
+        level = self.metric_pass.get(f"{claim.kind}:{claim.value}", self.metric_pass[claim.kind]) \
+            if claim.kind in METRIC_KINDS else None
+        return _verdict(result, credit, level)
 
     def _check_shape(self, record: FunctionRecord, library: Sequence[FunctionRecord], dataset: Dataset,
                      modules: ModuleSet, questions: Sequence[Question]) -> TruthResult:
         """A question-shape helper on cases of every value of its relation or attribute parameter
         (`vadar.library.shape_truth`); no evidence for any other helper that claims nothing."""
-        parameters = parameter_names(record.name, record.signature)
-        if record.name not in SHAPE_CASES or shape_helper(record.name) is None:
+        if record.name not in SHAPE_CASES:
             return TruthResult(None)
-        views, namespaces = [], []
-        functions = [*[f for f in library if f.name != record.name], record]
-        for image_id in list(dict.fromkeys(q.image_id for q in questions))[: self.images]:
-            scene = dataset.scene(image_id)
-            image = dataset.image(next(q for q in questions if q.image_id == image_id))
-            boxes = self._boxes_in_scene_order(modules, image, len(scene["objects"])) if scene.get("objects") else None
-            if boxes is None:
-                continue
-            located = {box_index(boxes, b) for b in modules.loc(image, ANY)}
-            views.append(SceneView(scene, boxes, _phrases(modules, image, scene, boxes),
-                                   frozenset(i for i in located if i is not None)))
-            namespaces.append((image_id, program_namespace(image, modules, functions)))
+        parameters = parameter_names(record.name, record.signature)
+        scenes = list(self._scenes(record, library, dataset, modules, questions))
+        views = [SceneView(s.scene, s.boxes, s.phrases,
+                           frozenset(i for b in modules.loc(s.image, ANY) if (i := box_index(s.boxes, b)) is not None))
+                 for s in scenes]
         result, credit, level = TruthResult(None, f"question shape {record.name}"), [], None
         for view_index, case in shape_cases(record.name, views, 4 * self.references):
             if len(case.arguments) != len(parameters) - 1:
                 return TruthResult(None)  # another signature than the catalogue's: its cases do not fit
-            image_id, namespace = namespaces[view_index]
+            scene, level = scenes[view_index], case.level
             call = f"{record.name}(image, {', '.join(case.shown)})"
-            error, value = self._execute(record.name, parameters, case.arguments, namespace)
+            error, value = self._execute(record.name, parameters, case.arguments, scene.namespace)
             failure, earned = ((f"{call} {error}", 0.0) if error is not None
                                else judge_shape_case(call, case, value, self.tolerance))
-            result.cases += 1
-            credit.append(earned)
-            level = case.level
-            if failure is not None:
-                result.failures.append(f"{image_id}: {failure}")
-                if failure.endswith(TIMED_OUT):
-                    result.passed = False
-                    return result
-        if result.cases:
-            if level is not None:  # a measure: its mean credit, as a named metric claim's
-                result.credit = sum(credit) / len(credit)
-                result.passed = result.credit >= level
-            else:
-                result.passed = not result.failures
-        return result
+            if not _record(result, credit, scene.image_id, failure, earned):
+                return result
+        return _verdict(result, credit, level)
+
+    def _scenes(self, record: FunctionRecord, library: Sequence[FunctionRecord], dataset: Dataset,
+                modules: ModuleSet, questions: Sequence[Question]) -> Iterator[_Scene]:
+        """The build scenes the cases come from (at most `images`), each with its objects' boxes in
+        scene order, their phrases and the namespace the helper runs in; none without an oracle."""
+        functions = [*[f for f in library if f.name != record.name], record]
+        for image_id in list(dict.fromkeys(q.image_id for q in questions))[: self.images]:
+            scene = dataset.scene(image_id)
+            if not scene or not scene.get("objects"):
+                continue
+            image = dataset.image(next(q for q in questions if q.image_id == image_id))
+            boxes = self._boxes_in_scene_order(modules, image, len(scene["objects"]))
+            if boxes is None:
+                continue
+            yield _Scene(image_id, scene, image, boxes, _phrases(modules, image, scene, boxes),
+                         program_namespace(image, modules, functions))
 
     def _execute(self, name: str, parameters: Sequence[str], arguments: Sequence[Any],
                  namespace: dict[str, Any]) -> tuple[str | None, Any]:
@@ -276,6 +248,44 @@ class TruthChecks:
         if any(abs(number - t) <= self.tolerance * abs(t) for t in truths):
             return None, earned
         return f"{call} returned {number:.3g}, but " + what.format(truths[0]), earned
+
+
+@dataclass(frozen=True)
+class _Scene:
+    """One build scene a helper's cases run on."""
+
+    image_id: str
+    scene: dict[str, Any]
+    image: Any
+    boxes: list[list[float]]
+    phrases: dict[int, str]
+    namespace: dict[str, Any]
+
+
+def _record(result: TruthResult, credit: list[float], image_id: str, failure: str | None, earned: float) -> bool:
+    """Count one case; False when it ran out of time: the helper fails at once, its other cases unrun."""
+    result.cases += 1
+    credit.append(earned)
+    if failure is not None:
+        result.failures.append(f"{image_id}: {failure}")
+        if failure.endswith(TIMED_OUT):
+            result.passed = False
+            return False
+    return True
+
+
+def _verdict(result: TruthResult, credit: Sequence[float], level: float | None) -> TruthResult:
+    """Passed when every case held, or for a measure (`level`) when its mean credit reaches the level;
+    never when it changed an argument, whatever credit it earned: its callers' lists would be wrong."""
+    if result.cases:
+        if level is not None:
+            result.credit = sum(credit) / len(credit)
+            result.passed = result.credit >= level
+        else:
+            result.passed = not result.failures
+        if any(CHANGED_ARGUMENT in failure for failure in result.failures):
+            result.passed = False
+    return result
 
 
 class TruthVerifier:
