@@ -146,11 +146,9 @@ def judge(answered: Sequence[Answered], level: float = WITHDRAW_P) -> Validation
 
 
 def sign_test(won: int, lost: int) -> float:
-    """Two-sided exact binomial test of `won` against `lost` at even odds (1.0 when none differ)."""
-    n, k = won + lost, min(won, lost)
-    if n == 0:
-        return 1.0
-    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+    """Two-sided exact binomial test of `won` against `lost` at even odds (1.0 when none differ):
+    twice the one-sided tail of the side that did worse."""
+    return min(1.0, 2 * behind_p(min(won, lost), max(won, lost)))
 
 
 def behind_p(won: int, lost: int) -> float:
