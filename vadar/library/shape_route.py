@@ -129,10 +129,9 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]]) ->
         if not present:
             continue
         # the kind its helpers do for the most values (readers for all four beat one `_same_size`)
-        kind = min(present, key=lambda k: len(_missing(blocks, k)))
+        missing, kind = min(((_missing(blocks, k), k) for k in present), key=lambda pair: len(pair[0]))
         pairs = [(step.value, names[0]) for step, names in blocks if step.kind == kind]
         chosen = ", ".join(f"'{value}': {name}" for value, name in pairs)
-        missing = _missing(blocks, kind)
         if not missing and len(pairs) >= 2:
             sentences.append(f" Pick the one `{parameter}` names with a dict: `{{{chosen}}}[{parameter}]`.")
         elif missing:
@@ -176,12 +175,11 @@ def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -
     helpers), and kept, with the values it is for, where they do it for some."""
     docstring = helper.docstring
     blocks = _blocks(helper, library)
-    kinds = {step.kind for step, _ in blocks}
-    if "relation" in kinds and not _missing(blocks, "relation"):  # a value no helper does keeps the hint
+    if not _missing(blocks, "relation"):  # a value no helper does keeps the hint
         docstring = docstring.replace(RELATION_HOW, "")
-    if "attribute" in kinds and not _missing(blocks, "attribute"):  # comparing helpers read none: it stays
+    if not _missing(blocks, "attribute"):  # comparing helpers read no attribute: with only them it stays
         docstring = docstring.replace(ATTRIBUTE_HOW, "").replace(ASKED_HOW, "")
-    if any(step.label == "measure:height" for step, _ in _blocks(helper, library)):
+    if any(step.label == "measure:height" for step, _ in blocks):
         docstring = docstring.replace(HEIGHT_HOW, "")
     return docstring + built_on(helper, library)
 
