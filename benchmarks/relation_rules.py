@@ -20,7 +20,7 @@ from pathlib import Path
 
 from omni3d_bench.datasets.clevr import ClevrDataset
 from omni3d_bench.relations import RELATIONS, object_measure, related_objects
-from vadar.library.truth_checks import TruthChecks
+from vadar.library.truth_checks import boxes_in_scene_order
 from vadar.runs.prepare import oracle_modules
 
 
@@ -45,7 +45,7 @@ def disagreements(data: Path, split: str, skip: int, limit: int | None) -> tuple
     for image_id in dict.fromkeys(q.image_id for q in questions):
         scene = dataset.scene(image_id)
         image = dataset.image(next(q for q in questions if q.image_id == image_id))
-        boxes = TruthChecks._boxes_in_scene_order(modules, image, len(scene["objects"]))
+        boxes = boxes_in_scene_order(modules, image, len(scene["objects"]))
         if boxes is None:
             continue
         scenes += 1

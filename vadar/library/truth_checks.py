@@ -150,7 +150,7 @@ class TruthChecks:
             if not scene or not scene.get("objects"):
                 continue
             image = dataset.image(next(q for q in questions if q.image_id == image_id))
-            boxes = self._boxes_in_scene_order(modules, image, len(scene["objects"]))
+            boxes = boxes_in_scene_order(modules, image, len(scene["objects"]))
             if boxes is None:
                 continue
             yield _Scene(image_id, scene, image, boxes, _phrases(modules, image, scene, boxes),
@@ -168,19 +168,6 @@ class TruthChecks:
         if outcome.error is not None:
             return f"failed: {outcome.error.splitlines()[-1]}", None
         return None, outcome.value
-
-    @staticmethod
-    def _boxes_in_scene_order(modules: ModuleSet, image: Any, count: int) -> list[list[float]] | None:
-        """Each scene object's box from `loc`, indexed like the scene file; None without an oracle."""
-        index_of = getattr(modules.loc, "annotation_index", None)
-        if index_of is None:
-            return None
-        try:
-            boxes = [list(map(float, b)) for b in modules.loc(image, "objects")]
-            placed = {index_of(image, b): b for b in boxes}
-        except Exception:  # noqa: BLE001 - a scene the oracle cannot read gives no evidence
-            return None
-        return [placed[i] for i in range(count)] if sorted(placed) == list(range(count)) else None
 
     def _cases(self, claim: Claim, scene: dict[str, Any], count: int) -> list[tuple[int, ...]]:
         n = self.references
@@ -248,6 +235,19 @@ class TruthChecks:
         if any(abs(number - t) <= self.tolerance * abs(t) for t in truths):
             return None, earned
         return f"{call} returned {number:.3g}, but " + what.format(truths[0]), earned
+
+
+def boxes_in_scene_order(modules: ModuleSet, image: Any, count: int) -> list[list[float]] | None:
+    """Each scene object's box from `loc`, indexed like the scene file; None without an oracle."""
+    index_of = getattr(modules.loc, "annotation_index", None)
+    if index_of is None:
+        return None
+    try:
+        boxes = [list(map(float, b)) for b in modules.loc(image, "objects")]
+        placed = {index_of(image, b): b for b in boxes}
+    except Exception:  # noqa: BLE001 - a scene the oracle cannot read gives no evidence
+        return None
+    return [placed[i] for i in range(count)] if sorted(placed) == list(range(count)) else None
 
 
 @dataclass(frozen=True)
