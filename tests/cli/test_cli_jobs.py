@@ -78,3 +78,16 @@ def test_build_api_grows_the_library_from_the_questions_after_skip(scripted, tmp
     with ApiStore(tmp_path / "home" / "vadar.sqlite", create=False) as store:
         (batch,) = store.batches(store.runs("build-api")[0].id)
     assert batch.question_ids == ["3", "4", "5"]
+
+
+def test_build_api_picks_its_questions_across_the_shapes_of_the_first_n(scripted, tmp_path, monkeypatch):
+    monkeypatch.setenv("VADAR_LIBRARY_ADMISSION", "off")
+    from api_store import ApiStore
+
+    # from the first 2 questions only, however many --limit asks for
+    result = CliRunner().invoke(app, ["build-api", "--spread-over", "2", "--limit", "3", "--batch-size", "3",
+                                      "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    with ApiStore(tmp_path / "home" / "vadar.sqlite", create=False) as store:
+        (batch,) = store.batches(store.runs("build-api")[0].id)
+    assert batch.question_ids == ["0", "1"]

@@ -161,15 +161,20 @@ class Vadar:
     # ---------------------------------------------------------------- data sets
 
     def select(self, data: PathLike | None = None, *, split: str | None = None, limit: int | None = None,
-               skip: int = 0, families: Sequence[str] = (), load: bool = True) -> PreparedData:
-        """Questions of a data set (None: the built-in CLEVR sample), checked, with their modules."""
+               skip: int = 0, families: Sequence[str] = (), spread_over: int | None = None,
+               load: bool = True) -> PreparedData:
+        """Questions of a data set (None: the built-in CLEVR sample), checked, with their modules.
+        `spread_over`: the `limit` questions are picked across the question shapes of the first
+        `spread_over` (after `skip`), not the first `limit` (`runs.prepare.spread_over_shapes`)."""
         check_settings(self.config)
         check_path("data", data, optional=True)
         check_type("split", split, str, optional=True, error=DatasetError)
         check_count("limit", limit, optional=True)
         check_count("skip", skip)
+        check_count("spread_over", spread_over, least=1, optional=True)
         check_texts("families", families, error=DatasetError)
-        selection = DataSelection(Path(data) if data is not None else None, split, limit, skip, tuple(families))
+        selection = DataSelection(Path(data) if data is not None else None, split, limit, skip, tuple(families),
+                                  spread_over)
         return selection.prepare(self.config, overrides=self.modules, load=load)
 
     def _selected(self, data: PathLike | PreparedData | None, **selection: object) -> PreparedData:
@@ -205,13 +210,15 @@ class Vadar:
         return Evaluation(summary, out_dir, method)
 
     def build(self, data: PathLike | PreparedData | None = None, *, split: str | None = None,
-              limit: int | None = None, skip: int = 0, batch_size: int = 10, batches: int | None = None,
-              out: PathLike | None = None, on_batch: Callable[[BatchReport], None] | None = None,
+              limit: int | None = None, skip: int = 0, spread_over: int | None = None, batch_size: int = 10,
+              batches: int | None = None, out: PathLike | None = None,
+              on_batch: Callable[[BatchReport], None] | None = None,
               on_validation: Callable[[ValidationReport], None] | None = None) -> Build:
         """Grow the library from a data set's questions, `batch_size` at a time (the first `batches`
         batches): the Signature agent proposes helpers, the API agent implements them, admission
         keeps those that help. `skip` leaves out the first questions (a library built on them
-        grows from the next ones). Resumes a build interrupted in `out` (default
+        grows from the next ones); `spread_over` picks the `limit` build questions across the
+        question shapes of the first `spread_over`. Resumes a build interrupted in `out` (default
         runs/<data>-<split>-build)."""
         check_count("batch_size", batch_size, least=1)
         check_count("batches", batches, least=1, optional=True)
@@ -219,7 +226,7 @@ class Vadar:
         for name, callback in (("on_batch", on_batch), ("on_validation", on_validation)):
             if callback is not None and not callable(callback):
                 raise ConfigError(f"{name} must be a function or None, not {type(callback).__name__}")
-        prepared = self._selected(data, split=split, limit=limit, skip=skip)
+        prepared = self._selected(data, split=split, limit=limit, skip=skip, spread_over=spread_over)
         out_dir = Path(out) if out is not None else default_run_dir(data, prepared, "build")
         session = self.session
         self.progress.stage("building the API")

@@ -14,7 +14,7 @@ from vadar.app import open as open_vadar
 from vadar.cli.errors import user_errors
 from vadar.cli.options import (EXECUTION, MODULES, REASONING, BatchesOption, BatchSizeOption, DataOption,
                                FamilyOption, LimitOption, MethodOption, OutOption, SkipOption, SplitOption,
-                               settings_flags)
+                               SpreadOption, settings_flags)
 from vadar.config import VadarConfig
 from vadar.text import one_line
 
@@ -114,12 +114,13 @@ def _opened(settings: VadarConfig, progress: LiveProgress) -> Vadar:
 @settings_flags(*MODULES)
 def build_api_command(
     settings: VadarConfig, data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
-    skip: SkipOption = 0, batch_size: BatchSizeOption = 10, batches: BatchesOption = None, out: OutOption = None,
+    skip: SkipOption = 0, spread_over: SpreadOption = None, batch_size: BatchSizeOption = 10,
+    batches: BatchesOption = None, out: OutOption = None,
 ) -> None:
     """Grow the library: Signature agent then API agent, batch after batch."""
     with user_errors(), LiveProgress(console) as progress, _opened(settings, progress) as v:
-        built = v.build(data, split=split, limit=limit, skip=skip, batch_size=batch_size, batches=batches, out=out,
-                        on_batch=_print_batch, on_validation=_print_validation)
+        built = v.build(data, split=split, limit=limit, skip=skip, spread_over=spread_over, batch_size=batch_size,
+                        batches=batches, out=out, on_batch=_print_batch, on_validation=_print_validation)
     console.print(f"library: {built.functions} implemented functions in {settings.paths.database}")
     if built.coverage is not None:
         console.print(f"{built.coverage.line()} (at the end: {built.out_dir / 'coverage.json'})",

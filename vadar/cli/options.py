@@ -28,6 +28,9 @@ SplitOption = Annotated[str | None, typer.Option(
     "--split", help="Question split, e.g. dev. Default: the sample's split, or the only split.")]
 LimitOption = Annotated[int | None, typer.Option("--limit", min=0, help="Use only the first N questions.")]
 SkipOption = Annotated[int, typer.Option("--skip", min=0, help="Leave out the first N questions (then --limit).")]
+SpreadOption = Annotated[int | None, typer.Option(
+    "--spread-over", min=1, help="Pick the --limit questions across the question shapes of the first N "
+                                 "(after --skip), the most common shape first, instead of the first --limit.")]
 FamilyOption = Annotated[list[str] | None, typer.Option(
     "--family", help="Only questions of this family (the generator's family, CLEVR's template); "
     "repeatable. Applied after --skip, before --limit.")]

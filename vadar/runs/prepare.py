@@ -23,6 +23,7 @@ from omni3d_bench.datasets.single import single_question_dataset
 from omni3d_bench.sample import SAMPLE_SPLIT
 from omni3d_bench.types import Dataset, Question
 from vadar.config import VadarConfig
+from vadar.programs.question_shape import shape_of
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,16 @@ class DataSelection:
     questions after skipping the first `skip` and keeping only those of `families` (all when empty).
 
     Skipping comes first, so `skip` keeps its meaning (the first questions of the data set, e.g.
-    those a library was built from) whatever families are chosen."""
+    those a library was built from) whatever families are chosen. With `spread_over`, the `limit`
+    questions are picked across the question shapes of the first `spread_over` questions
+    (`spread_over_shapes`) instead of being the first `limit`."""
 
     data: Path | None = None
     split: str | None = None
     limit: int | None = None
     skip: int = 0
     families: tuple[str, ...] = ()
+    spread_over: int | None = None
 
     def prepare(self, config: VadarConfig | None = None, *,
                 overrides: Mapping[str, str] | None = None, load: bool = True) -> PreparedData:
@@ -64,9 +68,29 @@ class DataSelection:
         if split not in dataset.splits():  # `--split ../../x` would read, and name a run directory, elsewhere
             raise DatasetError(f"unknown split {split!r} in {root}; available: {', '.join(dataset.splits()) or 'none'}")
         questions = of_families(dataset.questions(split)[max(self.skip, 0):], self.families, root)
-        if self.limit is not None:
+        if self.spread_over is not None:
+            questions = spread_over_shapes(questions[: max(self.spread_over, 0)], self.limit)
+        elif self.limit is not None:
             questions = questions[: max(self.limit, 0)]
         return prepare_questions(dataset, split, questions, config or VadarConfig(), overrides, load=load)
+
+
+def spread_over_shapes(questions: Sequence[Question], count: int | None) -> list[Question]:
+    """`count` of `questions` (all: None) taken shape by shape in turn, the most common shape first,
+    each shape's in their order (`programs.question_shape`: the answer kind and relation family).
+
+    A data set's first questions can be few shapes: CLEVR lists a scene's questions together, and its
+    first 30 dev questions are 6 shapes of the 12 its first 104 hold, with no either/or count and
+    no count comparison, so a 30-question build never proposed their helpers. Taken in turn from
+    those 104, 30 questions hold every shape, the eight most common three times each (the support a
+    question-shape helper needs by default)."""
+    groups: dict[tuple[str, str | None], list[Question]] = {}
+    for question in questions:
+        shape = shape_of(question.question)
+        groups.setdefault((shape.answer, shape.relation), []).append(question)
+    ordered = sorted(groups.values(), key=len, reverse=True)  # stable: ties keep their first appearance
+    picked = [group[k] for k in range(max(map(len, ordered), default=0)) for group in ordered if k < len(group)]
+    return picked if count is None else picked[: max(count, 0)]
 
 
 def of_families(questions: list[Question], families: Sequence[str], root: Path) -> list[Question]:
