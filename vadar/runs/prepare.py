@@ -69,27 +69,33 @@ class DataSelection:
             raise DatasetError(f"unknown split {split!r} in {root}; available: {', '.join(dataset.splits()) or 'none'}")
         questions = of_families(dataset.questions(split)[max(self.skip, 0):], self.families, root)
         if self.spread_over is not None:
-            questions = spread_over_shapes(questions[: max(self.spread_over, 0)], self.limit)
+            support = (config or VadarConfig()).library.outcome_min_support
+            questions = spread_over_shapes(questions[: max(self.spread_over, 0)], self.limit, support)
         elif self.limit is not None:
             questions = questions[: max(self.limit, 0)]
         return prepare_questions(dataset, split, questions, config or VadarConfig(), overrides, load=load)
 
 
-def spread_over_shapes(questions: Sequence[Question], count: int | None) -> list[Question]:
-    """`count` of `questions` (all: None) taken shape by shape in turn, the most common shape first,
-    each shape's in their order (`programs.question_shape`: the answer kind and relation family).
+def spread_over_shapes(questions: Sequence[Question], count: int | None, per_shape: int = 3) -> list[Question]:
+    """`count` of `questions` (all: None) taken shape by shape, the most common shape first, `per_shape`
+    of each in turn, each shape's in their order (`programs.question_shape`: the answer kind and
+    relation family).
 
     A data set's first questions can be few shapes: CLEVR lists a scene's questions together, and its
     first 30 dev questions are 6 shapes of the 12 its first 104 hold, with no either/or count and
-    no count comparison, so a 30-question build never proposed their helpers. Taken in turn from
-    those 104, 30 questions hold every shape, the eight most common three times each (the support a
-    question-shape helper needs by default)."""
+    no count comparison, so a 30-question build never proposed their helpers. `per_shape` is the
+    support a question-shape helper needs (`library.outcome_min_support`): taken that many at a
+    time, 30 of those 104 give ten shapes three questions each, and a shape's helper is due in the
+    batch that completes its three, a few shapes a batch, not all in the last one (the route tries
+    `library.shape_helpers_per_batch` a batch)."""
     groups: dict[tuple[str, str | None], list[Question]] = {}
     for question in questions:
         shape = shape_of(question.question)
         groups.setdefault((shape.answer, shape.relation), []).append(question)
     ordered = sorted(groups.values(), key=len, reverse=True)  # stable: ties keep their first appearance
-    picked = [group[k] for k in range(max(map(len, ordered), default=0)) for group in ordered if k < len(group)]
+    step = max(per_shape, 1)
+    rounds = range(0, max(map(len, ordered), default=0), step)
+    picked = [q for start in rounds for group in ordered for q in group[start:start + step]]
     return picked if count is None else picked[: max(count, 0)]
 
 
