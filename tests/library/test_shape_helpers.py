@@ -87,8 +87,8 @@ def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitt
     assert built_on(shape_helper("_count_related"), functions) == (
         " Build it on the library's helpers, which are checked right: `_objects_left_of(image, bbox, candidates)` "
         "(relation left); call them instead of comparing boxes or depths yourself. Pick the one `relation` names "
-        "with `{'left': _objects_left_of}.get(relation)`; for 'right', 'front', 'behind', which none of them does, "
-        "do it as said above.")
+        "with `{'left': _objects_left_of}.get(relation)`, called as `picked(image, reference, loc(image, description))`; "
+        "for 'right', 'front', 'behind', which none of them does, do it as said above.")
     assert "`_object_material(image, bbox)` (attribute material), `_same_color(image, a, b)` (same color);" in (
         built_on(shape_helper("_count_same_attribute"), functions))
     assert built_on(shape_helper("_count_either"), functions) == ""
@@ -107,17 +107,24 @@ def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_
                         ("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."),
                         ("_same_size", "(image: Image, a: BBox, b: BBox) -> bool", "Same size."))
     assert built_on(shape_helper("_attribute_of_related"), functions).endswith(
-        " Pick the one `relation` names with `{'behind': _objects_behind, 'left': _objects_left_of}.get(relation)`; "
-        "for 'right', 'front', which none of them does, do it as said above.")
+        " Pick the one `relation` names with `{'behind': _objects_behind, 'left': _objects_left_of}.get(relation)`, "
+        "called as `picked(image, reference, loc(image, description))`; for 'right', 'front', which none of them "
+        "does, do it as said above.")
     assert built_on(shape_helper("_attribute_of_same"), functions).endswith(
         " Pick the one `shared` names with `{'color': _same_color, 'size': _same_size}.get(shared)`; for 'shape', "
         "'material', which none of them does, do it as said above.")
     four = library(*((f"_objects_{word}", relation, "A relation.") for word in ("left_of", "right_of", "in_front_of",
                                                                                 "behind")))
+    # the picked helper's arguments come from the shape helper's: the candidates are what `description` matches
     assert built_on(shape_helper("_count_related"), four).endswith(
         " Pick the one `relation` names with a dict: `{'behind': _objects_behind, 'front': _objects_in_front_of, "
-        "'left': _objects_left_of, 'right': _objects_right_of}[relation]`.")
+        "'left': _objects_left_of, 'right': _objects_right_of}[relation](image, reference, loc(image, description))`.")
     assert "Pick the one" not in built_on(shape_helper("_count_either"), four)  # nothing to choose among
+    # no `description` to find candidates with (a yes/no of two boxes), or relation helpers without candidates
+    assert built_on(shape_helper("_is_related"), four).endswith("'right': _objects_right_of}[relation]`.")
+    bare = library(*((f"_objects_{word}", "(image: Image, bbox: BBox) -> list[BBox]", "A relation.")
+                     for word in ("left_of", "right_of", "in_front_of", "behind")))
+    assert built_on(shape_helper("_count_related"), bare).endswith("'right': _objects_right_of}[relation]`.")
 
 
 def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_those_steps():
@@ -133,7 +140,7 @@ def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_th
                                                                                     "in_front_of", "behind")))
     docstring = proposed_docstring(helper, relations)
     assert RELATION_HOW not in docstring and ATTRIBUTE_HOW in docstring  # no attribute helper: its hint stays
-    assert docstring.endswith("'right': _objects_right_of}[relation]`.")
+    assert docstring.endswith("'right': _objects_right_of}[relation](image, reference, loc(image, description))`.")
     assert proposed_docstring(helper, []) == helper.docstring
     # helpers comparing two objects' attributes read none: with only those, the asked attribute keeps its hint
     same = library(("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."))
