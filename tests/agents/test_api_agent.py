@@ -116,3 +116,15 @@ def test_progress_events_name_each_attempt_and_outcome(store):
         "implementing _center_x (attempt 2/5)",
         "implemented _center_x",
     ]
+
+
+def test_a_long_docstring_gets_room_in_the_reply_that_repeats_it(store):
+    from vadar.programs.sampling import IMPLEMENTATION, implementation_sampling
+
+    assert implementation_sampling("Count all objects.") == IMPLEMENTATION
+    assert implementation_sampling("x" * 1000).max_tokens == IMPLEMENTATION.max_tokens + 150
+    store.propose("_long", "(image: Image) -> int", "Count all objects. " + "Build it on the helpers. " * 40)
+    llm = ScriptedLLM([code("def _count_all(image):\n    return len(loc(image, 'objects'))"),
+                       code("def _long(image):\n    return _count_all(image)")])
+    ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_count_all", "_long"], [CONTEXT])
+    assert [r["max_tokens"] for r in llm.requests] == [400, 400 + (len(store.current("_long").docstring) - 400) // 4]

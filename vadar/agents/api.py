@@ -25,7 +25,7 @@ from api_store import AttemptRecord, FunctionRecord, FunctionStatus
 from api_store.names import prompt_hash
 from vadar import prompts
 from vadar.programs.outcome import Executor, check_infrastructure
-from vadar.programs.sampling import IMPLEMENTATION
+from vadar.programs.sampling import IMPLEMENTATION, implementation_sampling
 from vadar.agents.helper_search import (FIRST_PASS, CaseCheck, ComparingVerifier, HelperVerifier, Sample,
                                        SearchRecord, SearchRule, SearchSettings, search)
 from vadar.agents.library_view import ImplementationLog, LibraryView
@@ -150,6 +150,10 @@ class ApiAgent:
                 convention=convention)},
         ]
 
+    def _loop_for(self, record: FunctionRecord) -> StepLoop:
+        """The step loop with room for the record's docstring, which replies repeat."""
+        return dataclasses.replace(self.loop, sampling=implementation_sampling(record.docstring))
+
     def _attempts(self, record: FunctionRecord, stack: list[str], context: TestContext,
                   report: ImplementationReport, *, messages: list[dict[str, str]] | None = None,
                   fail: bool = True) -> bool:
@@ -162,7 +166,8 @@ class ApiAgent:
                              f"{_last_error(self.store, record)}", report)
             return False
         messages = messages if messages is not None else self._opening(record) + _resumed_turns(self.store, record)
-        end, step = self._converse(record, messages, self.loop, stack, context, report, first_step=done + 1)
+        end, step = self._converse(record, messages, self._loop_for(record), stack, context, report,
+                                   first_step=done + 1)
         if end.done:
             self._store_implementation(name, step, report)
             return True
@@ -245,8 +250,8 @@ class ApiAgent:
                 messages += [{"role": "assistant", "content": f"```python\n{closest}```"},
                              {"role": "user", "content": prompts.render(rule.retry_template, name=name,
                                                                         failures=list(failures)[:3])}]
-            sampling = self.loop.sampling if index == 0 else dataclasses.replace(
-                self.loop.sampling, first_temperature=self.search.temperature)
+            base = implementation_sampling(record.docstring)
+            sampling = base if index == 0 else dataclasses.replace(base, first_temperature=self.search.temperature)
             steps = self.loop.max_steps if index == 0 else min(self.loop.max_steps, SAMPLE_ATTEMPTS)
             loop = dataclasses.replace(self.loop, sampling=sampling, max_steps=steps, seed=None if index == 0 else index)
             end, step = self._converse(record, messages, loop, stack, context, report, numbered_from=numbered[0],

@@ -8,6 +8,7 @@ temperature. With a fixed seed the whole schedule stays reproducible and cacheab
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 
@@ -31,3 +32,13 @@ SIGNATURES = Sampling(max_tokens=600)
 TOOL_STEP = Sampling(max_tokens=300, retry_temperature_step=0.0)  # turns of one task, not retries
 DIRECT = Sampling(max_tokens=64)
 PROGRAM_SAMPLE = Sampling(max_tokens=400, first_temperature=0.7)  # a second opinion, for majorities
+
+
+def implementation_sampling(docstring: str) -> Sampling:
+    """The API agent's limit for one helper: a reply repeats the stub's docstring (the prompt's
+    example reply does), so a docstring past 400 characters adds its length at 4 characters a token.
+    A question-shape helper's docstring, built on eight step helpers and two dicts, is about 1,000
+    characters: 9 of the 21 replies for a CLEVR build's `_attribute_of_related` were cut off at 400
+    tokens, most of them the docstring and a few lines of body."""
+    extra = max(0, len(docstring) - 400) // 4
+    return dataclasses.replace(IMPLEMENTATION, max_tokens=IMPLEMENTATION.max_tokens + extra)
