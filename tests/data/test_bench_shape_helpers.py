@@ -175,7 +175,7 @@ def truth_check(bench, tmp_path, source, name):
             store.current(name), store.functions(), dataset, modules, dataset.questions("test"))
 
 
-@pytest.mark.parametrize("name", ["_height_ratio", "_depth_difference", "_height_of_neighbour",
+@pytest.mark.parametrize("name", ["_height_ratio", "_stack_count", "_depth_difference", "_height_of_neighbour",
                                   "_attribute_of_nearest", "_is_closer_to"])
 def test_ground_truth_confirms_a_body_that_follows_the_docstring(bench, tmp_path, name):
     result = truth_check(bench, tmp_path, RIGHT_BODIES, name)
@@ -197,8 +197,13 @@ def test_ground_truth_refuses_a_wrong_body(bench, tmp_path, name, right, wrong):
     assert result.passed is False and "but the truth is" in result.failures[0]
 
 
-def test_a_stack_count_is_not_checked_by_ground_truth(bench, tmp_path):
-    assert truth_check(bench, tmp_path, RIGHT_BODIES, "_stack_count").passed is None
+def test_a_fit_count_dividing_pixel_heights_fails_ground_truth(bench, tmp_path):
+    # cases are those the boxes read within 15%, where the floor of the read ratio is the truth's
+    pixels = RIGHT_BODIES.replace("return math.floor(_h(image, whole) / _h(image, unit))",
+                                  "return math.floor((whole[3] - whole[1]) / (unit[3] - unit[1]))")
+    assert pixels != RIGHT_BODIES
+    result = truth_check(bench, tmp_path, pixels, "_stack_count")
+    assert result.passed is False and "but the truth is" in result.failures[0]
 
 
 def test_the_truth_s_nearest_and_neighbour_are_the_generator_s(bench):
