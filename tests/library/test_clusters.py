@@ -353,3 +353,18 @@ def test_an_empty_or_long_docstring_reply_is_refused():
         reply_docstring("  ")
     with pytest.raises(ValueError, match="one sentence"):
         reply_docstring("word " * 200)
+
+
+def test_a_group_helper_with_a_body_the_library_has_is_refused_without_another_request(sample):
+    from vadar.library.hand import add_functions
+
+    store, dataset, modules, questions = sample
+    add_functions(store, 'def _count_things(image, prompt: str) -> int:\n    """How many match."""\n'
+                         '    found = loc(image, prompt)\n    return len(found)\n')
+    llm = ScriptedLLM([COUNT, COUNT])
+    report = writer(store, llm).write(dataset, modules, questions)
+    assert report.admitted == [] and len(llm.calls) == 1
+    assert report.rejected["_count_matching"] == "the body of `_count_things`, which the library has"
+    # one call of a library helper under a second name is the same helper too
+    alias = COUNT.replace("return len(loc(image, object_prompt))", "return _count_things(image, object_prompt)")
+    assert writer(store, ScriptedLLM([alias])).write(dataset, modules, questions).admitted == []

@@ -31,11 +31,12 @@ from vadar import prompts
 from vadar.library.candidates import Candidate, Evidence, Route, Use, route_of
 from vadar.library.docstrings import redocument
 from vadar.library.drafting import helper_source
-from vadar.library.fragments import code_tokens
+from vadar.library.fragments import code_tokens, helper_body, library_twin
 from vadar.library.frames import frame_questions, group_programs, question_frame
 from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, scored_right, source_rule
 from vadar.library.group_replies import Written, calls_of, misuse, parse_reply
-from vadar.library.problems import CoverageProblem, DocstringProblem, NotShorter, Problem, ReplyProblem, WrongOnFrame
+from vadar.library.problems import (CoverageProblem, DocstringProblem, Duplicate, NotShorter, Problem, ReplyProblem,
+                                    WrongOnFrame)
 from vadar.library.sources import DistillReport, api_signatures, right_programs, support
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel, Message, Role
@@ -131,6 +132,10 @@ class GroupWriter:
                     attempt.problem, attempt.judged = ReplyProblem(str(exc)), True
                 return Verdict.retry(prompts.render("group_retry", error=str(exc)))
             attempt.name, attempt.judged = written.name, True
+            attempt.problem = duplicate_of(written, library, set(api_params))
+            if attempt.problem is not None:
+                attempt.candidate = None  # nor an earlier reply's helper, kept for some of the questions
+                return Verdict.give_up()  # the library does it already: no other reply can add it
             attempt.problem = self._judge(written, group, api_params, gate, system, attempt)
             if attempt.problem is None:
                 return Verdict.accept()
@@ -262,6 +267,15 @@ class FrameCheck:
             return None
         return WrongOnFrame(f"on {len(wrong)} of {len(fitting)} other questions of this kind the helper is wrong: "
                             f"{wrong[0]}")
+
+
+def duplicate_of(written: Written, library: Sequence[FunctionRecord], api_names: set[str]) -> Duplicate | None:
+    """A group helper the library has already (`fragments.library_twin`): programs should call that one."""
+    body = helper_body(written.code)
+    twin = library_twin(body, library, api_names) if body is not None else None
+    if twin is None:
+        return None
+    return Duplicate(f"`{twin}` in the library already does this: call it", f"the body of `{twin}`, which the library has")
 
 
 def _one_call(program: VerifiedProgram) -> bool:

@@ -27,7 +27,7 @@ from omni3d_bench.types import Dataset, Question
 from vadar import prompts
 from vadar.library.candidates import Candidate, Route, Use
 from vadar.library.drafting import HelperDraft, draft_helper
-from vadar.library.fragments import Pattern, body_shape, code_tokens, find_patterns, helper_body
+from vadar.library.fragments import Pattern, code_tokens, find_patterns, library_twin
 from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, source_rule
 from vadar.library.problems import DocstringProblem, NameProblem, NoName, Problem
 from vadar.library.rewriting import rewrite
@@ -37,7 +37,6 @@ from vadar.library.sources import DistillReport, api_signatures, right_programs,
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.chat import ChatModel, Role
 from vadar.programs.code_extract import NoCodeError, extract_code
-from vadar.programs.formula import alias_of
 from vadar.programs.outcome import Executor
 from vadar.programs.sampling import Sampling
 from vadar.programs.step_loop import Reply, StepLoop, Verdict
@@ -111,19 +110,18 @@ class Distiller:
     def _best_pattern(self, codes: list[str], sources: list[VerifiedProgram], library: list[FunctionRecord],
                       tried: set[str]) -> Found | None:
         params, returns = api_signatures(library)
-        # a body the library already has is no new helper (`_area` found again under another name)
-        known = {body_shape(helper_body(f.code) or "", set(params)) for f in library if f.code} - {None}
-        # `_count_same_attribute_in_image(image, object_prompt, attribute)` only looked up the reference
-        # of `_count_same_attribute`: 15 held-out programs called it to count what matches the prompt
-        helpers = {f.name for f in library}
+        # a body the library already has is no new helper (`_area` found again under another name), nor
+        # one call of a helper under a second name: `_count_same_attribute_in_image(image, object_prompt,
+        # attribute)` only looked up the reference of `_count_same_attribute`, and 15 held-out programs
+        # called it to count what matches the prompt
         ranked = []
         for pattern in find_patterns(codes, set(params), min_programs=self.min_uses):
             golds = {sources[i].question_id: sources[i].gold for i in pattern.programs}  # one per question
             if pattern.shape in tried or support(list(golds.values())) < self.min_uses:
                 continue
             draft = draft_helper(pattern, params, returns)
-            if body_shape(draft.body, set(params)) in known or alias_of(draft.body, helpers):
-                continue  # a body the library holds, or one call of a library helper under a second name
+            if library_twin(draft.body, library, set(params)) is not None:
+                continue
             rewritten = rewrite(codes, pattern, "_h", draft)
             saved = sum(code_tokens(codes[i]) - code_tokens(rewritten[i]) for i in rewritten)
             if saved > 0:

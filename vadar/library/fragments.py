@@ -23,6 +23,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vadar.programs.formula import alias_of, return_formula
+
 MAX_RUN = 8  # a whole short program (two locs, two depths, a difference, the answer) is one run
 RESULT = "final_result"
 BUILTIN_NAMES = frozenset(dir(builtins)) | {"math"}
@@ -223,3 +225,20 @@ def helper_body(code: str) -> str | None:
         return None
     body = node.body[1:] if ast.get_docstring(node) is not None else node.body
     return "\n".join(ast.unparse(s) for s in body)
+
+
+def library_twin(body: str, library: Sequence[Any], api_names: set[str]) -> str | None:
+    """The library helper a new helper's body repeats, its straight-line locals inlined and its names
+    numbered by first use, or the one it only calls under a second name; None when it is new. A
+    build admitted `_count_matching_objects` beside its `_count_matching`, and
+    `_depth_difference_between` beside `_depth_difference`, each the same body: twins split the
+    programs, and the evidence, between them."""
+
+    def shape(text: str) -> tuple[str, tuple[Any, ...]] | None:
+        formula = return_formula(text)
+        return body_shape(f"return {formula}" if formula else text, api_names)
+
+    own = shape(body)
+    twin = next((f.name for f in library if f.code and own is not None and shape(helper_body(f.code) or "") == own),
+                None)
+    return twin or alias_of(body, {f.name for f in library})

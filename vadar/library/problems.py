@@ -126,6 +126,10 @@ class NotShorter(Problem):
     """Calling the helper does not shorten the programs it came from."""
 
 
+class Duplicate(Problem):
+    """The library already has a helper with this body: programs should call that one."""
+
+
 class DependencyRejected(Problem):
     """It calls a helper that was not admitted."""
 
