@@ -67,9 +67,22 @@ def test_a_helper_that_only_wraps_another_is_shown_with_the_call_it_makes():
     text = render_api([wrapper])
     assert ("Count the number of objects. Returns "
             "`_count_same_attribute(image, attribute, description, loc(image, object_prompt)[0])`.") in text
-    # a body of modules alone, a loop, or a docstring that already says it: shown as written
-    for code in ('def _h(image, box):\n    """H."""\n    return depth(image, box) * 2\n',
-                 'def _h(image, p):\n    """H."""\n    n = 0\n    for b in loc(image, p):\n        n += _f(b)\n    return n\n'):
+    # a loop, a body calling no helper or module, or a docstring that already says it: shown as written
+    for code in ('def _h(image, p):\n    """H."""\n    n = 0\n    for b in loc(image, p):\n        n += _f(b)\n    return n\n',
+                 'def _h(image, p):\n    """H."""\n    return abs(p[0] - p[2])\n'):
         assert "H. Returns" not in render_api([CodedFn("_h", "(image: Image, p: str) -> int", "H.", code)])
     said = CodedFn("_w", "(image: Image) -> int", "Returns `_g(image)`.", 'def _w(image):\n    return _g(image)\n')
     assert render_api([said]).count("_g(image)") == 1
+
+
+def test_a_helper_whose_body_is_one_module_call_is_shown_with_it():
+    # a confirmed helper whose docstring said "in image pixels" of a `vqa` reading: a program read a
+    # material with it; the call it makes says what it returns
+    size = CodedFn("_size_of_object", "(image: Image, bbox: BBox) -> str", "The size of the object in image pixels.",
+                   'def _size_of_object(image, bbox):\n    """The size."""\n    return vqa(image, "What size is this object?", bbox)\n')
+    assert ("The size of the object in image pixels. Returns `vqa(image, 'What size is this object?', bbox)`."
+            in render_api([size]))
+    height = CodedFn("_height_of_object", "(image: Image, bbox: BBox) -> float", "The height in metres.",
+                     'def _height_of_object(image, bbox):\n    d = depth(image, bbox)\n'
+                     '    return (bbox[3] - bbox[1]) * d / image.focal_length\n')
+    assert "Returns `(bbox[3] - bbox[1]) * depth(image, bbox) / image.focal_length`." in render_api([height])

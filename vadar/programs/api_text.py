@@ -8,7 +8,7 @@ from typing import NamedTuple, Protocol
 from base_modules.module import PREDEFINED_MODULES, REGION_MODULES, Module, module_stub
 from base_modules.types import Region
 from vadar import prompts
-from vadar.programs.formula import wrapped_call
+from vadar.programs.formula import body_formula
 
 
 
@@ -53,6 +53,9 @@ def function_stub(name: str, signature: str, docstring: str, example: ExampleCal
     return f'def {name}{signature}:\n    """\n{body}\n    """'
 
 
+_MODULE_NAMES = tuple(spec.name for spec in PREDEFINED_MODULES)
+
+
 def render_api(
     library: Iterable[FunctionSpec] = (),
     modules: Sequence[type[Module]] = PREDEFINED_MODULES,
@@ -80,9 +83,11 @@ def render_api(
 
 
 def shown_docstring(function: FunctionSpec) -> str:
-    """A library function's docstring, completed by the call it wraps when it only wraps another
-    helper (`vadar.programs.formula.wrapped_call`): what it computes, not only what its name suggests."""
-    call = wrapped_call(getattr(function, "code", None))
+    """A library function's docstring, completed by the expression its body returns when that is one
+    call of another helper or a module (`vadar.programs.formula.body_formula`): what it computes, not
+    only what its name and docstring suggest (a confirmed `_size_of_object` said "in image pixels" of a
+    `vqa` reading, and a program read a material with it)."""
+    call = body_formula(getattr(function, "code", None), _MODULE_NAMES)
     if call is None or call in function.docstring:
         return function.docstring
     return f"{function.docstring.rstrip()} Returns `{call}`."

@@ -1,9 +1,10 @@
 """What a straight-line helper body computes, as one expression of its parameters.
 
 Read two ways: the distiller completes a vague docstring with it, and the API text shows a helper
-that only wraps another library helper as that call, since its name alone can mislead
-(`_count_same_attribute_in_image(image, object_prompt, ...)` counts the objects sharing an
-attribute with the first `object_prompt` box, not those matching the prompt).
+whose body is one such expression as that expression, since its name and docstring alone can
+mislead (`_count_same_attribute_in_image(image, object_prompt, ...)` counts the objects sharing an
+attribute with the first `object_prompt` box, not those matching the prompt; `_size_of_object`, said
+to be "in image pixels", returns `vqa(image, 'What size is this object?', bbox)`).
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ def return_formula(body: str) -> str | None:
     return text if len(text) <= MAX_FORMULA_CHARS else None
 
 
-def wrapped_call(code: str | None) -> str | None:
-    """The expression a helper's body returns when that calls another library helper, else None."""
+def body_formula(code: str | None, modules: Collection[str] = ()) -> str | None:
+    """The expression a straight-line helper body returns when it calls another library helper or
+    one of `modules`, else None."""
     try:
         tree = ast.parse(textwrap.dedent(code or ""))
     except SyntaxError:
@@ -63,7 +65,8 @@ def wrapped_call(code: str | None) -> str | None:
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]  # the docstring
     formula = return_formula(ast.unparse(ast.Module(body=body, type_ignores=[])))
-    return formula if formula and re.search(r"(?<![\w.])_[A-Za-z]\w*\(", formula) else None
+    callee = r"_[A-Za-z]\w*" + "".join(f"|{re.escape(m)}" for m in modules)
+    return formula if formula and re.search(rf"(?<![\w.])(?:{callee})\(", formula) else None
 
 
 def alias_of(body: str, helpers: Collection[str]) -> str | None:
