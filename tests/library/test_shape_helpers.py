@@ -124,7 +124,14 @@ def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_
     assert built_on(shape_helper("_is_related"), four).endswith("'right': _objects_right_of}[relation]`.")
     bare = library(*((f"_objects_{word}", "(image: Image, bbox: BBox) -> list[BBox]", "A relation.")
                      for word in ("left_of", "right_of", "in_front_of", "behind")))
-    assert built_on(shape_helper("_count_related"), bare).endswith("'right': _objects_right_of}[relation]`.")
+    # relation helpers of the reference alone: called on it, their objects kept where `description` matches
+    assert built_on(shape_helper("_count_related"), bare).endswith(
+        "'right': _objects_right_of}[relation](image, reference)`. It returns every object in that relation: keep "
+        "those `description` matches, `[b for b in related if any(same_object(image, b, m) for m in "
+        "loc(image, description))]`.")
+    mixed = library(("_objects_left_of", relation, "Left."), ("_objects_behind", "(image: Image, bbox: BBox) -> "
+                                                                                 "list[BBox]", "Behind."))
+    assert built_on(shape_helper("_count_related"), mixed).endswith("which none of them does, do it as said above.")
 
 
 def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_those_steps():

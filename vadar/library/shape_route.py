@@ -132,29 +132,40 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]], si
         missing, kind = min(((_missing(blocks, k), k) for k in present), key=lambda pair: len(pair[0]))
         pairs = [(step.value, names[0]) for step, names in blocks if step.kind == kind]
         chosen = ", ".join(f"'{value}': {name}" for value, name in pairs)
-        call = _candidates_call(parameter, parameters, [name for _, name in pairs], signatures)
+        call, keep = _relation_call(parameter, parameters, [name for _, name in pairs], signatures)
         if not missing and len(pairs) >= 2:
-            sentences.append(f" Pick the one `{parameter}` names with a dict: `{{{chosen}}}[{parameter}]{call}`.")
+            sentences.append(f" Pick the one `{parameter}` names with a dict: `{{{chosen}}}[{parameter}]{call}`.{keep}")
         elif missing:
             others = ", ".join(repr(value) for value in missing)
             sentences.append(f" Pick the one `{parameter}` names with `{{{chosen}}}.get({parameter})`"
                              f"{f', called as `picked{call}`' if call else ''}; for {others}, which none of them does, "
-                             "do it as said above.")
+                             f"do it as said above.{keep}")
     return "".join(sentences)
 
 
-def _candidates_call(parameter: str, parameters: Sequence[str], names: Sequence[str], signatures: dict[str, str]) -> str:
-    """The arguments a picked relation helper takes from the shape helper's own, where every one of
-    them chooses among candidates: `(image, reference, loc(image, description))`. Shown the dict
-    alone, 11 samples of a CLEVR build's `_attribute_of_related` passed the `description` string as
-    the candidates, or a dict never defined, and failed on their first case."""
+_KEEP_DESCRIBED = (" It returns every object in that relation: keep those `description` matches, "
+                   "`[b for b in related if any(same_object(image, b, m) for m in loc(image, description))]`.")
+
+
+def _relation_call(parameter: str, parameters: Sequence[str], names: Sequence[str],
+                   signatures: dict[str, str]) -> tuple[str, str]:
+    """The arguments a picked relation helper takes from the shape helper's own, and how its result
+    meets `description`. Helpers that choose among candidates take `(image, reference,
+    loc(image, description))`: shown the dict alone, 11 samples of a CLEVR build's
+    `_attribute_of_related` passed the `description` string as the candidates, or a dict never
+    defined. Helpers of the reference alone take `(image, reference)`, and their objects are kept
+    where `description` matches: offered three such helpers, none of the first 14 samples of another
+    build's `_attribute_of_related` called `loc(image, description)` (they read the reference's own
+    attribute, returned a relation's list, or compared an attribute with the description)."""
     if parameter != "relation" or not {"description", "reference"} <= set(parameters):
-        return ""
+        return "", ""
     shapes = [(parameter_names(name, signatures.get(name, "()")), list_parameters(name, signatures.get(name, "()")))
               for name in names]
-    if not all(len(names_) == 3 and lists == names_[2:] for names_, lists in shapes):
-        return ""
-    return "(image, reference, loc(image, description))"
+    if all(len(names_) == 3 and lists == names_[2:] for names_, lists in shapes):
+        return "(image, reference, loc(image, description))", ""
+    if all(len(names_) == 2 and not lists for names_, lists in shapes):
+        return "(image, reference)", _KEEP_DESCRIBED
+    return "", ""
 
 
 _VALUES_OF = {"relation": RELATIONS, "attribute": ATTRIBUTES, "same": ATTRIBUTES}
