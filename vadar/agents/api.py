@@ -250,10 +250,11 @@ class ApiAgent:
                 messages += [{"role": "assistant", "content": f"```python\n{closest}```"},
                              {"role": "user", "content": prompts.render(rule.retry_template, name=name,
                                                                         failures=list(failures)[:3])}]
-            base = implementation_sampling(record.docstring)
-            sampling = base if index == 0 else dataclasses.replace(base, first_temperature=self.search.temperature)
-            steps = self.loop.max_steps if index == 0 else min(self.loop.max_steps, SAMPLE_ATTEMPTS)
-            loop = dataclasses.replace(self.loop, sampling=sampling, max_steps=steps, seed=None if index == 0 else index)
+            base = self._loop_for(record)
+            sampling = base.sampling if index == 0 else dataclasses.replace(
+                base.sampling, first_temperature=self.search.temperature)
+            steps = base.max_steps if index == 0 else min(base.max_steps, SAMPLE_ATTEMPTS)
+            loop = dataclasses.replace(base, sampling=sampling, max_steps=steps, seed=None if index == 0 else index)
             end, step = self._converse(record, messages, loop, stack, context, report, numbered_from=numbered[0],
                                        sample=index)
             numbered[0] += end.steps

@@ -31,7 +31,7 @@ from vadar import prompts
 from vadar.library.candidates import Candidate, Evidence, Route, Use, route_of
 from vadar.library.docstrings import redocument
 from vadar.library.drafting import helper_source
-from vadar.library.fragments import code_tokens, helper_body, library_twin
+from vadar.library.fragments import code_tokens, helper_body, library_twins
 from vadar.library.frames import frame_questions, group_programs, question_frame
 from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, scored_right, source_rule
 from vadar.library.group_replies import Written, calls_of, misuse, parse_reply
@@ -270,9 +270,9 @@ class FrameCheck:
 
 
 def duplicate_of(written: Written, library: Sequence[FunctionRecord], api_names: set[str]) -> Duplicate | None:
-    """A group helper the library has already (`fragments.library_twin`): programs should call that one."""
+    """A group helper the library has already (`fragments.library_twins`): programs should call that one."""
     body = helper_body(written.code)
-    twin = library_twin(body, library, api_names) if body is not None else None
+    twin = library_twins(library, api_names)(body) if body is not None else None
     if twin is None:
         return None
     return Duplicate(f"`{twin}` in the library already does this: call it", f"the body of `{twin}`, which the library has")

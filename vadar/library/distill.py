@@ -27,7 +27,7 @@ from omni3d_bench.types import Dataset, Question
 from vadar import prompts
 from vadar.library.candidates import Candidate, Route, Use
 from vadar.library.drafting import HelperDraft, draft_helper
-from vadar.library.fragments import Pattern, code_tokens, find_patterns, library_twin
+from vadar.library.fragments import Pattern, code_tokens, find_patterns, library_twins
 from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, source_rule
 from vadar.library.problems import DocstringProblem, NameProblem, NoName, Problem
 from vadar.library.rewriting import rewrite
@@ -114,13 +114,14 @@ class Distiller:
         # one call of a helper under a second name: `_count_same_attribute_in_image(image, object_prompt,
         # attribute)` only looked up the reference of `_count_same_attribute`, and 15 held-out programs
         # called it to count what matches the prompt
+        twin = library_twins(library, set(params))
         ranked = []
         for pattern in find_patterns(codes, set(params), min_programs=self.min_uses):
             golds = {sources[i].question_id: sources[i].gold for i in pattern.programs}  # one per question
             if pattern.shape in tried or support(list(golds.values())) < self.min_uses:
                 continue
             draft = draft_helper(pattern, params, returns)
-            if library_twin(draft.body, library, set(params)) is not None:
+            if twin(draft.body) is not None:
                 continue
             rewritten = rewrite(codes, pattern, "_h", draft)
             saved = sum(code_tokens(codes[i]) - code_tokens(rewritten[i]) for i in rewritten)

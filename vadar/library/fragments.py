@@ -19,7 +19,7 @@ import copy
 import io
 import textwrap
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -227,18 +227,23 @@ def helper_body(code: str) -> str | None:
     return "\n".join(ast.unparse(s) for s in body)
 
 
-def library_twin(body: str, library: Sequence[Any], api_names: set[str]) -> str | None:
-    """The library helper a new helper's body repeats, its straight-line locals inlined and its names
-    numbered by first use, or the one it only calls under a second name; None when it is new. A
-    build admitted `_count_matching_objects` beside its `_count_matching`, and
-    `_depth_difference_between` beside `_depth_difference`, each the same body: twins split the
-    programs, and the evidence, between them."""
+def library_twins(library: Sequence[Any], api_names: set[str]) -> Callable[[str], str | None]:
+    """What finds the library helper a new helper's body repeats, its straight-line locals inlined and
+    its names numbered by first use, or the one it only calls under a second name (None when it is
+    new); the library's bodies are read once. A build admitted `_count_matching_objects` beside its
+    `_count_matching`, and `_depth_difference_between` beside `_depth_difference`, each the same
+    body: twins split the programs, and the evidence, between them."""
 
     def shape(text: str) -> tuple[str, tuple[Any, ...]] | None:
         formula = return_formula(text)
         return body_shape(f"return {formula}" if formula else text, api_names)
 
-    own = shape(body)
-    twin = next((f.name for f in library if f.code and own is not None and shape(helper_body(f.code) or "") == own),
-                None)
-    return twin or alias_of(body, {f.name for f in library})
+    shapes = [(f.name, shape(helper_body(f.code) or "")) for f in library if f.code]
+    names = {f.name for f in library}
+
+    def twin(body: str) -> str | None:
+        own = shape(body)
+        found = next((name for name, known in shapes if own is not None and known == own), None)
+        return found or alias_of(body, names)
+
+    return twin
