@@ -68,26 +68,16 @@ def test_a_misspelt_module_is_refused_before_any_work(scripted, tmp_path):
     assert scripted.calls == [] and not (tmp_path / "x").exists()
 
 
-def test_build_api_grows_the_library_from_the_questions_after_skip(scripted, tmp_path, monkeypatch):
+@pytest.mark.parametrize("selection, built", [
+    (["--skip", "3", "--limit", "3"], ["3", "4", "5"]),  # grows from the questions after --skip
+    (["--spread-over", "2", "--limit", "3"], ["0", "1"]),  # picked from the first 2, however many --limit asks
+])
+def test_build_api_builds_the_questions_its_selection_names(scripted, tmp_path, monkeypatch, selection, built):
     monkeypatch.setenv("VADAR_LIBRARY_ADMISSION", "off")
     from api_store import ApiStore
 
-    result = CliRunner().invoke(app, ["build-api", "--skip", "3", "--limit", "3", "--batch-size", "3",
-                                      "--out", str(tmp_path / "b")])
+    result = CliRunner().invoke(app, ["build-api", *selection, "--batch-size", "3", "--out", str(tmp_path / "b")])
     assert result.exit_code == 0, result.output
     with ApiStore(tmp_path / "home" / "vadar.sqlite", create=False) as store:
         (batch,) = store.batches(store.runs("build-api")[0].id)
-    assert batch.question_ids == ["3", "4", "5"]
-
-
-def test_build_api_picks_its_questions_across_the_shapes_of_the_first_n(scripted, tmp_path, monkeypatch):
-    monkeypatch.setenv("VADAR_LIBRARY_ADMISSION", "off")
-    from api_store import ApiStore
-
-    # from the first 2 questions only, however many --limit asks for
-    result = CliRunner().invoke(app, ["build-api", "--spread-over", "2", "--limit", "3", "--batch-size", "3",
-                                      "--out", str(tmp_path / "b")])
-    assert result.exit_code == 0, result.output
-    with ApiStore(tmp_path / "home" / "vadar.sqlite", create=False) as store:
-        (batch,) = store.batches(store.runs("build-api")[0].id)
-    assert batch.question_ids == ["0", "1"]
+    assert batch.question_ids == built
