@@ -145,6 +145,21 @@ def test_a_failed_shape_helper_is_tried_again_only_when_its_proposal_would_diffe
     assert due_helpers(batch(store, llm, four)) == []  # failed with the proposal it would get now
 
 
+def test_a_helper_never_tried_takes_the_batch_s_slot_before_a_retry(clevr):
+    """Eight yes/no questions of a shared attribute (weight 4) and four counts of one (weight 4): the
+    yes/no helper comes first by questions, but once it failed, the count helper is tried first."""
+    from vadar.library.shape_helpers import shape_helper
+
+    store, llm = ApiStore.memory(), ScriptedLLM([])
+    twelve = Questions(clevr, {"12", "13", "14", "15", "20", "21", "22", "23", "16", "17", "18", "19"})
+    assert [h.name for h, _ in due_helpers(batch(store, llm, twelve))] == ["_exists_same_attribute", NAME]
+    helper = shape_helper("_exists_same_attribute")
+    store.propose(helper.name, helper.signature, helper.what)  # an older proposal: due again
+    store.mark_failed(helper.name, "no sample passed")
+    assert [h.name for h, _ in due_helpers(batch(store, llm, twelve))] == [NAME, "_exists_same_attribute"]
+    assert [h.name for h, _ in due_helpers(batch(store, llm, twelve, shape_helpers_per_batch=1))] == [NAME]
+
+
 def test_yes_no_questions_weigh_half_toward_a_shape_helper_s_support(clevr):
     """12-15 and 20-23 ask whether another thing shares an attribute: four weigh 2, eight weigh 4."""
     store, llm = ApiStore.memory(), ScriptedLLM([])

@@ -7,7 +7,7 @@ of the library's earlier build runs on the same data) whose shape one call of it
 `library.outcome_min_support` (a yes/no question counting half, as at the gate) and the store has
 never held its name (or it failed with another proposal than the route would make now, such as
 fewer step helpers to build on: it is tried again); at most `library.shape_helpers_per_batch` are
-tried per batch, the most supported first. A helper that is only a step of a shape (`_find_related`
+tried per batch, those never tried before any retry, each the most supported first. A helper that is only a step of a shape (`_find_related`
 in a chain of relations) is never due: in six CLEVR builds none was admitted that way, and each try
 cost a proposal, a search and programs. One at a time:
 
@@ -72,6 +72,9 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
            # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
            if _untried(batch, helper) and evidence_weight([labelled[i].answer for i in positions])
            >= settings.outcome_min_support]
+    # a retry never outranks a helper never tried: in a CLEVR build `_attribute_of_related` failed and
+    # was retried in each of three batches, so `_compare_counts` and `_count_either` never got a slot
+    due.sort(key=lambda pair: pair[0].name in batch.store)
     return due[:settings.shape_helpers_per_batch]
 
 
