@@ -251,3 +251,24 @@ def test_without_a_ground_truth_check_an_equal_score_is_not_enough(config, tmp_p
     monkeypatch.setattr(truth_checks.TruthChecks, "check", lambda self, *a: truth_checks.TruthResult(None))
     report, _, _ = build(config, scripted([RIGHT]), tmp_path)  # right with and without: 1 and 1
     assert report.admitted == [] and "right 1 of 1 times, 1 without it" in report.not_admitted["_objects_left_of"]
+
+
+def test_the_gate_checks_ground_truth_on_the_scenes_the_search_drew_from(config, tmp_path, monkeypatch):
+    """Batch 1 asks about the first sample image only; its gate's ground-truth cases come from the
+    scenes of every batch the build makes, as the search's do, not from the batch's own alone."""
+    from vadar.library import truth_checks
+
+    seen: list[list[str]] = []
+    checked = truth_checks.TruthChecks.check
+
+    def recording(self, record, library, dataset, modules, questions):
+        seen.append(sorted({q.image_id for q in questions}))
+        return checked(self, record, library, dataset, modules, questions)
+
+    monkeypatch.setattr(truth_checks.TruthChecks, "check", recording)
+    config.library.admission = "labelled"
+    data = DataSelection(limit=6).prepare()  # questions 0-2 on image 000000, 3-5 on image 000001
+    with open_session(config, llm=scripted([RIGHT])) as session:
+        reports = build_api(session, data, tmp_path / "run", batch_size=3)
+    assert reports[0].admitted == ["_objects_left_of"]
+    assert seen and all(images == ["VADAR_sample_000000", "VADAR_sample_000001"] for images in seen)

@@ -96,7 +96,11 @@ class AdmissionSetup:
 
     `sampler` writes the second program of an unlabelled reference (default: the agent itself);
     `repair` asks the API agent for one new version; `checks` are the behaviour checks
-    (unlabelled mode only); `truth` the ground-truth checks.
+    (unlabelled mode only); `truth` the ground-truth checks, with cases from the scenes of
+    `truth_scenes` (default: the batch's questions). A build passes the scenes its search drew cases
+    from: rechecked on the batch's own scenes alone, fewer cases, a right `_distance_between` (the
+    pinhole distance, mean credit over 0.9 on 48 cases of six warehouse scenes) fell under the level
+    on the three scenes of its batch and was refused.
     """
 
     mode: str = "labelled"
@@ -104,6 +108,7 @@ class AdmissionSetup:
     repair: Repairer | None = None
     checks: BehaviourChecks | None = None
     truth: TruthChecks | None = None
+    truth_scenes: Sequence[Question] | None = None
     min_uses: int = 1
     batch_id: int | None = None
     on_event: Callable[[str], None] | None = None
@@ -135,7 +140,7 @@ class Admission:
         self.sampler = setup.sampler or agent
         self.repair = setup.repair
         self.checks = setup.checks if setup.mode == "unlabelled" else None  # gold answers need no proxy
-        self.truth, self.min_uses = setup.truth, setup.min_uses
+        self.truth, self.truth_scenes, self.min_uses = setup.truth, setup.truth_scenes, setup.min_uses
         self.batch_id = setup.batch_id
         self.on_event = setup.on_event or (lambda message: None)
 
@@ -176,7 +181,8 @@ class Admission:
     def _gate(self, judging: _Judging, library: list[FunctionRecord]) -> Gate:
         """A proposal's checks, in order: its behaviour check (unlabelled), its ground truth, the outcomes."""
         return Gate([BehaviourCheck(self, judging.namespace, library, judging.checked),
-                     TruthCheck(self.truth, judging.dataset, judging.modules, library, judging.questions),
+                     TruthCheck(self.truth, judging.dataset, judging.modules, library,
+                                self.truth_scenes or judging.questions),
                      OutcomeRule(judging.evidence, self.min_uses)])
 
     # ----------------------------------------------------------------- evidence

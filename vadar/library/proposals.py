@@ -210,6 +210,7 @@ def batch_admission(batch: BuildBatch, agent: ApiAgent) -> Admission:
     setup = AdmissionSetup(mode=settings.admission, sampler=batch.writer(PROGRAM_SAMPLE),
                            repair=agent.repair if settings.repair else None,
                            checks=BehaviourChecks(batch.llm, batch.executor), truth=TruthChecks(batch.executor),
+                           truth_scenes=batch.scenes,  # the scenes the search's ground-truth cases came from
                            min_uses=settings.admit_min_uses, batch_id=batch.batch_id, on_event=batch.on_event)
     return Admission(batch.store, batch.writer(PROGRAM), batch.executor, setup)
 
