@@ -235,6 +235,27 @@ def test_significantly_behind_with_nothing_losing_on_its_own_withdraws_everythin
     assert last.everything
 
 
+def test_the_last_round_keeps_the_helpers_when_only_worked_examples_were_on_the_questions_lost():
+    """A warehouse build: three counting questions lost with an example each time (each round withdrew
+    the examples shown and retrieval showed the next ones); no lost question called a helper."""
+    answered = [Answered(str(i), 0.0, 1.0, frozenset(), frozenset({9 + i})) for i in range(3)]
+    answered += [Answered("3", 0.0, 1.0, frozenset(), frozenset({12})),
+                 Answered("4", 1.0, 1.0, frozenset({"_objects_left_of"}), frozenset({13}))]
+    last = judge(answered)
+    assert not last.passed and (last.won, last.lost) == (0, 4)
+    assert withdraw(last, ["_objects_left_of"], [9, 10, 11, 12, 13, 14], everything=True)
+    assert last.withdrawn == [9, 10, 11, 12, 13, 14] and last.retired == [] and last.spared == "helpers"
+    assert not last.everything and last.to_dict()["spared"] == "helpers"
+    # the other way round: helpers on every lost question, no example shown there
+    by_helpers = judge([Answered(str(i), 0.0, 1.0, frozenset({"_h"})) for i in range(4)])
+    assert withdraw(by_helpers, ["_h", "_g"], [7], everything=True)
+    assert by_helpers.retired == ["_g", "_h"] and by_helpers.withdrawn == [] and by_helpers.spared == "examples"
+    # still behind in the round after that: the rest goes
+    after = judge(answered)
+    assert withdraw(after, ["_objects_left_of"], [], whole=True) and after.everything
+    assert after.retired == ["_objects_left_of"]
+
+
 def test_the_one_sided_test_counts_losing_as_evidence_only():
     assert behind_p(0, 0) == 1.0 and behind_p(3, 0) == 1.0 and behind_p(0, 3) == 1 / 8
     assert behind_p(1, 5) == 7 / 64 and behind_p(2, 2) == 11 / 16

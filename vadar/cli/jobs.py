@@ -20,6 +20,7 @@ from vadar.text import one_line
 
 if TYPE_CHECKING:
     from vadar.app.evaluation import BatchReport, EvalSummary, ShapeReport, ValidationReport
+    from vadar.library.validation import ValidationRound
 
 console = Console()
 
@@ -94,12 +95,22 @@ def _print_validation(report: ValidationReport) -> None:
                       f"questions ({round_.won} won, {round_.lost} lost, one-sided sign test p "
                       f"{round_.behind_p:.2f}, withdrawing at {round_.level:g} or less)"
                       + ("" if not gone else
-                         f"; withdrawn{' (everything)' if round_.everything else ''}: {', '.join(gone)}"),
+                         f"; withdrawn{_withdrawn_how(round_)}: {', '.join(gone)}"),
                       highlight=False, markup=False)
         if round_.differing:
             console.print(f"    vadar against static-api where they differ: {round_.differing_text()}",
                           highlight=False, markup=False)
 
+
+
+def _withdrawn_how(round_: ValidationRound) -> str:
+    """How much a round withdrew, where it was more than what lost on its own."""
+    if round_.everything:
+        return " (everything)"
+    if round_.spared:
+        other = "examples" if round_.spared == "helpers" else "helpers"
+        return f" (every {other[:-1]}; the {round_.spared} stay: no question lost used one)"
+    return ""
 
 def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
     console.print()

@@ -17,8 +17,12 @@ sign test decides, at `withdraw_p` (0.2 by default): a helper or worked example 
 questions it touched lost significantly more than they won (at 0.2, at least 3 lost and none
 won); when vadar as a whole lost significantly more questions than it won, every helper and
 example that lost more than it won goes too, and when nothing did, the whole library and its
-examples: vadar's prompts are then static-api's, and so are its answers. A library one or two
-questions behind stays, and the round says so, with the questions it rests on.
+examples: vadar's prompts are then static-api's, and so are its answers. Where no question lost
+called a helper, the examples go and the helpers stay (and the other way round): on a warehouse
+build, each round withdrew the counting examples shown, retrieval put the next ones in their place,
+they lost the same three questions, and the last round took three helpers no lost question had
+called. A library one or two questions behind stays, and the round says so, with the questions it
+rests on.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ class ValidationRound:
     retired: list[str] = field(default_factory=list)
     withdrawn: list[int] = field(default_factory=list)
     everything: bool = False  # nothing lost on its own: the whole library was withdrawn
+    spared: str = ""  # "helpers" or "examples": kept when all else went, as no question lost used them
     level: float = WITHDRAW_P  # the one-sided sign test's level at which losses are evidence
 
     differing: list[Answered] = field(default_factory=list)  # the questions won or lost, in build order
@@ -114,7 +119,7 @@ class ValidationRound:
         return {"questions": self.questions, "vadar": round(self.vadar, 4), "static": round(self.static, 4),
                 "won": self.won, "lost": self.lost, "sign_test_p": round(self.p_value, 4),
                 "behind_p": round(self.behind_p, 4), "level": self.level, "passed": self.passed, "retired": self.retired, "withdrawn": self.withdrawn,
-                "everything": self.everything,
+                "everything": self.everything, "spared": self.spared or None,
                 "differing": [{"question": a.question_id, "vadar": round(a.vadar, 4), "static": round(a.static, 4),
                                "helpers": sorted(a.helpers), "examples": sorted(a.examples)} for a in self.differing],
                 "helpers": {name: t.to_dict() for name, t in sorted(self.helpers.items())}}
@@ -169,19 +174,27 @@ def left_out(library: Sequence[FunctionRecord], added: Iterable[str]) -> list[Fu
 
 
 def withdraw(round_: ValidationRound, helpers: Sequence[str], examples: Sequence[int], *,
-             everything: bool = False) -> bool:
+             everything: bool = False, whole: bool = False) -> bool:
     """What the round withdraws; True when anything. A helper or example whose own questions lost
     significantly goes whatever the totals. When vadar is significantly behind as a whole, so does
-    every one that lost more than it won; when none did, or with `everything` (the last round),
-    all of them (`helpers` and `examples` are all the library has)."""
+    every one that lost more than it won; when none did, or with `everything` (the last round of
+    withdrawing), all of them (`helpers` and `examples` are all the library has), except a kind that
+    no lost question used; with `whole`, that kind too."""
     level = round_.level
     retired = {name for name, tally in round_.helpers.items() if tally.behind(level)}
     withdrawn = {i for i, tally in round_.examples.items() if tally.behind(level)}
     if not round_.passed:
         retired.update(name for name, tally in round_.helpers.items() if tally.net < 0)
         withdrawn.update(i for i, tally in round_.examples.items() if tally.net < 0)
-        if everything or (not retired and not withdrawn):
-            retired, withdrawn, round_.everything = set(helpers), set(examples), True
+        if everything or whole or (not retired and not withdrawn):
+            lost = [a for a in round_.differing if a.vadar < a.static]
+            helpers_lost, examples_lost = any(a.helpers for a in lost), any(a.examples for a in lost)
+            if whole or helpers_lost == examples_lost or not (helpers if examples_lost else examples):
+                retired, withdrawn, round_.everything = set(helpers), set(examples), True
+            elif examples_lost:
+                withdrawn, round_.spared = set(examples), "helpers"
+            else:
+                retired, round_.spared = set(helpers), "examples"
     round_.retired, round_.withdrawn = sorted(retired), sorted(withdrawn)
     return bool(retired or withdrawn)
 

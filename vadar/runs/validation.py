@@ -28,7 +28,8 @@ from vadar.runs.methods import (LibrarySnapshot, build_answerer, example_retriev
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
-MAX_ROUNDS = 3  # rounds of withdrawing what loses; the last withdraws everything if still significantly behind
+MAX_ROUNDS = 3  # rounds of withdrawing what loses; the last withdraws all but a kind no lost question used,
+# and the round after it the rest, if still significantly behind
 
 
 @dataclass(frozen=True)
@@ -111,13 +112,16 @@ def validate_library(session: Session, data: PreparedData, batches: Sequence[Bui
                                     leave_out=report.rule == LEAVE_ONE_BATCH_OUT), level)
         report.rounds.append(round_)
         snapshot = read_library(session.store, "vadar")
-        if index == MAX_ROUNDS or not (snapshot.functions or snapshot.examples):
+        if not (snapshot.functions or snapshot.examples) or (index == MAX_ROUNDS and round_.passed):
             break
-        # the last round of withdrawing may not end significantly behind: then everything goes
+        # the last round of withdrawing may not end significantly behind: then all goes but a kind no
+        # lost question used; still behind after that, the rest goes too, unjudged (static-api's prompts)
         if not withdraw(round_, [f.name for f in snapshot.functions], [p.id for p in snapshot.examples],
-                        everything=index == MAX_ROUNDS - 1):
+                        everything=index == MAX_ROUNDS - 1, whole=index == MAX_ROUNDS):
             break
         apply_round(session.store, round_)
+        if index == MAX_ROUNDS:
+            break
     if report.rounds:
         kept = [f.name for f in read_library(session.store, "vadar").functions]
         record_validated(session.store, report.rounds[-1], kept)
