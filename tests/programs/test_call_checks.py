@@ -15,6 +15,7 @@ from vadar.programs.call_checks import (
     check_program,
     redefined_api,
     relations_to_loc,
+    uncalled_functions,
     unknown_functions,
     unused_results,
 )
@@ -214,3 +215,27 @@ def test_lists_of_boxes_pass_where_a_list_of_boxes_goes(argument):
     code = ("cube = loc(image, 'cube')[0]\nball = _find_related(image, 'ball', 'left', cube)\n"
             f"final_result = _count_either(image, loc(image, 'cubes'), {argument})\n")
     assert problems(code, box_lists_given) == []
+
+
+@pytest.mark.parametrize("line", [
+    'final_result = "left" if _is_left_of else "right"',
+    "final_result = 1 if not _is_left_of else 0",
+    "final_result = _is_left_of",
+    "if _is_left_of and True:\n    final_result = 1",
+    "final_result = _is_left_of == True",
+])
+def test_a_function_tested_or_answered_without_being_called_is_refused(line):
+    """A warehouse program: `is_left(image, box_0, pallet_0)` thrown away, then `"left" if is_left else
+    "right"`, always "left" (right by chance, it became a worked example)."""
+    [problem] = problems(line + "\n", uncalled_functions)
+    assert problem.line == 1 and problem.check == "uncalled_functions"
+    assert "`_is_left_of` is a function that is never called here" in problem.message
+    assert "_is_left_of(image: Image, bbox: BBox, reference: BBox) -> bool" in problem.message
+
+
+def test_functions_called_or_handed_on_pass_the_uncalled_check():
+    code = ('box = loc(image, "cube")[0]\nleft = _is_left_of(image, box, box)\n'
+            'pick = {"left": _objects_left_of, "behind": _objects_behind}["left"]\n'
+            'final_result = "left" if left else len(pick(image, box))\n')
+    assert problems(code, uncalled_functions) == []
+    assert problems("_is_left_of = 3\nfinal_result = _is_left_of\n", uncalled_functions) == []  # the program's own

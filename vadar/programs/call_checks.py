@@ -1,7 +1,8 @@
 """A program's calls checked against the API before it runs: clear mistakes cost no sandbox run.
 
 A small model's programs pass a helper's `bool` where a box goes, call helpers that do not exist,
-compute a relation and never use it, or ask `loc` for a relational phrase. Each is visible in the
+compute a relation and never use it, test a function without calling it, or ask `loc` for a
+relational phrase. Each is visible in the
 program's syntax tree, so each is a small pure check (a list, smolagents style) over facts read once
 from the tree. A check speaks only when the mistake is certain: a value it cannot infer from the
 program's own assignments is never blamed.
@@ -309,6 +310,37 @@ def relations_to_loc(facts: ProgramFacts) -> list[CallProblem]:
     return problems
 
 
+def uncalled_functions(facts: ProgramFacts) -> list[CallProblem]:
+    """An API function's name tested, compared or answered as a value, never called: a function is
+    always true, so `"left" if is_left else "right"` always says "left". Right by chance on one
+    warehouse build question, such a program became a worked example."""
+    problems = []
+    for node in ast.walk(facts.tree):
+        for value in _truth_values(node):
+            if isinstance(value, ast.Name) and value.id not in facts.defined and value.id in facts.api.signatures:
+                signature = facts.api.signatures[value.id]
+                problems.append(CallProblem(
+                    value.lineno, "uncalled_functions",
+                    f"line {value.lineno}: `{value.id}` is a function that is never called here, and a function "
+                    f"as a value is always true; call it, `{signature.text}`, and use its result."))
+    return problems
+
+
+def _truth_values(node: ast.AST) -> list[ast.expr]:
+    """The expressions `node` reads as a truth value or compares, or sets `final_result` to."""
+    if isinstance(node, ast.If | ast.IfExp | ast.While | ast.Assert):
+        return [node.test]
+    if isinstance(node, ast.BoolOp):
+        return list(node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [node.operand]
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == RESULT_NAME for t in node.targets):
+        return [node.value]
+    return []
+
+
 def redefined_api(facts: ProgramFacts) -> list[CallProblem]:
     """A program that writes out the definition of an API function instead of calling it: copied
     from the API text, it answers nothing (4 of the 26 CLEVR questions a 20-question build's library
@@ -326,7 +358,7 @@ def redefined_api(facts: ProgramFacts) -> list[CallProblem]:
 
 
 CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, box_lists_given,
-                                  unused_results, relations_to_loc, redefined_api)
+                                  unused_results, uncalled_functions, relations_to_loc, redefined_api)
 """The checks every program passes before it runs, in the order their messages are shown."""
 
 
