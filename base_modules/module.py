@@ -161,7 +161,7 @@ class RegionLeft(Module):
     @abstractmethod
     def forward(self, image: Image, region_a: Region, region_b: Region) -> bool:
         """Return True if `region_a` is to the left of `region_b` in the image, False if it is
-        to the right."""
+        to the right. Whether a is to the right of b is is_left(image, region_b, region_a)."""
 
 
 class RegionPick(Module):
