@@ -178,7 +178,7 @@ def main() -> None:
                         **({k: build[k] for k in ("build_seconds_per_question", "helper_pass_at_1",
                                                   "helper_pass_at_k")} if build else {}),
                         "commit": commit})
-        args.json.write_text(json.dumps(entries, indent=2) + "\n")
+        args.json.write_text(json.dumps(entries, indent=1) + "\n")
 
 
 def shape_groups(run: Mapping[str, QuestionResult], ids: Sequence[str]) -> list[tuple[str, list[str]]]:
