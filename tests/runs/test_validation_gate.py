@@ -291,3 +291,15 @@ def test_a_helper_a_bottom_up_route_admitted_belongs_to_its_batch_so_leaving_the
     admit(store, Candidate(Route.DISTILLED, helper.name, helper.signature, helper.docstring, helper.code),
           library=[], batch_id=batch.id, mode="labelled")
     assert store.current("_bad").batch_id == batch.id
+
+
+def test_the_build_printout_says_which_kind_a_round_spared():
+    from vadar.cli.jobs import _withdrawn_how
+
+    answered = [Answered(str(i), 0.0, 1.0, frozenset(), frozenset({9})) for i in range(4)]
+    spared = judge(answered)
+    withdraw(spared, ["_h"], [9], everything=True)
+    assert _withdrawn_how(spared) == " (every example; the helpers stay: no question lost used one)"
+    whole = judge(answered)
+    withdraw(whole, ["_h"], [9], whole=True)
+    assert _withdrawn_how(whole) == " (everything)"

@@ -102,15 +102,15 @@ def _print_validation(report: ValidationReport) -> None:
                           highlight=False, markup=False)
 
 
-
 def _withdrawn_how(round_: ValidationRound) -> str:
     """How much a round withdrew, where it was more than what lost on its own."""
     if round_.everything:
         return " (everything)"
     if round_.spared:
-        other = "examples" if round_.spared == "helpers" else "helpers"
-        return f" (every {other[:-1]}; the {round_.spared} stay: no question lost used one)"
+        gone = "example" if round_.spared == "helpers" else "helper"
+        return f" (every {gone}; the {round_.spared} stay: no question lost used one)"
     return ""
+
 
 def _print_summary(summary: EvalSummary, out_dir: Path) -> None:
     console.print()

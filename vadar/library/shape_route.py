@@ -7,9 +7,10 @@ of the library's earlier build runs on the same data) whose shape one call of it
 `library.outcome_min_support` (a yes/no question counting half, as at the gate) and the store has
 never held its name (or it failed with another proposal than the route would make now, such as
 fewer step helpers to build on: it is tried again); at most `library.shape_helpers_per_batch` are
-tried per batch, those never tried before any retry, each the most supported first. A helper that is only a step of a shape (`_find_related`
-in a chain of relations) is never due: in six CLEVR builds none was admitted that way, and each try
-cost a proposal, a search and programs. One at a time:
+tried per batch, those never tried before any retry, each the most supported first. A helper that
+is only a step of a shape (`_find_related` in a chain of relations) is never due: in six CLEVR
+builds none was admitted that way, and each try cost a proposal, a search and programs. One at a
+time:
 
 1. it is proposed with the catalogue's signature and docstring, the docstring naming the admitted
    step helpers it composes (`built_on`: "Build it on the library's helpers: `_objects_left_of`
