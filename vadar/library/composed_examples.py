@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from vadar.library.claims import claim_of
+from vadar.library.measure_examples import measure_example
 from vadar.library.shape_helpers import catalogue_example
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.question_form import parse_question
@@ -185,5 +186,7 @@ def _finished(answer: str, attribute: str, outer: str, phrase: str, lines: list[
 def fallback_example(question: str, names: Iterable[str], functions: Sequence[_Function]) -> ExampleCall | None:
     """The worked example where the build has no right program of the question's shape: the
     catalogue's where a library helper (of `names`) answers the shape in one call, else one composed
-    of the relation helpers among `functions` (`composed_example`), else None (the fixed example)."""
-    return catalogue_example(question, names) or composed_example(question, functions)
+    of the relation helpers among `functions` (`composed_example`) or of their measure helpers
+    (`measure_examples`), else None (the fixed example)."""
+    return (catalogue_example(question, names) or composed_example(question, functions)
+            or measure_example(question, functions))
