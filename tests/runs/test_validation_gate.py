@@ -16,6 +16,7 @@ from vadar.library.gate import admit, admit_as_given
 from vadar.library.hand import add_functions, parse_functions
 from vadar.library.validation import Answered, behind_p, judge, left_out, sign_test, withdraw
 from vadar.llm.doubles import ScriptedLLM
+from vadar.runs.methods import read_library
 from vadar.runs.pipeline import build_api, select_questions
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
@@ -303,3 +304,45 @@ def test_the_build_printout_says_which_kind_a_round_spared():
     whole = judge(answered)
     withdraw(whole, ["_h"], [9], whole=True)
     assert _withdrawn_how(whole) == " (everything)"
+
+
+def test_a_library_still_behind_after_the_round_that_spared_a_kind_is_withdrawn_whole(config, tmp_path,
+                                                                                      monkeypatch):
+    """Four rounds: two helpers lose on their own; the last round of withdrawing takes the worked
+    example and spares the helpers, which no lost question called; still behind, the round after takes
+    every helper left, not only the one its lost questions called."""
+    import vadar.runs.validation as validation
+
+    data = DataSelection(limit=6).prepare()
+    golds = {q.question: str(q.answer) for q in data.questions}
+    ids = [q.question_id for q in data.questions]
+    touched = [{"_bad"}, {"_worse"}, "example", {"_good"}]  # what each round's three lost questions used
+    seen = []
+
+    def scripted_round(session, data, batches, static, references, on_event, index, *, leave_out):
+        library = read_library(session.store, "vadar")
+        seen.append(({f.name for f in library.functions}, len(library.examples)))
+        helpers, examples = (set(), {p.id for p in library.examples}) if touched[index] == "example" else (
+            touched[index], set())
+        return [Answered(i, 0.0, 1.0, frozenset(helpers), frozenset(examples)) if n < 3 else Answered(i, 1.0, 1.0)
+                for n, i in enumerate(ids)]
+
+    monkeypatch.setattr(validation, "_vadar_round", scripted_round)
+    with open_session(config, llm=scripted(golds, good=set(), bad=set())) as session:
+        add_functions(session.store, GOOD_HELPER + GOOD_HELPER.replace("_good", "_idle") + BAD_HELPER
+                      + BAD_HELPER.replace("_bad", "_worse"))
+        session.store.record_verified_program(batch_id=None, question_id=ids[0], question=data.questions[0].question,
+                                              variant="without", code="final_result = len(loc(image, 'cube'))",
+                                              answer="3", gold="3", error=None, correct=True, uses=[])
+        build_api(session, data, tmp_path / "build", batch_size=6)
+    report = json.loads((tmp_path / "build" / "validation.json").read_text())
+    rounds = report["rounds"]
+    assert [(r["lost"], r["passed"]) for r in rounds] == [(3, False)] * 4
+    assert [r["retired"] for r in rounds] == [["_bad"], ["_worse"], [], ["_good", "_idle"]]
+    assert rounds[2]["spared"] == "helpers" and not rounds[2]["everything"] and len(rounds[2]["withdrawn"]) == 1
+    assert rounds[3]["everything"]
+    assert seen == [({"_good", "_idle", "_bad", "_worse"}, 1), ({"_good", "_idle", "_worse"}, 1),
+                    ({"_good", "_idle"}, 1), ({"_good", "_idle"}, 0)]
+    assert report["decision"].startswith("the whole library and its worked examples were withdrawn")
+    store = ApiStore(config.paths.database)
+    assert {store.current(n).status for n in ("_good", "_idle")} == {FunctionStatus.RETIRED}
