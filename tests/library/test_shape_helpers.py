@@ -92,12 +92,8 @@ def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitt
     assert "`_object_material(image, bbox)` (attribute material), `_same_color(image, a, b)` (same color);" in (
         built_on(shape_helper("_count_same_attribute"), functions))
     assert built_on(shape_helper("_count_either"), functions) == ""
-    # an attribute read is built on the attribute helpers, never on those comparing two objects
-    assert built_on(shape_helper("_attribute_of"), functions) == (
-        " Build it on the library's helpers, which are checked right: `_object_material(image, bbox)` "
-        "(attribute material); call them instead of comparing boxes or depths yourself. Pick the one `attribute` "
-        "names with `{'material': _object_material}.get(attribute)`; for 'color', 'shape', 'size', which none of "
-        "them does, do it as said above.")
+    # an attribute read is built on neither the readers (one `vqa` each: the hint does it) nor the comparisons
+    assert built_on(shape_helper("_attribute_of"), functions) == ""
 
 
 def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_dict_that_picks_one():
@@ -194,16 +190,21 @@ def test_a_measure_shape_helper_builds_on_the_admitted_height_helper_never_on_an
     assert coverage_of([ratio], functions).covered == 1 and coverage_of([ratio], functions[:1]).covered == 0
 
 
-def test_a_shape_helper_offered_a_reader_for_one_attribute_keeps_the_hint_for_the_others():
+def test_a_shape_helper_reading_an_attribute_is_offered_no_reader_and_keeps_the_hint():
     """A CLEVR build offered `_attribute_of_related` only `_size_of_object` and dropped the hint: all 16
-    samples read every attribute with it and never read `attribute`."""
+    samples read every attribute with it and never read `attribute`. Offered it with the hint, the next
+    build's 16 samples branched on `attribute` and never called the relation helpers. A reader is one
+    `vqa` call, which the hint does for every value; the relation helpers stay offered."""
     from vadar.library.shape_helpers import ATTRIBUTE_HOW
     from vadar.library.shape_route import proposed_docstring
-    functions = library(("_size_of_object", "(image: Image, bbox: BBox) -> str", "The size."))
-    docstring = proposed_docstring(shape_helper("_attribute_of_related"), functions)
-    assert ATTRIBUTE_HOW in docstring
-    assert docstring.endswith("Pick the one `attribute` names with `{'size': _size_of_object}.get(attribute)`; "
-                              "for 'color', 'shape', 'material', which none of them does, do it as said above.")
+    reader = "(image: Image, bbox: BBox) -> str"
+    relations = [(f"_objects_{r}", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]", "Boxes.")
+                 for r in ("left_of", "right_of", "behind", "in_front_of")]
+    for readers in (["size"], ["color", "shape", "material", "size"]):
+        functions = library(*((f"_{a}_of_object", reader, f"The {a}.") for a in readers), *relations)
+        docstring = proposed_docstring(shape_helper("_attribute_of_related"), functions)
+        assert ATTRIBUTE_HOW in docstring and "_of_object" not in docstring
+        assert docstring.endswith("[relation](image, reference, loc(image, description))`.")
 
 
 def test_a_comparing_helper_picks_among_the_readers_when_they_cover_more_values_than_the_comparisons():
