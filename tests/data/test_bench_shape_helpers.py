@@ -9,19 +9,8 @@ import pytest
 
 pytest.importorskip("mitsuba", reason="rendering needs Mitsuba 3: pip install -e '.[bench]'")
 
-from base_modules.oracle.annotations3d import annotations3d_oracle_modules  # noqa: E402
-from omni3d_bench.datasets import load_dataset  # noqa: E402
-from omni3d_bench.generator import generate_benchmark  # noqa: E402
 from omni3d_bench.metrics import score_answer  # noqa: E402
 from vadar.library.shape_helpers import helpers_for, shape_helper  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    root = tmp_path_factory.mktemp("bench")
-    generate_benchmark(root, 16, seed=5, per_scene=24)
-    dataset = load_dataset(root)
-    return dataset, annotations3d_oracle_modules(dataset.scene)
 
 
 def height(m, image, box):  # HEIGHT_HOW
