@@ -261,7 +261,7 @@ def unused_results(facts: ProgramFacts) -> list[CallProblem]:
     """A helper's result thrown away: a bare call, or a name assigned and never read; and a region of
     the question assigned and never read (the program then ignores what the question points at: all 8
     warehouse programs for "How many boxes are in the buffer region <buffer_0>?" that bound
-    `region(0)` counted `loc(image, "buffer region")` instead; the 3 that were right, by chance)."""
+    `region(0)` counted `loc(image, "buffer region")` instead, right only by chance)."""
     problems = []
     for node in ast.walk(facts.tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -282,7 +282,7 @@ def unused_results(facts: ProgramFacts) -> list[CallProblem]:
                     node.lineno, "unused_results",
                     f"line {node.lineno}: `{name}` gets the question's region `{_call_text(node.value)}` and "
                     f"is never read; the question asks about that region: pass `{name}` to the region "
-                    "tools or to a module instead of asking loc for the region by name."))
+                    "tools or to a module, never loc's name for it."))
                 continue
             if not signature.helper:
                 continue
