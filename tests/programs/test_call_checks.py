@@ -152,21 +152,6 @@ def test_a_helper_result_never_used_is_refused_but_a_module_result_is_not():
     assert "the result of `_objects_behind(image, box)` is thrown away" in found[1].message
 
 
-def test_a_region_of_the_question_bound_and_never_read_is_refused():
-    """Eight warehouse programs bound `region(0)` and counted `loc(image, "buffer region")`."""
-    from base_modules.types import Region
-    from vadar.programs.api_text import with_regions
-
-    text = with_regions(API_TEXT, [Region("<buffer_0>", (0.0, 0.0, 10.0, 10.0))])
-    api = callable_api(text, {"image", "region", *MODULE_NAMES, *(h.name for h in HELPERS)})
-    ignored = ('buffer_region = region(0)\nboxes = loc(image, "buffer region")\n'
-               "final_result = len(boxes)\n")
-    [problem] = check_program(ignored, api, [unused_results])
-    assert problem.line == 1 and "`buffer_region` gets the question's region `region(0)`" in problem.message
-    used = ("zone = region(0)\nfinal_result = len([b for b in loc(image, 'box') if inside(image, b, zone)])\n")
-    assert check_program(used, api, [unused_results]) == []
-
-
 @pytest.mark.parametrize("phrase, word", [
     ("cube left of the sphere", "left of"),
     ("object in front of the cylinder", "in front of"),

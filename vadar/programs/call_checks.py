@@ -254,14 +254,8 @@ def box_lists_given(facts: ProgramFacts) -> list[CallProblem]:
             for call, signature, parameter, argument, value in _misfits(facts, Kind.BOXES, NOT_A_BOX_LIST)]
 
 
-REGION = "region"
-
-
 def unused_results(facts: ProgramFacts) -> list[CallProblem]:
-    """A helper's result thrown away: a bare call, or a name assigned and never read; and a region of
-    the question assigned and never read (the program then ignores what the question points at: all 8
-    warehouse programs for "How many boxes are in the buffer region <buffer_0>?" that bound
-    `region(0)` counted `loc(image, "buffer region")` instead, right only by chance)."""
+    """A helper's result thrown away: a bare call, or a name assigned and never read."""
     problems = []
     for node in ast.walk(facts.tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -275,16 +269,8 @@ def unused_results(facts: ProgramFacts) -> list[CallProblem]:
               and isinstance(node.value, ast.Call)):
             name = node.targets[0].id
             signature = facts.signature(node.value)
-            if signature is None or name in facts.read or name == RESULT_NAME or name == "_":
-                continue
-            if signature.name == REGION:
-                problems.append(CallProblem(
-                    node.lineno, "unused_results",
-                    f"line {node.lineno}: `{name}` gets the question's region `{_call_text(node.value)}` and "
-                    f"is never read; the question asks about that region: pass `{name}` to the region "
-                    "tools or to a module, never loc's name for it."))
-                continue
-            if not signature.helper:
+            if (signature is None or not signature.helper or name in facts.read or name == RESULT_NAME
+                    or name == "_"):
                 continue
             problems.append(CallProblem(
                 node.lineno, "unused_results",
