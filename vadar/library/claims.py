@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 RELATION_WORDS = {"left": "left", "right": "right", "front": "front", "behind": "behind", "back": "behind",
@@ -82,6 +83,18 @@ def claim_of(record: Any) -> Claim | None:
     if set(words) & DISTANCE_WORDS and len(inputs) == 2:
         return Claim("distance", "between", inputs)
     return None
+
+
+def claimed_helpers(functions: Iterable[Any], kind: str, inputs: tuple[str, ...]) -> dict[str, str]:
+    """For each value of a claim of `kind` taking `inputs`, the first of `functions` making it:
+    relations called `(image, reference_box, candidates)`, shared attributes `(image, box, box)`,
+    a height `(image, box)`..."""
+    found: dict[str, str] = {}
+    for function in functions:
+        claim = claim_of(function)
+        if claim is not None and claim.kind == kind and claim.inputs == inputs:
+            found.setdefault(claim.value, function.name)
+    return found
 
 
 def named_claim(name: str, signature: str) -> Claim | None:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from vadar.library.claims import claim_of
+from vadar.library.claims import claimed_helpers
 from vadar.library.measure_examples import measure_example
 from vadar.library.shape_helpers import catalogue_example
 from vadar.programs.api_text import ExampleCall
@@ -57,17 +57,6 @@ def both_relations(question: str) -> bool:
     both left of the ball and behind the cylinder"), not a chain: each has its own reference."""
     mentions = list(_MENTIONS.finditer(question))
     return len(mentions) == 2 and bool(_AND.search(question, mentions[0].end(), mentions[1].start()))
-
-
-def claimed_helpers(functions: Iterable[_Function], kind: str, inputs: tuple[str, ...]) -> dict[str, str]:
-    """For each value of a claim of `kind` taking `inputs` (`claims.Claim`), the first helper making
-    it: relations called `(image, reference_box, candidates)`, shared attributes `(image, box, box)`."""
-    found: dict[str, str] = {}
-    for function in functions:
-        claim = claim_of(function)
-        if claim is not None and claim.kind == kind and claim.inputs == inputs:
-            found.setdefault(claim.value, function.name)
-    return found
 
 
 def relation_helpers(functions: Iterable[_Function]) -> dict[str, str]:

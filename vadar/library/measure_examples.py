@@ -17,10 +17,10 @@ helper). A question whose measure no such helper takes gets no example from here
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Protocol
 
-from vadar.library.claims import Claim, claim_of
+from vadar.library.claims import claimed_helpers
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.question_shape import shape_of
 
@@ -34,31 +34,20 @@ _NEIGHBOUR = re.compile(r"\b(?:immediately|directly|just) (?:to the )?(left|righ
 _ASKED = {"height": "How tall is the {} in meters?", "camera_distance": "How far is the {} from the camera, in meters?"}
 
 
-def _claimed(functions: Iterable[_Function]) -> dict[tuple[str, str, tuple[str, ...]], str]:
-    """The first helper making each claim (kind, value, inputs)."""
-    found: dict[tuple[str, str, tuple[str, ...]], str] = {}
-    for function in functions:
-        claim: Claim | None = claim_of(function)
-        if claim is not None:
-            found.setdefault((claim.kind, claim.value, claim.inputs), function.name)
-    return found
-
-
-def measure_example(question: str, functions: Iterable[_Function]) -> ExampleCall | None:
+def measure_example(question: str, functions: Sequence[_Function]) -> ExampleCall | None:
     """A worked program for a metric question of `question`'s shape as calls of the library's measure
     helpers (and, for an object immediately beside a reference, its relation helper); None where the
     measure it asks for has no helper."""
     shape = shape_of(question)
     if shape.answer != "measure":
         return None
-    claimed = _claimed(functions)
     if shape.subject == "distance" and shape.relation in (None, "distance"):
-        between = claimed.get(("distance", "between", ("box", "box")))
+        between = claimed_helpers(functions, "distance", ("box", "box")).get("between")
         return None if between is None else ExampleCall(
             "What is the distance between the lamp and the box in meters?",
             f'lamp = loc(image, "lamp")[0]\nbox = loc(image, "box")[0]\nfinal_result = {between}(image, lamp, box)')
     measured = {"height": "height", "depth": "camera_distance"}.get(shape.subject or "")
-    measure = claimed.get(("measure", measured, ("box",))) if measured else None
+    measure = claimed_helpers(functions, "measure", ("box",)).get(measured) if measured else None
     if measure is None:
         return None
     if measured == "height" and shape.relation == "ratio":
@@ -67,7 +56,7 @@ def measure_example(question: str, functions: Iterable[_Function]) -> ExampleCal
                            f"final_result = {measure}(image, lamp) / {measure}(image, box)")
     beside = _NEIGHBOUR.search(question)
     if beside is not None and shape.relation == "spatial":
-        return _neighbour(beside.group(1).lower(), measured, measure, claimed)
+        return _neighbour(beside.group(1).lower(), measured, measure, functions)
     # "How far is the lamp from the camera?" parses as a comparison with the camera; "... than ..." is one
     one_object = shape.relation is None or (measured == "camera_distance" and shape.relation == "comparison"
                                             and " than " not in question)
@@ -77,12 +66,11 @@ def measure_example(question: str, functions: Iterable[_Function]) -> ExampleCal
                        f'lamp = loc(image, "lamp")[0]\nfinal_result = {measure}(image, lamp)')
 
 
-def _neighbour(side: str, measured: str, measure: str,
-               claimed: dict[tuple[str, str, tuple[str, ...]], str]) -> ExampleCall | None:
+def _neighbour(side: str, measured: str, measure: str, functions: Sequence[_Function]) -> ExampleCall | None:
     """The measure of the object immediately `side` of a reference: of the objects the relation helper
     returns on that side, the one whose box centre is nearest the reference's in x."""
-    alone = claimed.get(("relation", side, ("box",)))
-    chooser = claimed.get(("relation", side, ("box", "candidates")))
+    alone = claimed_helpers(functions, "relation", ("box",)).get(side)
+    chooser = claimed_helpers(functions, "relation", ("box", "candidates")).get(side)
     if alone is None and chooser is None:
         return None
     found = f"{alone}(image, box)" if alone is not None else f'{chooser}(image, box, loc(image, "objects"))'

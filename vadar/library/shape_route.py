@@ -124,11 +124,11 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]], si
     offered only `_size_of_object` without the hint, all 16 samples of a CLEVR build's
     `_attribute_of_related` read every attribute with it and never read `attribute`."""
     parameters = parameter_names(helper.name, helper.signature)
-    comparing = "same" in helper.name.split("_")
     sentences = []
     for parameter in parameters:
+        # `_blocks` holds no comparison for a helper that compares none, and no reader for one that only reads
         kinds = {"relation": ("relation",), "shared": ("same",), "asked": ("attribute",),
-                 "attribute": ("same", "attribute") if comparing else ("attribute",)}.get(parameter, ())
+                 "attribute": ("same", "attribute")}.get(parameter, ())
         present = [k for k in kinds if any(step.kind == k for step, _ in blocks)]
         if not present:
             continue
