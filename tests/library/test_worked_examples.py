@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from api_store.evidence import VerifiedProgram
-from vadar.library.retrieval import ExampleRetriever, looks_at_the_scene
+from vadar.library.retrieval import ExampleRetriever, looks_at_the_scene, reads_one_frame
 
 # Recorded from a multi-view build: right on its question (gold "left") without calling anything.
 BLIND = '''# Define the image dimensions and focal length
@@ -95,3 +95,33 @@ def test_with_no_right_program_of_its_shape_a_question_a_shape_helper_answers_is
     shown = ExampleRetriever([], 2, {"_count_related"}).render(counting)
     assert shown is not None and "final_result = _count_related(image, " in shown
     assert ExampleRetriever([], 2, {"_find_related"}).render(counting) is None  # a link answers nothing whole
+
+
+# Recorded from a 30-question multi-view build (docs/results/multiview.md): right because the one
+# mug stood in the first frame.
+FIRST_FRAME_COUNT = 'mugs = loc(image, "mug")\nfinal_result = len(mugs)\n'
+EVERY_FRAME_COUNT = 'mugs = objects_3d(views, "mug")\nfinal_result = len(mugs)\n'
+
+
+def test_a_first_frame_program_is_no_example_for_a_question_about_several_frames():
+    assert reads_one_frame(FIRST_FRAME_COUNT)
+    assert reads_one_frame('mugs = loc(views[0], "mug")\nfinal_result = len(mugs)\n')
+    assert not reads_one_frame(EVERY_FRAME_COUNT)
+    assert not reads_one_frame('final_result = len(loc(views[2], "mug"))')
+
+    mugs = "How many mugs are there in the room?"
+    examples = ExampleRetriever([program(1, mugs, FIRST_FRAME_COUNT)], 2, set())
+    assert examples.render("How many lamps are there in the room?", views=True) is None  # the fixed example
+    assert 'loc(image, "mug")' in examples.render("How many lamps are there in the room?")  # one frame: shown
+
+    both = ExampleRetriever([program(1, mugs, FIRST_FRAME_COUNT), program(2, "How many bins are there in the room?", EVERY_FRAME_COUNT)], 2, set())
+    shown = both.render("How many lamps are there in the room?", views=True)
+    assert "objects_3d(views" in shown and 'loc(image, "mug")' not in shown
+
+
+def test_a_first_frame_program_calling_a_helper_is_still_shown_for_several_frames():
+    code = 'chair = loc(image, "chair")[0]\ntable = loc(image, "table")[0]\nfinal_result = _distance_between(image, chair, table)\n'
+    calling = VerifiedProgram(1, 1, "q1", "How far is the chair from the table?", "with", code, "2.0", "2.0", None,
+                              True, ("_distance_between",))
+    shown = ExampleRetriever([calling], 2, {"_distance_between"}).render("How far is the lamp from the bin?", views=True)
+    assert shown is not None and "_distance_between(image, chair, table)" in shown

@@ -167,6 +167,31 @@ def test_program_agent_gets_the_frames_and_the_multi_view_api(dataset, tmp_path)
     assert len(list((tmp_path / "html" / "images").glob("*-f*.jpg"))) == len(rows) * (VIEWS - 1)
 
 
+def test_a_first_frame_count_from_the_build_is_not_shown_to_a_multi_view_question(dataset, tmp_path):
+    from api_store import ApiStore
+    from vadar.config import VadarConfig
+    from vadar.llm.doubles import ScriptedLLM
+    from vadar.runs.pipeline import evaluate
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
+
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.paths.home.mkdir()
+    with ApiStore(config.paths.database) as store:  # right on its build question: the one mug was in frame 0
+        store.record_verified_program(batch_id=None, question_id="b1", question="How many mugs are there in the room?",
+                                      variant="without", code='mugs = loc(image, "mug")\nfinal_result = len(mugs)\n',
+                                      answer="1", gold="1", error=None, correct=True, uses=())
+    selection = DataSelection(data=dataset.root, split="test", families=("object_count",), limit=2).prepare(config)
+    llm = ScriptedLLM(["```python\nfinal_result = 0\n```"] * 20)
+    with open_session(config, llm=llm) as session:
+        evaluate(session, selection, tmp_path / "run", method="vadar", show_progress=False, scope="all")
+    count_prompts = ["\n".join(str(m["content"]) for m in call) for call in llm.calls
+                     if "How many" in str(call[-1]["content"]).split("\n")[0]]
+    assert count_prompts
+    assert all('loc(image, "mug")' not in shown and 'objects_3d(views, "lamp")' in shown for shown in count_prompts)
+
+
 def test_direct_method_reads_the_world_annotation_of_a_multi_view_scene(dataset, tmp_path):
     """With oracle perception, `direct` sees every object of the scene (not one frame's) and the room."""
     from vadar.config import VadarConfig

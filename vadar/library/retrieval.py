@@ -140,6 +140,26 @@ def right_by_chance_risk(program: VerifiedProgram) -> bool:
     return not program.uses and str(program.gold).strip().lower() in GUESSABLE_ANSWERS
 
 
+@lru_cache(maxsize=4096)
+def reads_one_frame(code: str) -> bool:
+    """Whether a program never reads `views` but through `views[0]`: of several frames of one
+    scene it looked at the first (`image`) alone.
+
+    On a 30-question multi-view build, `len(loc(image, "mug"))` was right for "How many mugs are
+    there in the room?" because the one mug stood in the first frame; shown as the worked example,
+    it was copied by every held-out count program, and counts fell from 0.78 (static-api, counting
+    `objects_3d(views, ...)`) to 0.56.
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return True
+    first = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Subscript)
+             and isinstance(node.slice, ast.Constant) and node.slice.value == 0}
+    return not any(isinstance(node, ast.Name) and node.id == "views" and id(node) not in first
+                   for node in ast.walk(tree))
+
+
 class ExampleRetriever:
     """Worked examples: correct programs from build questions of the question's shape, most
     similar question first; within a shape, programs that call a library helper first."""
@@ -157,35 +177,39 @@ class ExampleRetriever:
         self.k = k
         self.tiers = tuple(tiers)
         self.shapes = [shape_of(p.question) for p in self.programs]
-        self._groups: dict[tuple[int, Hashable], tuple[list[int], LexicalIndex]] = {}
+        self._groups: dict[tuple[int, Hashable, bool], tuple[list[int], LexicalIndex]] = {}
 
-    def select(self, question: str) -> list[VerifiedProgram]:
+    def select(self, question: str, views: bool = False) -> list[VerifiedProgram]:
         """The worked examples shown for `question`: those of its shape at the first tier that has
-        any, most similar first (none: the fixed example)."""
+        any, most similar first (none: the fixed example). For a question about several frames
+        (`views`), a program calling no helper that read the first frame alone is not shown."""
         if self.k <= 0 or not self.programs:
             return []
         shape = shape_of(question)
         for tier, key_of in enumerate(self.tiers):
-            members, index = self._group(tier, key_of(shape))
+            members, index = self._group(tier, key_of(shape), views)
             if members:
                 return [self.programs[members[i]] for i in index.top(question, self.k)]
         return []
 
-    def _group(self, tier: int, key: Hashable) -> tuple[list[int], LexicalIndex]:
+    def _group(self, tier: int, key: Hashable, views: bool) -> tuple[list[int], LexicalIndex]:
         """The programs whose shape has `key` at `tier`, with a BM25 index over their questions."""
-        if (tier, key) not in self._groups:
+        if (tier, key, views) not in self._groups:
             members = [i for i, shape in enumerate(self.shapes) if self.tiers[tier](shape) == key]
+            if views:
+                members = [i for i in members if self.programs[i].uses or not reads_one_frame(self.programs[i].code)]
             calling = [i for i in members if self.programs[i].uses]
             members = calling or members  # a shape whose programs call a helper is shown those calls
-            self._groups[tier, key] = members, LexicalIndex([self.programs[i].question for i in members])
-        return self._groups[tier, key]
+            self._groups[tier, key, views] = members, LexicalIndex([self.programs[i].question for i in members])
+        return self._groups[tier, key, views]
 
-    def render(self, question: str) -> str | None:
+    def render(self, question: str, views: bool = False) -> str | None:
         """The examples block for the prompt: the right programs of its shape; with none yet, the
         catalogue's program where a library helper answers its shape in one call, or one composed
         of the library's relation helpers (`composed_examples.fallback_example`), also first where
-        none of the shape's right programs calls a helper; else None, to keep the fixed example."""
-        chosen = self.select(question)
+        none of the shape's right programs calls a helper; else None, to keep the fixed example.
+        `views`: the question is about several frames (`select`)."""
+        chosen = self.select(question, views)
         if any(program.uses for program in chosen):
             return worked_examples(chosen)
         # Right programs that call no helper (a depth loop, right on its scene) come after an example

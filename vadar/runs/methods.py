@@ -128,7 +128,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
             text and the worked examples retrieved for the question (none: the built-in one)."""
             namespace, api = question_context(question, dataset, modules, view_modules, functions)
             text = with_regions(render_api(shown, examples=shown_calls, **api), question.regions)
-            worked = worked_examples.render(question.question) if worked_examples is not None else None
+            worked = (worked_examples.render(question.question, question.multi_view)
+                      if worked_examples is not None else None)
             if worked is None and question.multi_view and view_modules is not None:
                 worked = prompts.render("program_example_views")  # the fixed example reads one frame
             testable = not question.multi_view and not question.regions  # test scenes have one frame, no regions
