@@ -103,6 +103,24 @@ def test_a_correct_helper_is_admitted_and_its_programs_become_examples(config, t
     assert store.function_stats()["_objects_left_of"].correct >= 1
 
 
+def test_a_question_whose_program_calls_no_candidate_is_written_no_program_without_them(config, tmp_path):
+    report, _, store = build(config, scripted([RIGHT]), tmp_path)
+    variants: dict[str, list[str]] = {}
+    for program in ApiStore(config.paths.database).verified_programs():
+        if program.variant in ("with", "without"):
+            variants.setdefault(program.question, []).append(program.variant)
+    helped = next(q for q in variants if "left of the red sphere" in q)
+    assert sorted(variants.pop(helped)) == ["with", "without"]  # it judges the helper: both programs
+    assert list(variants.values()) == [["with"]]  # the other question judges nothing
+    assert report.admitted == ["_objects_left_of"]
+
+
+def test_unlabelled_mode_writes_every_question_its_programs_without_the_candidates(config, tmp_path):
+    build(config, scripted([RIGHT]), tmp_path, mode="unlabelled")  # they make its reference
+    written = [p.variant for p in ApiStore(config.paths.database).verified_programs()]
+    assert written.count("without") == 2 and written.count("sample") == 2
+
+
 def test_unlabelled_mode_rejects_a_helper_whose_behaviour_check_fails(config, tmp_path):
     report, _, store = build(config, scripted([WRONG]), tmp_path, mode="unlabelled")
     assert report.admitted == []
