@@ -79,18 +79,15 @@ def evidence_item(with_right: bool, without_right: bool):
                 question=type("Q", (), {"question": "Is it?"})())
 
 
-def test_a_confirmed_helper_whose_programs_lose_is_not_admitted_on_enough_programs_and_not_repaired():
+def test_a_confirmed_helper_is_admitted_however_its_batch_s_programs_score():
     candidate = Candidate(Route.PROPOSAL, "_h", "(image)", "Doc.", "def _h(image):\n    return 1\n")
     candidate.evidence.truth_check = {"passed": True, "cases": MIN_TRUTH_CASES}
-    losing = [evidence_item(False, True)] + [evidence_item(True, True)] * 5  # yes/no: six weigh 3
-    problem = OutcomeRule(losing, min_uses=3)(candidate)
-    assert "right 5 of 6 times, 6 without it" in str(problem)
-    assert not problem.repairable  # the programs misuse a right helper: rewriting it cannot help
-    # a CLEVR build refused a right `_shape_of_object` on 0 of 2 against 1 of 2: fewer judged
-    # programs than an unconfirmed helper needs to be admitted are no evidence against a confirmed one
-    assert OutcomeRule(losing[:2], min_uses=3)(candidate) is None
-    assert OutcomeRule([evidence_item(True, True)], min_uses=3)(candidate) is None  # not worse: enough
+    losing = [evidence_item(False, True)] * 6  # right 0 of 6 times, 6 without it
+    # of 97 confirmed helpers at the gates of 20 builds, outcomes refused 4, each right: programs misused them
+    assert OutcomeRule(losing, min_uses=3)(candidate) is None
+    assert OutcomeRule([], min_uses=3)(candidate) is None  # unused: admitted all the same
     candidate.evidence.truth_check = {"passed": True, "cases": MIN_TRUTH_CASES - 1}  # too few cases: outcomes rule
+    assert "right 0 of 6 times, 6 without it" in str(OutcomeRule(losing, min_uses=3)(candidate))
     assert "fewer than the 3 needed" in str(OutcomeRule([evidence_item(True, True)], min_uses=3)(candidate))
 
 

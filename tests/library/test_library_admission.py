@@ -103,16 +103,36 @@ def test_a_correct_helper_is_admitted_and_its_programs_become_examples(config, t
     assert store.function_stats()["_objects_left_of"].correct >= 1
 
 
-def test_a_question_whose_program_calls_no_candidate_is_written_no_program_without_them(config, tmp_path):
-    report, _, store = build(config, scripted([RIGHT]), tmp_path)
+def written(config) -> dict[str, list[str]]:
+    """The gate's program variants per build question."""
     variants: dict[str, list[str]] = {}
     for program in ApiStore(config.paths.database).verified_programs():
         if program.variant in ("with", "without"):
             variants.setdefault(program.question, []).append(program.variant)
+    return variants
+
+
+def test_a_question_whose_program_calls_no_candidate_is_written_no_program_without_them(config, tmp_path,
+                                                                                        monkeypatch):
+    from vadar.library import truth_checks
+
+    monkeypatch.setattr(truth_checks.TruthChecks, "check", lambda self, *a: truth_checks.TruthResult(None))
+    # no ground truth: judged by outcomes, better than the program without it
+    report, _, store = build(config, scripted([RIGHT], baseline="final_result = 0"), tmp_path)
+    variants = written(config)
     helped = next(q for q in variants if "left of the red sphere" in q)
     assert sorted(variants.pop(helped)) == ["with", "without"]  # it judges the helper: both programs
     assert list(variants.values()) == [["with"]]  # the other question judges nothing
     assert report.admitted == ["_objects_left_of"]
+
+
+def test_a_helper_ground_truth_confirms_is_judged_by_no_program_without_it(config, tmp_path):
+    report, _, _ = build(config, scripted([RIGHT]), tmp_path)
+    assert report.admitted == ["_objects_left_of"]
+    assert all(variants == ["with"] for variants in written(config).values())
+    evidence = ApiStore(config.paths.database).decisions("_objects_left_of")[-1].evidence
+    assert evidence["truth_check"]["passed"] is True and evidence["right_with"] == 1
+    assert "right_without" not in evidence  # nothing to compare with: not a zero
 
 
 def test_unlabelled_mode_writes_every_question_its_programs_without_the_candidates(config, tmp_path):

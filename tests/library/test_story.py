@@ -37,6 +37,9 @@ def test_the_story_names_route_search_checks_outcomes_and_validation():
     assert "proposed by the Signature agent" in lines[2] and "passed on 12 cases" in lines[3]
     assert lines[4] == "    programs using it right 2 times, 1 without it (2 used it)"
     assert lines[5].startswith("v2 validated: won 2, lost 0 on the 2 build questions that used it")
+    confirmed = {k: v for k, v in ADMITTED.items() if k != "right_without"}  # ground truth: none written without it
+    lines = helper_story("_objects_left_of", [{"decision": "admitted", "version": 2, "evidence": confirmed}]).lines
+    assert lines[-1] == "    programs using it right 2 times, none written without it (2 used it)"
 
 
 def test_a_failed_search_names_its_closest_failure():

@@ -142,6 +142,7 @@ def test_admission_evidence_programs_see_the_region_tools(bench: BenchDataset) -
     admission = Admission(ApiStore(":memory:"), ProgramAgent(llm, run), run)
     modules = annotations3d_oracle_modules(bench.scene)
     item = admission._question(question, bench, modules, [], [], AdmissionReport())
-    assert item.without.error is None and item.score(item.without) == 1.0
+    assert item.with_.error is None and item.score(item.with_) == 1.0
+    assert item.without is None  # no candidate called: nothing to compare
     assert all("# Regions of this question: <pallet_0>, <pallet_1>" in r["messages"][0]["content"]
                for r in llm.requests)

@@ -25,11 +25,13 @@ from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar.library.candidates import Candidate, Route
 from vadar.library.problems import AnswersChanged, Case, Problem, SourceProblem, TruthFailed
-from vadar.library.truth_checks import TruthChecks
+from vadar.library.truth_checks import TruthChecks, TruthResult
 from vadar.programs.calls import helpers_called
 from vadar.programs.namespace import program_namespace
 from vadar.programs.outcome import Executor, ProgramRun, run_program
 from vadar.sandbox import LibrarySourceError, check_library_source
+
+MIN_TRUTH_CASES = 4  # ground-truth cases a helper must pass to be admitted on them (a relation case checks a whole list)
 
 REWRITTEN = "rewritten"  # variant of a verified program that is a rewritten source program
 
@@ -148,15 +150,30 @@ class TruthCheck:
     """The helper passes the ground-truth checks its name invites (`vadar.library.truth_checks`)."""
 
     def __init__(self, truth: TruthChecks | None, dataset: Dataset, modules: ModuleSet, library: Sequence[Any],
-                 questions: Sequence[Question]) -> None:
+                 questions: Sequence[Question], results: dict[tuple[str, str], TruthResult] | None = None) -> None:
         self.truth, self.dataset, self.modules = truth, dataset, modules
         self.library, self.questions = library, questions
+        self.results = {} if results is None else results  # by helper and body: a body is checked once
 
-    def __call__(self, candidate: Candidate) -> Problem | None:
+    def confirms(self, candidate: Candidate) -> bool:
+        """Whether the helper passed its ground-truth check on at least `MIN_TRUTH_CASES` cases:
+        right by evidence stronger than any batch's outcomes (`admission.OutcomeRule`)."""
+        checked = self._checked(candidate)
+        return checked is not None and checked.passed is True and checked.cases >= MIN_TRUTH_CASES
+
+    def _checked(self, candidate: Candidate) -> TruthResult | None:
         if self.truth is None:
             return None
-        checked = self.truth.check(candidate, [*self.library, candidate], self.dataset, self.modules,  # type: ignore[arg-type]
-                                   list(self.questions))
+        key = (candidate.name, candidate.code)
+        if key not in self.results:
+            self.results[key] = self.truth.check(candidate, [*self.library, candidate], self.dataset,  # type: ignore[arg-type]
+                                                 self.modules, list(self.questions))
+        return self.results[key]
+
+    def __call__(self, candidate: Candidate) -> Problem | None:
+        checked = self._checked(candidate)
+        if checked is None:
+            return None
         candidate.evidence.truth_check = checked.to_dict()
         if checked.passed is not False:
             return None

@@ -103,13 +103,6 @@ class NotBetter(Problem):
     repairable = True
 
 
-class ProgramsMisuse(NotBetter):
-    """Programs calling a helper ground truth confirmed are worse than without it: they misuse a
-    right helper, so rewriting the helper cannot help (no repair)."""
-
-    repairable = False
-
-
 class TooFewUses(Problem):
     """Too few programs used the helper to judge it: no repair can add uses."""
 

@@ -95,8 +95,11 @@ def _verdict_lines(version: str, kind: str, mode: str, evidence: Mapping[str, An
         lines.append(f"    reproduced {evidence.get('reproduced')} of {evidence['programs']} right programs"
                      + (f", {evidence['tokens_saved']} tokens saved" if evidence.get("tokens_saved") else ""))
     if evidence.get("right_with") is not None:
+        # no programs without it where ground truth confirmed it (`admission.OutcomeRule`)
+        without = (f"{evidence['right_without']:g} without it" if evidence.get("right_without") is not None
+                   else "none written without it")
         lines.append(f"    programs using it right {evidence['right_with']:g} times, "
-                     f"{evidence.get('right_without', 0):g} without it ({len(evidence.get('used_by') or [])} used it)")
+                     f"{without} ({len(evidence.get('used_by') or [])} used it)")
     return lines
 
 
