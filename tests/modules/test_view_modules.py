@@ -192,6 +192,42 @@ def test_a_first_frame_count_from_the_build_is_not_shown_to_a_multi_view_questio
     assert all('loc(image, "mug")' not in shown and 'objects_3d(views, "lamp")' in shown for shown in count_prompts)
 
 
+def test_a_multi_view_build_writes_its_gate_programs_with_the_frames(dataset, tmp_path):
+    from omni3d_bench.datasets.view_programs import view_gold_program
+    from vadar.config import VadarConfig
+    from vadar.llm.chat import Role
+    from vadar.llm.doubles import ByRole, ScriptedLLM
+    from vadar.runs.pipeline import build_api
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
+
+    questions = {q.question: q for q in dataset.questions("test")}
+    stub = '```python\ndef _first_box(image: Image, prompt: str) -> BBox:\n    """The first box loc finds."""\n```'
+
+    def signatures(messages):
+        return stub if "_first_box(" not in messages[0]["content"] else "# no new functions"
+
+    def program(messages):
+        question = messages[-1]["content"].removeprefix("Question: ").split("\n")[0]
+        return "```python\n" + view_gold_program(questions[question]) + "```"
+
+    replies = {Role.SIGNATURE: signatures,
+               Role.API_IMPLEMENT: "```python\ndef _first_box(image, prompt):\n    return loc(image, prompt)[0]\n```"}
+    llm = ScriptedLLM([ByRole(replies, default=program)] * 100)
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.library.distill = config.library.validation = False
+    config.library.shape_helpers_per_batch = 0
+    selection = DataSelection(data=dataset.root, split="test", limit=3).prepare(config)
+    with open_session(config, llm=llm) as session:
+        build_api(session, selection, tmp_path / "build", batch_size=3)
+        recorded = session.store.verified_programs()
+    gate = [call for call in llm.calls if str(call[-1]["content"]).startswith("Question: ")]
+    assert gate and all("def objects_3d(views: list[Image]" in call[0]["content"] for call in gate)
+    # the gold programs read every frame, and the gate ran them so: right, not a NameError on `views`
+    assert recorded and all(p.error is None and p.correct for p in recorded if p.variant == "with")
+
+
 def test_direct_method_reads_the_world_annotation_of_a_multi_view_scene(dataset, tmp_path):
     """With oracle perception, `direct` sees every object of the scene (not one frame's) and the room."""
     from vadar.config import VadarConfig

@@ -26,6 +26,7 @@ from typing import Any
 
 from api_store import ApiStore, FunctionRecord
 from base_modules.module import ModuleSet
+from base_modules.view_modules import ViewModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.api import TestContext
@@ -43,6 +44,7 @@ from vadar.library.truth_checks import TruthChecks, TruthResult
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.namespace import library_functions, program_namespace
 from vadar.programs.outcome import Executor, ProgramOutcome, check_infrastructure, run_program
+from vadar.programs.question_context import QuestionContext
 from vadar.llm.usage import usage_scope
 from vadar.programs.calls import helpers_reached
 
@@ -69,7 +71,7 @@ class QuestionEvidence:
                             self.question.metric)
 
 
-def gate_program(agent: ProgramAgent, question: Question, image: Any, modules: ModuleSet,
+def gate_program(agent: ProgramAgent, question: Question, context: QuestionContext,
                  library: Sequence[FunctionRecord | Candidate]) -> ProgramOutcome:
     """A program for `question` as the gate writes it: the whole library's API text with the question's
     regions, the library in the namespace (the search by outcome writes the same requests, so the
@@ -79,9 +81,10 @@ def gate_program(agent: ProgramAgent, question: Question, image: Any, modules: M
     relation helpers (`composed_examples`)."""
     shown = shape_helpers_first(library, question.question)
     calls = catalogue_calls(f.name for f in shown)  # how to call a shape helper, before any program has
-    worked = worked_examples([fallback_example(question.question, calls, shown)])
-    return agent.solve(question.question, with_regions(render_api(shown, examples=calls), question.regions),  # type: ignore[arg-type]
-                       program_namespace(image, modules, library, question.regions), worked)  # type: ignore[arg-type]
+    worked = worked_examples([fallback_example(question.question, calls, shown)]) or context.fixed_example(question)
+    api = render_api(shown, examples=calls, **context.api_options(question))  # type: ignore[arg-type]
+    return agent.solve(question.question, with_regions(api, question.regions),
+                       context.namespace(question, library), worked)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -116,6 +119,7 @@ class AdmissionSetup:
     min_uses: int = 1
     batch_id: int | None = None
     on_event: Callable[[str], None] | None = None
+    view_modules: ViewModuleSet | None = None  # the multi-view modules, where a question has several frames
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,7 @@ class Admission:
         self.checks = setup.checks if setup.mode == "unlabelled" else None  # gold answers need no proxy
         self.truth, self.truth_scenes, self.min_uses = setup.truth, setup.truth_scenes, setup.min_uses
         self.batch_id = setup.batch_id
+        self.view_modules = setup.view_modules
         self.on_event = setup.on_event or (lambda message: None)
 
     def decide(self, candidates: Sequence[FunctionRecord], questions: Sequence[Question], dataset: Dataset,
@@ -198,12 +203,12 @@ class Admission:
     def _question(self, question: Question, dataset: Dataset, modules: ModuleSet, before: list[FunctionRecord],
                   candidates: Sequence[FunctionRecord], report: AdmissionReport,
                   confirmed: AbstractSet[str] = frozenset()) -> QuestionEvidence:
-        image = dataset.image(question)
+        context = QuestionContext(dataset, modules, self.view_modules)
         self.on_event(f"checking helpers on question {question.question_id}")
 
         def solve(agent: ProgramAgent, library: list[FunctionRecord]) -> ProgramOutcome:
             with usage_scope(GATE_PROGRAMS):
-                return gate_program(agent, question, image, modules, library)
+                return gate_program(agent, question, context, library)
 
         with_ = solve(self.agent, [*before, *candidates])
         uses = self._reached(with_.program, candidates)
@@ -257,7 +262,7 @@ class Admission:
     def _rerun(self, outcome: ProgramOutcome, question: Question, dataset: Dataset, modules: ModuleSet,
                library: list[FunctionRecord]) -> ProgramOutcome:
         """The same program text, run again with the repaired helper (no new LLM reply)."""
-        namespace = program_namespace(dataset.image(question), modules, library, question.regions)
+        namespace = QuestionContext(dataset, modules, self.view_modules).namespace(question, library)
         run = run_program(self.executor, outcome.program or "", namespace)
         return ProgramOutcome(answer=run.answer if run.error is None else outcome.answer, program=outcome.program,
                               error=run.error, cost=outcome.cost, calls=list(run.result.calls))

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 from api_store import ApiStore, FunctionRecord
 from base_modules.module import ModuleSet
+from base_modules.view_modules import ViewModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar.agents.helper_search import HelperVerifier, OutcomeEvidence, SearchRule
@@ -53,7 +54,7 @@ from vadar.library.shape_helpers import shape_helper
 from vadar.library.sources import support as evidence_weight
 from vadar.llm.usage import usage_scope
 from vadar.programs.calls import helpers_reached
-from vadar.programs.namespace import program_namespace
+from vadar.programs.question_context import QuestionContext
 from vadar.programs.outcome import Executor, ProgramOutcome, run_program
 from vadar.programs.question_form import parse_question
 from vadar.text import one_line
@@ -114,10 +115,12 @@ class OutcomeVerifier:
     def __init__(self, writer: ProgramAgent, store: ApiStore, executor: Executor, dataset: Dataset,
                  modules: ModuleSet, questions: Sequence[Question], *, min_support: int,
                  on_event: Callable[[str], None] = lambda message: None,
-                 scenes: SceneChecker | None = None, truth: HelperVerifier | None = None) -> None:
+                 scenes: SceneChecker | None = None, truth: HelperVerifier | None = None,
+                 view_modules: ViewModuleSet | None = None) -> None:
         self.writer, self.store, self.executor = writer, store, executor
         self.truth = truth  # ground truth for a question-shape helper: every value of its parameters first
         self.dataset, self.modules, self.min_support, self.on_event = dataset, modules, min_support, on_event
+        self.context = QuestionContext(dataset, modules, view_modules)  # as the gate's programs see a question
         self.scenes = scenes  # a right program must be right on other build scenes of its question too
         self.questions = [q for q in questions if q.answer is not None]  # only gold answers judge
         self._support: dict[str, _Support] = {}
@@ -216,12 +219,11 @@ class OutcomeVerifier:
     def _solve(self, question: Question, library: Sequence[FunctionRecord | Candidate]) -> ProgramOutcome:
         """As the gate's programs are written (`admission.gate_program`)."""
         with usage_scope(SEARCH_PROGRAMS):
-            return gate_program(self.writer, question, self.dataset.image(question), self.modules, library)
+            return gate_program(self.writer, question, self.context, library)
 
     def _rerun(self, question: Question, program: str, library: list[FunctionRecord | Candidate]) -> object:
         """The same program text with another sample in the library; None when it fails."""
-        namespace = program_namespace(self.dataset.image(question), self.modules, library,  # type: ignore[arg-type]
-                                      question.regions)
+        namespace = self.context.namespace(question, library)  # type: ignore[arg-type]
         run = run_program(self.executor, program, namespace)
         return None if run.error is not None else run.answer
 

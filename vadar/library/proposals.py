@@ -197,7 +197,7 @@ def api_agent(batch: BuildBatch, judged_on: Sequence[Question]) -> ApiAgent:
                           build_scenes([*batch.earlier, *batch.scenes]), settings.scene_checks)
     outcome = (OutcomeVerifier(batch.writer(PROGRAM), batch.store, batch.executor, batch.dataset, batch.modules,
                                judged_on, min_support=settings.outcome_min_support, on_event=batch.on_event,
-                               scenes=scenes, truth=verifier)
+                               scenes=scenes, truth=verifier, view_modules=batch.view_modules)
                if settings.admission == "labelled" else None)
     return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
@@ -211,7 +211,8 @@ def batch_admission(batch: BuildBatch, agent: ApiAgent) -> Admission:
                            repair=agent.repair if settings.repair else None,
                            checks=BehaviourChecks(batch.llm, batch.executor), truth=TruthChecks(batch.executor),
                            truth_scenes=batch.scenes,  # the scenes the search's ground-truth cases came from
-                           min_uses=settings.admit_min_uses, batch_id=batch.batch_id, on_event=batch.on_event)
+                           min_uses=settings.admit_min_uses, batch_id=batch.batch_id, on_event=batch.on_event,
+                           view_modules=batch.view_modules)
     return Admission(batch.store, batch.writer(PROGRAM), batch.executor, setup)
 
 

@@ -243,7 +243,8 @@ def _batch(build: _Build, chunk: Sequence[Question], index: int, built_from: Seq
 
     return BuildBatch(session.store, session.llm, session.executor, data.dataset, data.modules, tuple(chunk),
                       tuple(built_from), build.scenes, index, build.run_id, batch_id, session.model_name,
-                      session.config.library, session.config.agents, writer, build.on_event, build.earlier)
+                      session.config.library, session.config.agents, writer, build.on_event, build.earlier,
+                      data.view_modules)
 
 
 class _BuildState:

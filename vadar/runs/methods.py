@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 
 from api_store import ApiStore, FunctionRecord
 from api_store.evidence import VerifiedProgram
-from base_modules.module import PREDEFINED_MODULES, ModuleSet
-from base_modules.view_modules import VIEW_MODULES, ViewModuleSet
-from omni3d_bench.types import Dataset, Question, question_views
-from vadar import prompts
+from base_modules.module import ModuleSet
+from base_modules.view_modules import ViewModuleSet
+from omni3d_bench.types import Dataset, Question
 from vadar.agents.direct import DirectAnswerer
 from vadar.agents.techniques.fallback import with_fallback
 from vadar.programs.outcome import Executor, ProgramOutcome
@@ -31,7 +30,8 @@ from vadar.config import VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
 from vadar.library.shape_helpers import catalogue_calls
 from vadar.llm.chat import ChatModel
-from vadar.programs.namespace import program_namespace, sketch_scene_namespace, unit_scene_namespace
+from vadar.programs.namespace import sketch_scene_namespace, unit_scene_namespace
+from vadar.programs.question_context import QuestionContext, question_context
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
@@ -130,8 +130,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
             text = with_regions(render_api(shown, examples=shown_calls, **api), question.regions)
             worked = (worked_examples.render(question.question, question.multi_view)
                       if worked_examples is not None else None)
-            if worked is None and question.multi_view and view_modules is not None:
-                worked = prompts.render("program_example_views")  # the fixed example reads one frame
+            if worked is None:  # the built-in example reads one frame: several get one reading them all
+                worked = QuestionContext(dataset, modules, view_modules).fixed_example(question)
             testable = not question.multi_view and not question.regions  # test scenes have one frame, no regions
             return program_agent.solve(question.question, text, namespace, worked, scenes if testable else None,
                                        accept=until, tries=writes)
@@ -173,17 +173,3 @@ def multi_view_world(dataset: Dataset, question: Question) -> dict | None:
     if question.scene_id is None or not question.multi_view or world is None:
         return None
     return world(question.scene_id)
-
-
-def question_context(question: Question, dataset: Dataset, modules: ModuleSet,
-                     view_modules: ViewModuleSet | None, library: list[FunctionRecord] | None = None,
-                     ) -> tuple[dict, dict]:
-    """What a program for `question` runs with, and the `render_api` options that describe it:
-    for a question about several frames, the frames as `views` and the multi-view modules."""
-    if not question.multi_view:
-        return program_namespace(dataset.image(question), modules, library or (), question.regions), {}
-    views = question_views(dataset, question)
-    namespace = program_namespace(views[0], modules, library or (), question.regions, views=views,
-                                  view_modules=view_modules)
-    across = VIEW_MODULES if view_modules is not None else ()
-    return namespace, {"modules": PREDEFINED_MODULES + across, "views": True}

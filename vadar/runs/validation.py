@@ -23,8 +23,9 @@ from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.outcome import ProgramOutcome
 from vadar.programs.sampling import PROGRAM_SAMPLE
 from vadar.programs.calls import helpers_called
+from vadar.programs.question_context import question_context
 from vadar.runs.methods import (LibrarySnapshot, build_answerer, example_retriever, make_answerer, program_agent_for,
-                                question_context, read_library)
+                                read_library)
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
