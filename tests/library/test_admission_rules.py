@@ -8,7 +8,8 @@ from api_store import ApiStore
 from left_of_helpers import RIGHT, STUB, WRONG
 from test_library_admission import admission_config, build, scripted
 from vadar.library import truth_checks
-from vadar.library.admission import MIN_TRUTH_CASES, OutcomeRule
+from vadar.library.admission import OutcomeRule
+from vadar.library.gate import MIN_TRUTH_CASES
 from vadar.library.candidates import Candidate, Route
 from vadar.llm.chat import Role
 from vadar.llm.doubles import ByRole, ScriptedLLM

@@ -33,7 +33,7 @@ from vadar.agents.api import TestContext
 from vadar.agents.program import ProgramAgent
 from vadar.library.candidates import Candidate, Route
 from vadar.library.checks import BehaviourChecks, CheckResult
-from vadar.library.gate import MIN_TRUTH_CASES, Gate, TruthCheck, admit, reject
+from vadar.library.gate import Gate, TruthCheck, admit, confirmed, reject
 from vadar.library.sources import support
 from vadar.library.composed_examples import fallback_example
 from vadar.library.shape_helpers import catalogue_calls, shape_helpers_first
@@ -323,7 +323,7 @@ class OutcomeRule:
     def __call__(self, candidate: Candidate) -> Problem | None:
         name = candidate.name
         truth = candidate.evidence.truth_check or {}
-        if truth.get("passed") is True and truth.get("cases", 0) >= MIN_TRUTH_CASES:
+        if confirmed(truth):
             return None
         used = [e for e in self.evidence if name in e.uses]
         judged = [e for e in used if e.reference is not None]

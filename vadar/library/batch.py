@@ -18,7 +18,6 @@ from vadar.agents.program import ProgramAgent
 from vadar.config import AgentsConfig, LibraryConfig
 from vadar.llm.chat import ChatModel
 from vadar.programs.outcome import Executor
-from vadar.programs.question_context import QuestionContext
 from vadar.programs.sampling import Sampling
 
 
@@ -56,11 +55,6 @@ class BuildBatch:
     on_event: Callable[[str], None] = _silent
     earlier: tuple[Question, ...] = ()
     view_modules: ViewModuleSet | None = None  # where some question is about several frames
-
-    @property
-    def context(self) -> QuestionContext:
-        """What the batch's programs run with and are told, as an evaluation's are."""
-        return QuestionContext(self.dataset, self.modules, self.view_modules)
 
     @property
     def provenance(self) -> dict[str, Any]:

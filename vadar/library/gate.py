@@ -33,6 +33,12 @@ from vadar.sandbox import LibrarySourceError, check_library_source
 
 MIN_TRUTH_CASES = 4  # ground-truth cases a helper must pass to be admitted on them (a relation case checks a whole list)
 
+
+def confirmed(truth_check: Mapping[str, Any]) -> bool:
+    """Whether a ground-truth check (`TruthResult.to_dict()`, as a candidate's evidence keeps it)
+    passed on at least `MIN_TRUTH_CASES` cases: right by evidence stronger than any batch's outcomes."""
+    return truth_check.get("passed") is True and truth_check.get("cases", 0) >= MIN_TRUTH_CASES
+
 REWRITTEN = "rewritten"  # variant of a verified program that is a rewritten source program
 
 Check = Callable[[Candidate], Problem | None]
@@ -156,10 +162,9 @@ class TruthCheck:
         self.results = {} if results is None else results  # by helper and body: a body is checked once
 
     def confirms(self, candidate: Candidate) -> bool:
-        """Whether the helper passed its ground-truth check on at least `MIN_TRUTH_CASES` cases:
-        right by evidence stronger than any batch's outcomes (`admission.OutcomeRule`)."""
+        """Whether ground truth `confirmed` the helper (`admission.OutcomeRule` then admits it)."""
         checked = self._checked(candidate)
-        return checked is not None and checked.passed is True and checked.cases >= MIN_TRUTH_CASES
+        return checked is not None and confirmed(checked.to_dict())
 
     def _checked(self, candidate: Candidate) -> TruthResult | None:
         if self.truth is None:

@@ -31,7 +31,7 @@ from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_
 from vadar.library.shape_helpers import catalogue_calls
 from vadar.llm.chat import ChatModel
 from vadar.programs.namespace import sketch_scene_namespace, unit_scene_namespace
-from vadar.programs.question_context import QuestionContext, question_context
+from vadar.programs.question_context import QuestionContext
 from vadar.runs.prepare import PreparedData
 from vadar.runs.session import Session
 
@@ -111,6 +111,7 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
     limits = config.agents
     library = snapshot.functions
+    context = QuestionContext(dataset, modules, view_modules)  # a multi-view question's frames and modules
 
     if method in PROGRAM_METHODS:
         program_agent = program_agent_for(config, llm, executor, techniques=True)
@@ -126,14 +127,15 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
                   until: Callable[[ProgramOutcome], bool] | None = None, writes: int = 1) -> ProgramOutcome:
             """A program with `functions` in its namespace, `shown` (and their example calls) in its API
             text and the worked examples retrieved for the question (none: the built-in one)."""
-            namespace, api = question_context(question, dataset, modules, view_modules, functions)
-            text = with_regions(render_api(shown, examples=shown_calls, **api), question.regions)
+            text = with_regions(render_api(shown, examples=shown_calls, **context.api_options(question)),
+                                question.regions)
             worked = (worked_examples.render(question.question, question.multi_view)
                       if worked_examples is not None else None)
             if worked is None:  # the built-in example reads one frame: several get one reading them all
-                worked = QuestionContext(dataset, modules, view_modules).fixed_example(question)
+                worked = context.fixed_example(question)
             testable = not question.multi_view and not question.regions  # test scenes have one frame, no regions
-            return program_agent.solve(question.question, text, namespace, worked, scenes if testable else None,
+            return program_agent.solve(question.question, text, context.namespace(question, functions), worked,
+                                       scenes if testable else None,
                                        accept=until, tries=writes)
 
         def solve_with_program(question: Question) -> ProgramOutcome:
@@ -149,9 +151,8 @@ def build_answerer(method: str, snapshot: LibrarySnapshot, *, llm: ChatModel, ex
     if method == "tool-agent":
         tool_agent = ToolAgent(llm, executor, budget=limits.tool_budget)
         def solve_with_tools(question: Question) -> ProgramOutcome:
-            namespace, api = question_context(question, dataset, modules, view_modules)
-            return tool_agent.solve(question.question, with_regions(render_api(library, **api), question.regions),
-                                   namespace)
+            api = render_api(library, **context.api_options(question))
+            return tool_agent.solve(question.question, with_regions(api, question.regions), context.namespace(question))
 
         return solve_with_tools
 
