@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
 from api_store import ApiStore, FunctionStatus
 from omni3d_bench import sample_path
+from omni3d_bench.types import Question
 from vadar.config import VadarConfig
 from vadar.library.candidates import Candidate, Route
 from vadar.library.gate import admit, admit_as_given
@@ -18,6 +20,7 @@ from vadar.library.validation import Answered, behind_p, judge, left_out, sign_t
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.methods import read_library
 from vadar.runs.pipeline import build_api, select_questions
+from vadar.runs.validation import BuiltBatch, spread_over_batches
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
 
@@ -346,3 +349,34 @@ def test_a_library_still_behind_after_the_round_that_spared_a_kind_is_withdrawn_
     assert report["decision"].startswith("the whole library and its worked examples were withdrawn")
     store = ApiStore(config.paths.database)
     assert {store.current(n).status for n in ("_good", "_idle")} == {FunctionStatus.RETIRED}
+
+
+def test_the_gate_answers_at_most_validation_questions_spread_evenly_over_every_batch():
+    def batch(batch_id, size):
+        return BuiltBatch(batch_id, tuple(Question(f"{batch_id}-{i}", "How many?", "1", "int", "img", Path("img.png"),
+                                            "dev", "clevr") for i in range(size)))
+
+    ten = [batch(b, 10) for b in range(10)]
+    picked = spread_over_batches(ten, 30)
+    assert [len(b.questions) for b in picked] == [3] * 10  # every batch left out once, on 3 questions
+    assert [q.question_id for q in picked[0].questions] == ["0-1", "0-5", "0-8"]  # along the batch, not its head
+    uneven = spread_over_batches([batch(1, 10), batch(2, 10), batch(3, 4)], 12)
+    assert [len(b.questions) for b in uneven] == [5, 5, 2]
+    assert spread_over_batches(ten, 0) == ten and spread_over_batches(ten, 100) == ten
+    assert VadarConfig().library.validation_questions == 30
+
+
+def test_a_build_larger_than_validation_questions_is_judged_on_that_many_and_says_of_how_many(config, tmp_path):
+    config.library.validation_questions = 12
+    data = thirty_questions(tmp_path)
+    golds = {q.question: str(q.answer) for q in data.questions}
+    with open_session(config, llm=scripted(golds)) as session:
+        add_functions(session.store, GOOD_HELPER)
+        validated = []
+        build_api(session, data, tmp_path / "build", batch_size=10, on_validation=validated.append)
+    report = json.loads((tmp_path / "build" / "validation.json").read_text())
+    assert (report["batches"], report["built"], report["judged"]) == (3, 30, 12)
+    assert report["questions"] == ["1", "3", "6", "8", "11", "13", "16", "18", "21", "23", "26", "28"]
+    assert report["rounds"][0]["questions"] == 12
+    assert validated[0].answered_text() == ("12 of 30 build questions (12 answered, spread over the batches: "
+                                            "library.validation_questions)")

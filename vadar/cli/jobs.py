@@ -87,8 +87,8 @@ def _print_validation(report: ValidationReport) -> None:
     references = "gold answers" if report.labelled else "agreement of two static-api programs (unlabelled)"
     how = (f"leave-one-batch-out over {report.batches} batches" if report.rule == "leave-one-batch-out"
            else "in-sample: one batch, nothing to leave out")
-    console.print(f"[bold]validation[/bold] ({how}) on {report.judged} of {len(report.questions)} build "
-                  f"questions (references: {references}): {report.decision}")
+    console.print(f"[bold]validation[/bold] ({how}) on {report.answered_text()} "
+                  f"(references: {references}): {report.decision}")
     for index, round_ in enumerate(report.rounds, 1):
         gone = [*round_.retired, *(f"example #{i}" for i in round_.withdrawn)]
         console.print(f"  round {index}: vadar {round_.vadar:g}, static-api {round_.static:g} on {round_.questions} "

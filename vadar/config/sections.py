@@ -183,6 +183,9 @@ class LibraryConfig:
     shape_helpers_per_batch: int = 3  # question-shape helpers (one call answers a shape) tried per batch; 0: none
     # The validation gate: each batch's questions answered without what that batch added; what loses is withdrawn
     validation: bool = True
+    # build questions it answers at most, spread evenly over the built batches (0: every one); each
+    # costs about two programs, so a 100-question build's gate costs what a 30-question build's does
+    validation_questions: int = 30
     withdraw_p: float = 0.2  # one-sided sign test level: losses count as evidence for withdrawing at or below it
 
     CHECKS: ClassVar[Mapping[str, Check]] = {
@@ -192,7 +195,7 @@ class LibraryConfig:
         "distill_max_helpers": Range(1, 100), "build_tries": Range(1, MAX_SAMPLES),
         "search_samples": Range(1, MAX_SEARCH_SAMPLES), "search_rounds": Range(1, MAX_SAMPLES),
         "outcome_min_support": Range(1, MAX_OUTCOME_SUPPORT), "shape_helpers_per_batch": Range(0, 20),
-        "scene_checks": Range(0, 100),
+        "scene_checks": Range(0, 100), "validation_questions": Range(0, 100_000),
     }
 
 

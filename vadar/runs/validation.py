@@ -50,6 +50,7 @@ class ValidationReport:
     questions: list[str]
     rule: str = LEAVE_ONE_BATCH_OUT
     batches: int = 0
+    built: int = 0  # questions in the built batches; `questions` is the share the gate answered
     judged: int = 0  # questions with a reference
     rounds: list[ValidationRound] = field(default_factory=list)
 
@@ -82,8 +83,15 @@ class ValidationReport:
         return (f"vadar is behind static-api by {by}, not significantly "
                 f"(one-sided sign test p {last.behind_p:.2f} > {last.level:g})")
 
+    def answered_text(self) -> str:
+        """How many build questions the gate answered and judged, of how many built."""
+        built = max(self.built, len(self.questions))
+        share = ("" if len(self.questions) == built
+                 else f" ({len(self.questions)} answered, spread over the batches: library.validation_questions)")
+        return f"{self.judged} of {built} build questions{share}"
+
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "batches": self.batches, "labelled": self.labelled,
+        return {"rule": self.rule, "batches": self.batches, "labelled": self.labelled, "built": self.built,
                 "references": "gold answers" if self.labelled else "the answer two static-api programs agree on",
                 "questions": self.questions, "judged": self.judged, "decision": self.decision,
                 "rounds": [r.to_dict() for r in self.rounds]}
@@ -91,11 +99,14 @@ class ValidationReport:
 
 def validate_library(session: Session, data: PreparedData, batches: Sequence[BuiltBatch],
                      on_event: Callable[[str], None] = lambda message: None) -> ValidationReport:
-    """Answer every built batch's questions with both methods; withdraw what loses until vadar is not behind."""
+    """Answer the built batches' questions (at most `library.validation_questions`, spread over the
+    batches) with both methods; withdraw what loses until vadar is not behind."""
+    built = sum(len(batch.questions) for batch in batches)
+    batches = spread_over_batches(batches, session.config.library.validation_questions)
     questions = [q for batch in batches for q in batch.questions]
     labelled = session.config.library.admission == "labelled" and all(q.answer is not None for q in questions)
     report = ValidationReport(labelled, [q.question_id for q in questions],
-                              LEAVE_ONE_BATCH_OUT if len(batches) > 1 else IN_SAMPLE, len(batches))
+                              LEAVE_ONE_BATCH_OUT if len(batches) > 1 else IN_SAMPLE, len(batches), built)
     static_answer, _ = make_answerer("static-api", session, data)
     static: dict[str, ProgramOutcome] = {}
     references: dict[str, str | None] = {}
@@ -127,6 +138,25 @@ def validate_library(session: Session, data: PreparedData, batches: Sequence[Bui
         kept = [f.name for f in read_library(session.store, "vadar").functions]
         record_validated(session.store, report.rounds[-1], kept)
     return report
+
+
+def spread_over_batches(batches: Sequence[BuiltBatch], limit: int) -> list[BuiltBatch]:
+    """At most `limit` questions (0: all), as even a share of every batch as the sizes allow, each
+    batch's picked evenly along it: every batch is still left out once, on fewer questions."""
+    total = sum(len(batch.questions) for batch in batches)
+    if not limit or total <= limit:
+        return list(batches)
+    shares = [0] * len(batches)
+    for _ in range(limit):  # one question at a time to the batch with the most left per share taken
+        open_ = [i for i, batch in enumerate(batches) if shares[i] < len(batch.questions)]
+        shares[min(open_, key=lambda i: (shares[i] / len(batches[i].questions), i))] += 1
+    return [BuiltBatch(batch.batch_id, _evenly(batch.questions, share))
+            for batch, share in zip(batches, shares, strict=True) if share]
+
+
+def _evenly(questions: Sequence[Question], count: int) -> tuple[Question, ...]:
+    """`count` of `questions` at evenly spaced positions (the middle of each of `count` equal stretches)."""
+    return tuple(questions[int((index + 0.5) * len(questions) / count)] for index in range(count))
 
 
 def without_batch(snapshot: LibrarySnapshot, batch: BuiltBatch) -> LibrarySnapshot:
