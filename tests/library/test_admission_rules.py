@@ -111,7 +111,7 @@ def test_a_helper_rejected_as_wrong_is_not_proposed_or_implemented_again(config,
     assert "- `_objects_left_of`: not admitted: its ground-truth check failed" in proposing[1][1]["content"]
     assert second.proposed == [] and any("tried before and not admitted" in r for r in second.rejected)
     implementing = llm.calls_of(Role.API_IMPLEMENT)
-    assert len(implementing) == 2  # batch 1: the implementation and its one repair; batch 2: none
+    assert len(implementing) == 1  # batch 1: the implementation (no repair by default); batch 2: none
 
 
 def test_a_helper_rejected_for_lack_of_use_comes_back_with_its_implementation(config, tmp_path, monkeypatch):

@@ -72,7 +72,15 @@ def build(config, llm, tmp_path, *, mode="labelled"):
         return reports[0], session.store.library(), session.store
 
 
+def test_a_helper_that_runs_but_answers_wrong_is_rejected_at_once_by_default(config, tmp_path):
+    assert VadarConfig().library.repair is False
+    report, library, store = build(config, scripted([WRONG]), tmp_path)
+    assert "ground-truth check failed" in report.not_admitted["_objects_left_of"]
+    assert [d.decision for d in ApiStore(config.paths.database).decisions("_objects_left_of")] == ["rejected"]
+
+
 def test_a_helper_that_runs_but_answers_wrong_is_rejected_after_one_repair(config, tmp_path):
+    config.library.repair = True
     report, library, store = build(config, scripted([WRONG]), tmp_path)
     assert report.implemented == ["_objects_left_of"] and report.admitted == []
     assert "ground-truth check failed" in report.not_admitted["_objects_left_of"]  # caught before outcomes
@@ -87,6 +95,7 @@ def test_a_helper_that_runs_but_answers_wrong_is_rejected_after_one_repair(confi
 
 
 def test_a_repair_that_fixes_the_helper_gets_it_admitted(config, tmp_path):
+    config.library.repair = True
     report, library, store = build(config, scripted([WRONG, RIGHT]), tmp_path)
     assert report.admitted == ["_objects_left_of"]
     assert [f.name for f in library] == ["_objects_left_of"] and "same_object" in library[0].code

@@ -157,7 +157,9 @@ class LibraryConfig:
     """How the library grows and how much of it a Program-agent prompt shows."""
 
     admission: str = "labelled"  # labelled (gold answers), unlabelled (majority answers) or off
-    repair: bool = True  # a rejected helper gets one repair from the evidence
+    # a rejected helper gets one repair from the evidence. Off: of 13 repairs recorded over 25 builds'
+    # stores, none was admitted, and each cost up to five implementation requests
+    repair: bool = False
     retrieve_k: int = 6  # library functions shown per question (most relevant first); 0: all
     examples_k: int = 2  # verified worked examples shown per question; 0: the fixed example
     fallback: bool = True  # a question left without a working program is asked once more without the library
