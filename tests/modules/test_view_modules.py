@@ -228,6 +228,46 @@ def test_a_multi_view_build_writes_its_gate_programs_with_the_frames(dataset, tm
     assert recorded and all(p.error is None and p.correct for p in recorded if p.variant == "with")
 
 
+def test_a_multi_view_build_can_implement_a_helper_that_reads_every_frame(dataset, tmp_path):
+    """The Signature and API agents of a batch about several frames see `views` and the multi-view
+    modules, and a helper taking the frames is tested on them (before: one frame, no `views`)."""
+    from omni3d_bench.datasets.view_programs import view_gold_program
+    from vadar.config import VadarConfig
+    from vadar.llm.chat import Role
+    from vadar.llm.doubles import ByRole, ScriptedLLM
+    from vadar.runs.pipeline import build_api
+    from vadar.runs.prepare import DataSelection
+    from vadar.runs.session import open_session
+
+    questions = {q.question: q for q in dataset.questions("test")}
+    stub = ('```python\ndef _count_in_room(views: list[Image], description: str) -> int:\n'
+            '    """How many objects matching `description` the room holds, across every frame."""\n```')
+
+    def signatures(messages):
+        return stub if "_count_in_room(" not in messages[0]["content"] else "# no new functions"
+
+    def program(messages):
+        question = messages[-1]["content"].removeprefix("Question: ").split("\n")[0]
+        return "```python\n" + view_gold_program(questions[question]) + "```"
+
+    implementation = ("```python\ndef _count_in_room(views: list[Image], description: str) -> int:\n"
+                      "    return len(objects_3d(views, description))\n```")
+    llm = ScriptedLLM([ByRole({Role.SIGNATURE: signatures, Role.API_IMPLEMENT: implementation},
+                              default=program)] * 100)
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.library.distill = config.library.validation = False
+    config.library.shape_helpers_per_batch = 0
+    selection = DataSelection(data=dataset.root, split="test", limit=3).prepare(config)
+    with open_session(config, llm=llm) as session:
+        reports = build_api(session, selection, tmp_path / "build", batch_size=3)
+        attempts = session.store.attempts("_count_in_room")
+    assert reports[0].implemented == ["_count_in_room"] and reports[0].failed == {}
+    for role in (Role.SIGNATURE, Role.API_IMPLEMENT):
+        assert all("def objects_3d(views: list[Image]" in call[0]["content"] for call in llm.calls_of(role))
+    assert attempts and attempts[-1].error is None and "_count_in_room(views, " in (attempts[-1].test_call or "")
+
+
 def test_direct_method_reads_the_world_annotation_of_a_multi_view_scene(dataset, tmp_path):
     """With oracle perception, `direct` sees every object of the scene (not one frame's) and the room."""
     from vadar.config import VadarConfig

@@ -71,3 +71,10 @@ def test_a_test_call_of_a_helper_that_leaves_its_arguments_alone_returns_its_val
 def test_a_watched_call_names_every_parameter_of_a_signature():
     assert parameter_names("_f", "(image, a, b=2, *, c)") == ["image", "a", "b"]
     assert parameter_names("_f", "(image, a") == []
+
+
+def test_a_helper_taking_the_frames_is_called_with_views():
+    typed = build_test_call("_count_in_room", "(views: list[Image], description: str) -> int", question="How many?")
+    assert typed.call.startswith("_count_in_room(views, ")
+    untyped = build_test_call("_count_in_room", "(frames, description)", question="How many?")
+    assert untyped.call.startswith("_count_in_room(views, ")

@@ -86,6 +86,7 @@ class ApiAgent:
         search: SearchSettings | None = None,
         verifier: HelperVerifier | None = None,
         outcome: ComparingVerifier | None = None,
+        api_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.loop = StepLoop(llm, IMPLEMENTATION, max_attempts, role=Role.API_IMPLEMENT)
         self.search = search or SearchSettings(samples=1)
@@ -95,6 +96,7 @@ class ApiAgent:
         self.store = store  # read only: what the agent does is reported to `log`, which stores it
         self.log = log
         self.executor = executor
+        self.api_options = dict(api_options or {})  # `render_api` options: the frames, where a question has several
 
     def implement(self, names: Sequence[str], contexts: Sequence[TestContext]) -> ImplementationReport:
         """Implement `names` (and whatever they need); `contexts` supply real test inputs."""
@@ -327,7 +329,7 @@ class ApiAgent:
         """Predefined modules, implemented functions, and proposed signatures still to come."""
         shown = [f for f in self.store.functions([FunctionStatus.ADMITTED, FunctionStatus.CANDIDATE, FunctionStatus.PROPOSED])
                  if f.name != exclude]
-        return render_api(shown)
+        return render_api(shown, **self.api_options)
 
 
 @dataclass

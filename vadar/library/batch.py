@@ -6,7 +6,7 @@ the batch (proposals, admission) reads what it needs from it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,10 +14,12 @@ from api_store import ApiStore
 from base_modules.module import ModuleSet
 from base_modules.view_modules import ViewModuleSet
 from omni3d_bench.types import Dataset, Question
+from vadar.agents.api import TestContext
 from vadar.agents.program import ProgramAgent
 from vadar.config import AgentsConfig, LibraryConfig
 from vadar.llm.chat import ChatModel
 from vadar.programs.outcome import Executor
+from vadar.programs.question_context import QuestionContext
 from vadar.programs.sampling import Sampling
 
 
@@ -55,6 +57,20 @@ class BuildBatch:
     on_event: Callable[[str], None] = _silent
     earlier: tuple[Question, ...] = ()
     view_modules: ViewModuleSet | None = None  # where some question is about several frames
+
+    @property
+    def api_options(self) -> dict[str, Any]:
+        """The `render_api` options the Signature and API agents see: where a question of the batch is
+        about several frames, `views` and the multi-view modules (a helper may take the frames)."""
+        several = next((q for q in self.questions if q.multi_view), None)
+        return QuestionContext(self.dataset, self.modules, self.view_modules).api_options(several) if several else {}
+
+    def test_contexts(self, questions: Sequence[Question]) -> list[TestContext]:
+        """Real inputs to test an implementation on: each question's namespace as its programs get it
+        (for several frames, `views` and the multi-view modules too)."""
+        context = QuestionContext(self.dataset, self.modules, self.view_modules)
+        words = getattr(self.dataset, "example_words", {})
+        return [TestContext(q.question, context.namespace(q), words) for q in questions]
 
     @property
     def provenance(self) -> dict[str, Any]:

@@ -39,7 +39,6 @@ from vadar.library.shape_helpers import proposed_by_shape_route
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
 from vadar.programs.api_text import render_api
 from vadar.programs.helper_rules import fit_library
-from vadar.programs.namespace import program_namespace
 from vadar.programs.sampling import PROGRAM, PROGRAM_SAMPLE
 from vadar.programs.stubs import Stub, normalized_name
 
@@ -73,8 +72,7 @@ def proposal_route(batch: BuildBatch, record: BatchRecord) -> ProposalReport:
     report.rejected = list(recorded.rejected)
     report.queued = [q.stub.name for q in recorded.queued]
     _screen(batch, recorded, memory, report)
-    contexts = [TestContext(q.question, program_namespace(batch.dataset.image(q), batch.modules),
-                            getattr(batch.dataset, "example_words", {})) for q in batch.questions]
+    contexts = batch.test_contexts(batch.questions)
     agent = api_agent(batch, batch.questions)
     pending = [f.name for f in batch.store.functions(FunctionStatus.PROPOSED)  # leftovers of a crash too,
                if not proposed_by_shape_route(f.name, f.docstring)]  # but the shape route resumes its own
@@ -119,7 +117,7 @@ def _proposals(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembe
                                          max_functions=cap - len(accepted))
         aims = (proposal_aims(batch.questions, batch.built_from, store.verified_programs(), library)
                 if batch.settings.aim else None)
-        api_text = render_api(fit_library(library))  # the request's bound, as for every program
+        api_text = render_api(fit_library(library), **batch.api_options)  # the request's bound, as for every program
         proposals = signature_agent.propose([q.question for q in batch.questions], api_text,
                                             [*existing, *(q.stub.name for q in waiting)], tried, aims, screen)
         accepted += proposals.accepted
@@ -201,7 +199,7 @@ def api_agent(batch: BuildBatch, judged_on: Sequence[Question]) -> ApiAgent:
                if settings.admission == "labelled" else None)
     return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
-                    verifier=verifier, outcome=outcome)
+                    verifier=verifier, outcome=outcome, api_options=batch.api_options)
 
 
 def batch_admission(batch: BuildBatch, agent: ApiAgent) -> Admission:

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 
 from api_store import DuplicateFunctionError, FunctionRecord, FunctionStatus
 from omni3d_bench.types import Question
-from vadar.agents.api import TestContext
 from omni3d_bench.relations import ATTRIBUTES, RELATIONS
 from vadar.library.batch import BuildBatch
 from vadar.library.coverage import Step, covering
@@ -44,7 +43,6 @@ from vadar.library.shape_helpers import (ASKED_HOW, ATTRIBUTE_HOW, HEIGHT_HOW, R
                                          proposed_by_shape_route, shape_helper, supported)
 from vadar.library.sources import support as evidence_weight
 from vadar.programs.helper_calls import list_parameters, parameter_names
-from vadar.programs.namespace import program_namespace
 
 
 @dataclass
@@ -243,8 +241,7 @@ def shape_route(batch: BuildBatch) -> ShapeReport:
 
 def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], report: ShapeReport) -> None:
     settings, store, name = batch.settings, batch.store, helper.name
-    contexts = [TestContext(q.question, program_namespace(batch.dataset.image(q), batch.modules),
-                            getattr(batch.dataset, "example_words", {})) for q in questions]
+    contexts = batch.test_contexts(questions)
     agent = api_agent(batch, questions)  # judged by the gold answers of its shape's build questions
     implemented = agent.implement([name], contexts)
     if name in implemented.failed:

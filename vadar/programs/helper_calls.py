@@ -150,6 +150,8 @@ def _argument(param: str, annotation: str, question: str, box_uses: int,
     untyped = kind in ("", "any")  # only then do parameter names decide
     if kind == "image" or (untyped and lowered in ("image", "img")):
         return "image", 0
+    if kind == "list[image]" or (untyped and lowered in ("views", "frames", "images")):
+        return "views", 0  # the frames of a question about several (a helper reading them all)
     if kind in ("list[bbox]", "list[list[float]]") or (untyped and lowered.endswith(("boxes", "objects"))):
         return "test_boxes", 0
     if kind == "bbox" or (untyped and re.search(r"box|object|obj|reference|target", lowered)):
