@@ -192,7 +192,10 @@ def test_a_first_frame_count_from_the_build_is_not_shown_to_a_multi_view_questio
     assert all('loc(image, "mug")' not in shown and 'objects_3d(views, "lamp")' in shown for shown in count_prompts)
 
 
-def test_a_multi_view_build_writes_its_gate_programs_with_the_frames(dataset, tmp_path):
+def scripted_view_build(dataset, tmp_path, name, stub, implementation):
+    """A three-question build of the multi-view data set: the Signature agent proposes `stub` once,
+    the API agent replies `implementation`, every program is its question's gold program. Returns
+    the scripted LLM, the batch reports, the recorded programs and `name`'s attempts."""
     from omni3d_bench.datasets.view_programs import view_gold_program
     from vadar.config import VadarConfig
     from vadar.llm.chat import Role
@@ -202,56 +205,14 @@ def test_a_multi_view_build_writes_its_gate_programs_with_the_frames(dataset, tm
     from vadar.runs.session import open_session
 
     questions = {q.question: q for q in dataset.questions("test")}
-    stub = '```python\ndef _first_box(image: Image, prompt: str) -> BBox:\n    """The first box loc finds."""\n```'
 
     def signatures(messages):
-        return stub if "_first_box(" not in messages[0]["content"] else "# no new functions"
+        return stub if f"{name}(" not in messages[0]["content"] else "# no new functions"
 
     def program(messages):
         question = messages[-1]["content"].removeprefix("Question: ").split("\n")[0]
         return "```python\n" + view_gold_program(questions[question]) + "```"
 
-    replies = {Role.SIGNATURE: signatures,
-               Role.API_IMPLEMENT: "```python\ndef _first_box(image, prompt):\n    return loc(image, prompt)[0]\n```"}
-    llm = ScriptedLLM([ByRole(replies, default=program)] * 100)
-    config = VadarConfig()
-    config.paths.home = tmp_path / "home"
-    config.library.distill = config.library.validation = False
-    config.library.shape_helpers_per_batch = 0
-    selection = DataSelection(data=dataset.root, split="test", limit=3).prepare(config)
-    with open_session(config, llm=llm) as session:
-        build_api(session, selection, tmp_path / "build", batch_size=3)
-        recorded = session.store.verified_programs()
-    gate = [call for call in llm.calls if str(call[-1]["content"]).startswith("Question: ")]
-    assert gate and all("def objects_3d(views: list[Image]" in call[0]["content"] for call in gate)
-    # the gold programs read every frame, and the gate ran them so: right, not a NameError on `views`
-    assert recorded and all(p.error is None and p.correct for p in recorded if p.variant == "with")
-
-
-def test_a_multi_view_build_can_implement_a_helper_that_reads_every_frame(dataset, tmp_path):
-    """The Signature and API agents of a batch about several frames see `views` and the multi-view
-    modules, and a helper taking the frames is tested on them (before: one frame, no `views`)."""
-    from omni3d_bench.datasets.view_programs import view_gold_program
-    from vadar.config import VadarConfig
-    from vadar.llm.chat import Role
-    from vadar.llm.doubles import ByRole, ScriptedLLM
-    from vadar.runs.pipeline import build_api
-    from vadar.runs.prepare import DataSelection
-    from vadar.runs.session import open_session
-
-    questions = {q.question: q for q in dataset.questions("test")}
-    stub = ('```python\ndef _count_in_room(views: list[Image], description: str) -> int:\n'
-            '    """How many objects matching `description` the room holds, across every frame."""\n```')
-
-    def signatures(messages):
-        return stub if "_count_in_room(" not in messages[0]["content"] else "# no new functions"
-
-    def program(messages):
-        question = messages[-1]["content"].removeprefix("Question: ").split("\n")[0]
-        return "```python\n" + view_gold_program(questions[question]) + "```"
-
-    implementation = ("```python\ndef _count_in_room(views: list[Image], description: str) -> int:\n"
-                      "    return len(objects_3d(views, description))\n```")
     llm = ScriptedLLM([ByRole({Role.SIGNATURE: signatures, Role.API_IMPLEMENT: implementation},
                               default=program)] * 100)
     config = VadarConfig()
@@ -261,7 +222,29 @@ def test_a_multi_view_build_can_implement_a_helper_that_reads_every_frame(datase
     selection = DataSelection(data=dataset.root, split="test", limit=3).prepare(config)
     with open_session(config, llm=llm) as session:
         reports = build_api(session, selection, tmp_path / "build", batch_size=3)
-        attempts = session.store.attempts("_count_in_room")
+        return llm, reports, session.store.verified_programs(), session.store.attempts(name)
+
+
+def test_a_multi_view_build_writes_its_gate_programs_with_the_frames(dataset, tmp_path):
+    stub = '```python\ndef _first_box(image: Image, prompt: str) -> BBox:\n    """The first box loc finds."""\n```'
+    implementation = "```python\ndef _first_box(image, prompt):\n    return loc(image, prompt)[0]\n```"
+    llm, _, recorded, _ = scripted_view_build(dataset, tmp_path, "_first_box", stub, implementation)
+    gate = [call for call in llm.calls if str(call[-1]["content"]).startswith("Question: ")]
+    assert gate and all("def objects_3d(views: list[Image]" in call[0]["content"] for call in gate)
+    # the gold programs read every frame, and the gate ran them so: right, not a NameError on `views`
+    assert recorded and all(p.error is None and p.correct for p in recorded if p.variant == "with")
+
+
+def test_a_multi_view_build_can_implement_a_helper_that_reads_every_frame(dataset, tmp_path):
+    """The Signature and API agents of a batch about several frames see `views` and the multi-view
+    modules, and a helper taking the frames is tested on them (before: one frame, no `views`)."""
+    from vadar.llm.chat import Role
+
+    stub = ('```python\ndef _count_in_room(views: list[Image], description: str) -> int:\n'
+            '    """How many objects matching `description` the room holds, across every frame."""\n```')
+    implementation = ("```python\ndef _count_in_room(views: list[Image], description: str) -> int:\n"
+                      "    return len(objects_3d(views, description))\n```")
+    llm, reports, _, attempts = scripted_view_build(dataset, tmp_path, "_count_in_room", stub, implementation)
     assert reports[0].implemented == ["_count_in_room"] and reports[0].failed == {}
     for role in (Role.SIGNATURE, Role.API_IMPLEMENT):
         assert all("def objects_3d(views: list[Image]" in call[0]["content"] for call in llm.calls_of(role))
