@@ -25,6 +25,16 @@ def test_a_helper_covers_what_its_claim_or_its_name_says():
     assert covers("_object_material", "(image: Image, bbox: BBox) -> str") == ["attribute:material"]
     assert covers("_compare_counts", "(image: Image, a: str, b: str) -> str") == ["comparison:count", "count:objects"]
     assert covers("_center", "(bbox: BBox) -> list[float]") == []
+    assert covers("_object_length", "(views: list[Image], description: str) -> float") == ["measure:length"]
+    assert covers("_width_of_object", "(image: Image, bbox: BBox) -> float") == ["measure:width"]
+
+
+def test_a_length_question_is_covered_by_a_helper_named_for_the_length():
+    """A multi-view build's 5 length questions stayed uncovered: only heights were covered by name."""
+    questions = ["What is the length of the sofa in metres?"]
+    assert coverage_of(questions, []).uncovered == (("measure:length", 1),)
+    assert coverage_of(questions, [helper("_object_length", "(views: list[Image], description: str) -> float")]
+                       ).covered == 1
 
 
 def test_coverage_counts_questions_whose_every_step_is_covered():

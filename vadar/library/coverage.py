@@ -7,7 +7,7 @@ finding objects: a relation ("left of the red sphere"), a shared attribute ("the
 an attribute asked for ("What material is ..."), a count, a comparison ("more spheres than
 cylinders", "taller"), a measure (a height, a distance). A helper covers a step when its checkable
 claim says so (`claims.named_claim`: `_objects_left_of` claims `relation:left`), or its name does
-(`_count_objects` counts, `_object_color` asks a color). A build question is covered when every
+(`_count_objects` counts, `_object_color` asks a color, `_object_length` measures a length). A build question is covered when every
 one of its steps has an admitted helper, or when a question-shape helper answers its shape in one
 call (`vadar.library.shape_helpers`); one whose form names no step needs only the modules and
 counts as covered. The Signature agent is asked only for the uncovered steps: a build that asks
@@ -63,6 +63,7 @@ _COUNT_WORDS = {"count", "counts", "number", "numbers", "many"}
 _COMPARE_COUNT_WORDS = {"more", "fewer", "less", "greater", "equal", "compare"}
 _SIZE_COMPARISON_WORDS = {"taller", "shorter", "larger", "bigger", "smaller", "wider", "compare"}
 _RATIO_WORDS = {"ratio", "times"}
+_DIMENSION_WORDS = {"length": "length", "long": "length", "width": "width", "wide": "width"}  # metric sizes by name
 
 
 def steps_of(form: QuestionForm) -> tuple[Step, ...]:
@@ -121,6 +122,7 @@ def helper_steps(name: str, signature: str) -> frozenset[Step]:
         steps.add(Step("comparison", "ratio"))
     if words & {"height", "tall"}:
         steps.add(Step("measure", "height"))
+    steps.update(Step("measure", dimension) for word, dimension in _DIMENSION_WORDS.items() if word in words)
     if "distance" in words:
         steps.add(Step("measure", "distance"))
     return frozenset(steps)
