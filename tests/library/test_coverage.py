@@ -48,3 +48,18 @@ def test_coverage_counts_questions_whose_every_step_is_covered():
     assert Coverage.from_dict(coverage.to_dict()) == coverage
     assert coverage_of([], library).share is None
     assert coverage.line() == "coverage 3 of 4 build questions (75%); not covered: attribute:material (1)"
+
+
+def test_a_question_asking_the_size_word_needs_no_metric_size():
+    """A 100-question CLEVR build asked the Signature agent for a size in metres for "How big is the
+    blue thing?" (answer "small") in every batch; two such helpers were proposed and used by no program."""
+    from vadar.library.coverage import steps_of
+    from vadar.programs.question_form import parse_question
+
+    def labels(question):
+        return [step.label for step in steps_of(parse_question(question))]
+
+    assert labels("How big is the blue thing?") == ["attribute:size"]
+    assert labels("What is the size of the matte thing that is on the left side of the tiny purple rubber block?") == [
+        "relation:left", "attribute:size"]
+    assert labels("How tall is the chair, in meters?") == ["measure:height"]

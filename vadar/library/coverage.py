@@ -82,7 +82,8 @@ def steps_of(form: QuestionForm) -> tuple[Step, ...]:
         steps.append(Step("comparison", "count"))
     if form.relation in ("comparison", "ratio"):
         steps.append(Step("comparison", "size" if form.relation == "comparison" else "ratio"))
-    if form.asked_dimension:
+    # "What is the size of the cube?" asks CLEVR's size word (attribute:size), not a size in metres
+    if form.asked_dimension and Step("attribute", form.asked_dimension) not in steps:
         steps.append(Step("measure", form.asked_dimension))
     if measures_distance:
         steps.append(Step("measure", "distance"))
