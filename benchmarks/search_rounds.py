@@ -1,4 +1,5 @@
-"""Which round of a helper search kept its sample, over the `searched` decisions of library stores.
+"""Which round of a helper search kept its sample, over the `searched` decisions of library stores,
+and, for question-shape helpers, which sample.
 
 No LLM: each store's `searched` decisions (`vadar.agents.helper_search.SearchRecord`) say how many
 samples a search drew and which one it kept. With `search_samples` per round, a kept sample past
@@ -15,10 +16,13 @@ from collections import Counter
 from pathlib import Path
 
 from api_store import ApiStore
+from vadar.library.shape_helpers import CATALOGUE
 
 
 def searches(paths: list[Path]) -> list[tuple[str, int, int | None]]:
-    """(kind, samples drawn, sample kept or None) for each distinct recorded search."""
+    """(kind, samples drawn, sample kept or None) for each distinct recorded search; kind is
+    "claim", "outcome" or "shape" (a question-shape helper of the catalogue, searched by outcome)."""
+    shapes = {helper.name for helper in CATALOGUE}
     seen: set[tuple] = set()
     found = []
     for path in paths:
@@ -31,7 +35,8 @@ def searches(paths: list[Path]) -> list[tuple[str, int, int | None]]:
                 if key in seen:
                     continue
                 seen.add(key)
-                kind = "outcome" if evidence.get("claim") == "outcome" else "claim"
+                kind = ("shape" if decision.name in shapes else "outcome") if evidence.get("claim") == "outcome" \
+                    else "claim"
                 found.append((kind, int(evidence["samples"]), evidence.get("kept")))
     return found
 
@@ -50,6 +55,11 @@ def main() -> None:
     print(f"{len(rows)} searches in {len(args.stores)} stores")
     for (kind, what), count in sorted(table.items()):
         print(f"{count:5d}  {kind:8s} {what}")
+    shape = [kept for kind, _, kept in rows if kind == "shape"]
+    if shape:
+        found = [k for k in shape if k is not None]
+        print(f"question-shape searches: {len(shape)}; kept among the first 4 samples {sum(k <= 4 for k in found)}, "
+              f"later {sum(k > 4 for k in found)}, none {len(shape) - len(found)}")
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ def batch(store, llm, questions, *, index=0, earlier=(), **settings):
     run = store.start_run("build-api", model="test")
     record = store.start_batch(run.id, [q.question_id for q in questions], index=index)
     dataset, modules, _ = questions.clevr
-    library = LibraryConfig(**{"search_samples": 2, "search_rounds": 1, **settings})
+    library = LibraryConfig(**{"search_samples": 2, "shape_search_samples": 2, "search_rounds": 1, **settings})
     return BuildBatch(store, llm, executor, dataset, modules, tuple(questions), tuple(questions), tuple(questions),
                       index, run.id, record.id, "test", library, AgentsConfig(),
                       lambda sampling: ProgramAgent(llm, executor), earlier=tuple(earlier))
@@ -294,6 +294,16 @@ def test_when_no_sample_passes_ground_truth_the_shape_helper_fails_with_the_case
                                questions))
     assert report.admitted == [] and "'size'" in report.failed[NAME], report
     assert store.current(NAME).status is FunctionStatus.FAILED
+
+
+def test_a_shape_helper_s_search_draws_at_most_shape_search_samples(clevr):
+    questions = Questions(clevr, {"17", "18", "19"})
+    store = ApiStore.memory()
+    llm = scripted(questions, [NO_SIZE] * 8)
+    report = shape_route(batch(store, llm, questions, search_samples=8, shape_search_samples=3))
+    assert report.admitted == [] and NAME in report.failed
+    assert len(llm.calls_of(Role.API_IMPLEMENT)) == 3  # not the 8 a proposal's search may draw
+    assert LibraryConfig().shape_search_samples == 4
 
 
 def test_the_same_questions_admit_a_body_right_on_every_value(clevr):

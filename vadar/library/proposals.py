@@ -183,11 +183,12 @@ def _screen(batch: BuildBatch, recorded: RecordedProposals, memory: dict[str, Re
             report.reused.append(stub.name)
 
 
-def api_agent(batch: BuildBatch, judged_on: Sequence[Question]) -> ApiAgent:
+def api_agent(batch: BuildBatch, judged_on: Sequence[Question], samples: int | None = None) -> ApiAgent:
     """The batch's API agent: ground truth for a name that makes a checkable claim, else (labelled)
-    the gold answers of the build questions `judged_on` (the batch's own, or a shape's)."""
+    the gold answers of the build questions `judged_on` (the batch's own, or a shape's); `samples`
+    per search round where not `library.search_samples`."""
     settings = batch.settings
-    search = SearchSettings(settings.search_samples, settings.search_rounds, settings.search_temperature)
+    search = SearchSettings(samples or settings.search_samples, settings.search_rounds, settings.search_temperature)
     # ground-truth cases come from the scenes of the questions actually built, never a scored one
     verifier = TruthVerifier(TruthChecks(batch.executor), batch.store, batch.dataset, batch.modules,
                              list(batch.scenes))

@@ -242,7 +242,8 @@ def shape_route(batch: BuildBatch) -> ShapeReport:
 def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], report: ShapeReport) -> None:
     settings, store, name = batch.settings, batch.store, helper.name
     contexts = batch.test_contexts(questions)
-    agent = api_agent(batch, questions)  # judged by the gold answers of its shape's build questions
+    # judged by the gold answers of its shape's build questions
+    agent = api_agent(batch, questions, samples=settings.shape_search_samples)
     implemented = agent.implement([name], contexts)
     if name in implemented.failed:
         report.failed[name] = implemented.failed[name]
