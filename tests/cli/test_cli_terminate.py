@@ -13,9 +13,9 @@ SCRIPT = """
 import sys, time, typer, vadar.cli
 from vadar.cli.errors import user_errors
 vadar.cli.stop_jobs_on_terminate()  # as main() does before the command runs
-print("ready", flush=True)
 try:
     with user_errors():
+        print("ready", flush=True)  # inside the job: a signal before it would find no job to stop
         time.sleep(30)
 except typer.Exit as end:  # as the command line exits
     sys.exit(end.exit_code)
