@@ -7,10 +7,10 @@ finding objects: a relation ("left of the red sphere"), a shared attribute ("the
 an attribute asked for ("What material is ..."), a count, a comparison ("more spheres than
 cylinders", "taller"), a measure (a height, a distance). A helper covers a step when its checkable
 claim says so (`claims.named_claim`: `_objects_left_of` claims `relation:left`), or its name does
-(`_count_objects` counts, `_object_color` asks a color, `_object_length` measures a length). A build question is covered when every
-one of its steps has an admitted helper, or when a question-shape helper answers its shape in one
-call (`vadar.library.shape_helpers`); one whose form names no step needs only the modules and
-counts as covered. The Signature agent is asked only for the uncovered steps: a build that asks
+(`_count_objects` counts, `_object_color` asks a color, `_object_length` measures a length). A
+build question is covered when every one of its steps has an admitted helper, or when a
+question-shape helper answers its shape in one call (`vadar.library.shape_helpers`); one whose form
+names no step needs only the modules and counts as covered. The Signature agent is asked only for the uncovered steps: a build that asks
 again for what it has proposes the same names again and nothing else.
 """
 
