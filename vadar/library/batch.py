@@ -59,17 +59,21 @@ class BuildBatch:
     view_modules: ViewModuleSet | None = None  # where some question is about several frames
 
     @property
+    def context(self) -> QuestionContext:
+        """What a program for one of the batch's questions runs with and is told."""
+        return QuestionContext(self.dataset, self.modules, self.view_modules)
+
+    @property
     def api_options(self) -> dict[str, Any]:
         """The `render_api` options the Signature and API agents see: where a question of the batch is
         about several frames, `views` and the multi-view modules (a helper may take the frames)."""
         several = next((q for q in self.questions if q.multi_view), None)
-        return QuestionContext(self.dataset, self.modules, self.view_modules).api_options(several) if several else {}
+        return self.context.api_options(several) if several else {}
 
     def test_contexts(self, questions: Sequence[Question]) -> list[TestContext]:
         """Real inputs to test an implementation on: each question's namespace as its programs get it
         (for several frames, `views` and the multi-view modules too)."""
-        context = QuestionContext(self.dataset, self.modules, self.view_modules)
-        words = getattr(self.dataset, "example_words", {})
+        context, words = self.context, getattr(self.dataset, "example_words", {})
         return [TestContext(q.question, context.namespace(q), words) for q in questions]
 
     @property

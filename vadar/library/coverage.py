@@ -63,7 +63,8 @@ _COUNT_WORDS = {"count", "counts", "number", "numbers", "many"}
 _COMPARE_COUNT_WORDS = {"more", "fewer", "less", "greater", "equal", "compare"}
 _SIZE_COMPARISON_WORDS = {"taller", "shorter", "larger", "bigger", "smaller", "wider", "compare"}
 _RATIO_WORDS = {"ratio", "times"}
-_DIMENSION_WORDS = {"length": "length", "long": "length", "width": "width", "wide": "width"}  # metric sizes by name
+_DIMENSION_WORDS = {"height": "height", "tall": "height", "length": "length", "long": "length",  # measures by name
+                    "width": "width", "wide": "width"}
 
 
 def steps_of(form: QuestionForm) -> tuple[Step, ...]:
@@ -121,8 +122,6 @@ def helper_steps(name: str, signature: str) -> frozenset[Step]:
         steps.add(Step("comparison", "size"))
     if words & _RATIO_WORDS:
         steps.add(Step("comparison", "ratio"))
-    if words & {"height", "tall"}:
-        steps.add(Step("measure", "height"))
     steps.update(Step("measure", dimension) for word, dimension in _DIMENSION_WORDS.items() if word in words)
     if "distance" in words:
         steps.add(Step("measure", "distance"))

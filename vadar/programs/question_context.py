@@ -54,10 +54,3 @@ class QuestionContext:
             return prompts.render("program_example_views")
         return None
 
-
-def question_context(question: Question, dataset: Dataset, modules: ModuleSet,
-                     view_modules: ViewModuleSet | None, library: list[FunctionRecord] | None = None,
-                     ) -> tuple[dict, dict]:
-    """What a program for `question` runs with, and the `render_api` options that describe it."""
-    context = QuestionContext(dataset, modules, view_modules)
-    return context.namespace(question, library or ()), context.api_options(question)

@@ -23,7 +23,7 @@ from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.outcome import ProgramOutcome
 from vadar.programs.sampling import PROGRAM_SAMPLE
 from vadar.programs.calls import helpers_called
-from vadar.programs.question_context import question_context
+from vadar.programs.question_context import QuestionContext
 from vadar.runs.methods import (LibrarySnapshot, build_answerer, example_retriever, make_answerer, program_agent_for,
                                 read_library)
 from vadar.runs.prepare import PreparedData
@@ -147,7 +147,7 @@ def spread_over_batches(batches: Sequence[BuiltBatch], limit: int) -> list[Built
     if not limit or total <= limit:
         return list(batches)
     shares = [0] * len(batches)
-    for _ in range(limit):  # one question at a time to the batch with the most left per share taken
+    for _ in range(limit):  # one question at a time to the open batch with the smallest share taken so far
         open_ = [i for i, batch in enumerate(batches) if shares[i] < len(batch.questions)]
         shares[min(open_, key=lambda i: (shares[i] / len(batches[i].questions), i))] += 1
     return [BuiltBatch(batch.batch_id, _evenly(batch.questions, share))
@@ -171,8 +171,9 @@ def without_batch(snapshot: LibrarySnapshot, batch: BuiltBatch) -> LibrarySnapsh
 def _sampled(session: Session, data: PreparedData, question: Question) -> ProgramOutcome:
     """A second static-api program, sampled warmer: its agreement with the first is the reference."""
     agent = program_agent_for(session.config, session.llm, session.executor, sampling=PROGRAM_SAMPLE)
-    namespace, api = question_context(question, data.dataset, data.modules, data.view_modules)
-    return agent.solve(question.question, with_regions(render_api([], **api), question.regions), namespace)
+    context = QuestionContext(data.dataset, data.modules, data.view_modules)
+    api = render_api([], **context.api_options(question))
+    return agent.solve(question.question, with_regions(api, question.regions), context.namespace(question))
 
 
 def _vadar_round(session: Session, data: PreparedData, batches: Sequence[BuiltBatch],
