@@ -37,6 +37,8 @@ Public API of `ApiStore` (records are frozen dataclasses from `api_store.records
              prompt_tokens, completion_tokens, latency_s, correct, batch_id) -> ProgramRecord`,
              `program(run_id, question_id)`, `programs(run_id)`,
              `answered_question_ids(run_id, *, include_errors=True)`
+- groups:    `record_group_attempt(*, batch_id, frame, question_ids, name, reason)`,
+             `group_attempts() -> list[GroupAttempt]` (refused group helper requests)
 - whole:     `export(*, include_programs=False) -> dict`, `migrations()`, `transaction()`,
              `close()`
 
@@ -59,6 +61,7 @@ from api_store.answers import decode_answer, encode_answer
 from api_store.errors import DuplicateFunctionError, StoreError, UnknownFunctionError
 from api_store.migrate import apply_migrations
 from api_store.migrations import MIGRATIONS
+from api_store.group_attempts import GroupAttempt
 from api_store.names import content_hash, normalize_name, prompt_hash
 from api_store.records import (
     AttemptRecord,
@@ -79,6 +82,7 @@ __all__ = [
     "DuplicateFunctionError",
     "FunctionRecord",
     "FunctionStatus",
+    "GroupAttempt",
     "ProgramRecord",
     "RunRecord",
     "RunStatus",

@@ -4,9 +4,9 @@ their implementation attempts, dependencies and admission decisions.
 Runs, batches and programs belong to the home that made them and are not imported, unless asked
 for with `with_build`: then the export's build runs with their batches (which questions the library
 was built on, so an evaluation can tell whether it shares their scenes) and its verified programs
-(the worked examples) come too, under new ids. Imported versions and attempts keep their model and
-timestamps but point at no run. Checking that each source is a valid library function is the
-caller's job (the store knows no Python rules).
+(the worked examples) and its refused group requests come too, under new ids. Imported versions and
+attempts keep their model and timestamps but point at no run. Checking that each source is a valid
+library function is the caller's job (the store knows no Python rules).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class ImportMixin(StoreBase):
         return [entry["name"] for entry in functions]
 
     def _import_build(self, data: Mapping[str, Any]) -> None:
-        """The export's build runs with their batches, and its verified programs, under new ids."""
+        """The export's build runs with their batches, verified programs and refused group requests, under new ids."""
         batch_ids: dict[int, int] = {}
         for run in data.get("runs") or []:
             if run.get("kind") != "build-api":
@@ -82,6 +82,11 @@ class ImportMixin(StoreBase):
                 "uses": json.dumps(sorted(program.get("uses") or [])), "withdrawn": program.get("withdrawn"),
                 "other_scenes": None if program.get("other_scenes") is None else json.dumps(program["other_scenes"]),
                 "created_at": utc_now()})
+        for attempt in data.get("group_attempts") or []:
+            self._insert("group_attempts", {
+                "batch_id": batch_ids.get(attempt.get("batch_id")), "frame": attempt["frame"],
+                "question_ids": json.dumps([str(q) for q in attempt["question_ids"]]), "name": attempt["name"],
+                "reason": attempt["reason"], "created_at": attempt.get("created_at") or utc_now()})
 
     def _import_function(self, entry: Mapping[str, Any], *, replace: bool) -> dict[tuple[str, int], int]:
         name = entry["name"]

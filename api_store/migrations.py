@@ -271,6 +271,21 @@ def _other_scenes(db: Database) -> None:
                 "json_valid(other_scenes));")
 
 
+def _group_attempts(db: Database) -> None:
+    """Refused group helper requests of the distillation's group route, so a build asks for a group once."""
+    _script(db, """
+        CREATE TABLE group_attempts (
+            id INTEGER PRIMARY KEY,
+            batch_id INTEGER REFERENCES batches(id),
+            frame TEXT NOT NULL,
+            question_ids TEXT NOT NULL CHECK (json_valid(question_ids)),
+            name TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        """)
+
+
 @_rebuilds_tables
 def _helper_lifecycle(db: Database) -> None:
     """A helper's life is its version's status: proposed, candidate, admitted, retired or failed.
@@ -356,4 +371,5 @@ MIGRATIONS: list[Migration] = [
     ("0006_withdrawn_examples", _withdrawn_examples),
     ("0007_helper_lifecycle", _helper_lifecycle),
     ("0008_other_scenes", _other_scenes),
+    ("0009_group_attempts", _group_attempts),
 ]

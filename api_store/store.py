@@ -16,6 +16,7 @@ from api_store.connection import BUSY_TIMEOUT_S, open_database, unusable_reason,
 from api_store.errors import StoreError
 from api_store.evidence import EvidenceMixin
 from api_store.functions import FunctionsMixin
+from api_store.group_attempts import GroupAttemptsMixin
 from api_store.imports import EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ImportMixin
 from api_store.migrate import applied_migrations, apply_migrations
 from api_store.migrations import MIGRATIONS
@@ -47,7 +48,7 @@ def _opening_lock(path: Path | None, *, create: bool) -> Iterator[None]:
         lock.release()
 
 
-class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin, ImportMixin):
+class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin, GroupAttemptsMixin, ImportMixin):
     """The persistent, versioned library of generated functions plus run provenance.
 
     `ApiStore(path)` opens or creates the file (and its parent directory) and applies pending
@@ -94,7 +95,8 @@ class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin, ImportMixin):
 
         Shape: `{"format", "format_version", "exported_at", "migrations", "functions": [
         {<current version fields>, "history": [{<version fields>, "attempts": [...]}, ...]}],
-        "runs": [{<run fields>, "batches": [...]}], "decisions": [...], "verified_programs": [...]}`,
+        "runs": [{<run fields>, "batches": [...]}], "decisions": [...], "verified_programs": [...],
+        "group_attempts": [...]}`,
         plus `"programs"` if asked for.
         """
         with self._snapshot():
@@ -122,6 +124,7 @@ class ApiStore(FunctionsMixin, RunsMixin, EvidenceMixin, ImportMixin):
                 "runs": runs,
                 "decisions": [dataclasses.asdict(d) for d in self.decisions()],
                 "verified_programs": [dataclasses.asdict(v) for v in self.verified_programs()],
+                "group_attempts": [dataclasses.asdict(g) for g in self.group_attempts()],
             }
             if include_programs:
                 data["programs"] = [

@@ -13,7 +13,8 @@ one that reproduced lucky yes/no answers does not), the helper
 calls the API and never tests its parameters against the group's own phrases (no lookup table of
 answers), and it passes the ground-truth checks its name invites. A helper whose code passes but
 whose docstring says nothing of a parameter is asked for a new docstring alone (docstrings.py). The one-line programs are
-stored as worked examples, so the Program agent sees the helper in use.
+stored as worked examples, so the Program agent sees the helper in use. A refused group is
+remembered in the store and asked for again only once `min_uses` questions it never saw have joined it.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class GroupWriter:
         # a group whose helper was admitted once and has since been retired is not written again
         tried = {tuple(e.get("questions", ())) for d in self.store.decisions()
                  if route_of(e := d.evidence or {}) is Route.GROUP}
+        refused = [frozenset(a.question_ids) for a in self.store.group_attempts()]
         right = {p.question_id for p in sources}
         codes: dict[str, str] = {}
         for program in self.store.verified_programs():
@@ -97,12 +99,18 @@ class GroupWriter:
             ids = tuple(p.question_id for p in group)
             if ids in tried:
                 continue
+            if asked_before(ids, refused, self.min_uses):
+                self.on_event(f"group of {len(ids)} questions not asked again: refused before, "
+                              f"fewer than {self.min_uses} questions new since")
+                continue
             library = self.store.library()
             anchor = question_frame(group[0].question, group[0].code or "")
             others = frame_questions(anchor, unanswered, codes)[:MAX_OTHERS]
             name, reason, saved = self._write_one(group, others, by_id, dataset, modules, library, batch_id)
             if reason is not None:
                 report.rejected[name] = reason
+                self.store.record_group_attempt(batch_id=batch_id, frame=" ".join(anchor), question_ids=ids,
+                                                name=name, reason=reason)
                 self.on_event(f"group helper {name} not admitted: {reason}")
                 continue
             report.admitted.append(name)
@@ -276,6 +284,17 @@ def duplicate_of(written: Written, library: Sequence[FunctionRecord], api_names:
     if twin is None:
         return None
     return Duplicate(f"`{twin}` in the library already does this: call it", f"the body of `{twin}`, which the library has")
+
+
+def asked_before(ids: Sequence[str], refused: Sequence[frozenset[str]], min_new: int) -> bool:
+    """A group refused before, grown by fewer than `min_new` questions since: asking again repeats the refusal.
+
+    A refused group returns in the next batch with a question or two more, so its request differs;
+    in a 100-question CLEVR build one group was refused in three batches running for the same reason.
+    A group with `min_new` questions the refused request never saw is new evidence and is asked.
+    """
+    asked = set(ids)
+    return any(earlier & asked and len(asked - earlier) < min_new for earlier in refused)
 
 
 def _one_call(program: VerifiedProgram) -> bool:
