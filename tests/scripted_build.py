@@ -30,4 +30,8 @@ class Router:
             raise self.interrupt_with()
         if role == Role.SIGNATURE:
             return STUBS
-        return BROKEN if implementing(messages) == "def _count(" else EXISTS
+        if implementing(messages) == "def _exists(":
+            return EXISTS
+        # each attempt broken in its own way: a copy of a failed reply would end the conversation
+        tries = sum(m["role"] == "assistant" for m in messages)
+        return BROKEN.replace("undefined_helper(", f"undefined_helper{'_' * tries}(")

@@ -71,13 +71,33 @@ def test_retry_feeds_back_the_failing_line_then_succeeds(store):
 
 
 def test_retry_exhaustion_marks_failed_and_hides_it(store):
-    llm = ScriptedLLM([code("def _center_x(bbox):\n    return undefined_name")] * 5)
+    llm = ScriptedLLM([code(f"def _center_x(bbox):\n    return undefined_name_{n}") for n in range(5)])
     report = ApiAgent(llm, store, log=StoreLog(store), executor=executor, max_attempts=5).implement(["_center_x"], [CONTEXT])
     assert "_center_x" in report.failed and "after 5 attempts" in report.failed["_center_x"]
     assert store.current("_center_x").status == FunctionStatus.FAILED
     assert "_center_x" not in [f.name for f in store.functions()]
     assert len(store.attempts("_center_x")) == 5
     assert llm.remaining == 0
+
+
+def test_a_reply_that_copies_its_failed_code_back_ends_the_conversation(store):
+    """The same code failing the same way again: every later reply would be that copy too."""
+    broken = code("def _center_x(bbox):\n    return undefined_name")
+    llm = ScriptedLLM([broken, broken, code("def _center_x(bbox):\n    return (bbox[0] + bbox[2]) / 2")])
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=executor, max_attempts=5).implement(["_center_x"], [CONTEXT])
+    assert len(llm.calls) == 2 and llm.remaining == 1
+    assert "after 2 attempts (the last one repeated an earlier reply word for word)" in report.failed["_center_x"]
+    assert len(store.attempts("_center_x")) == 2
+
+
+def test_a_copy_of_any_earlier_failed_reply_ends_the_conversation(store):
+    llm = ScriptedLLM([code("def _center_x(bbox):\n    return undefined_name"),
+                       code("def _center_x(bbox):\n    return bbox[9]"),
+                       code("def _center_x(bbox):\n    return undefined_name"),
+                       code("def _center_x(bbox):\n    return (bbox[0] + bbox[2]) / 2")])
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=executor, max_attempts=5).implement(["_center_x"], [CONTEXT])
+    assert report.implemented == [] and len(llm.calls) == 3  # the third reply copies the first: stop
+    assert "repeated an earlier reply" in report.failed["_center_x"]
 
 
 def test_self_recursion_fails_cleanly(store):

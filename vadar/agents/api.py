@@ -178,7 +178,8 @@ class ApiAgent:
         if step.fatal:
             self._fail(name, step.error or "failed", report)
         else:
-            self._fail(name, f"no working implementation after {self.loop.max_steps} attempts; "
+            copied = " (the last one repeated an earlier reply word for word)" if step.repeated else ""
+            self._fail(name, f"no working implementation after {end.steps} attempts{copied}; "
                              f"last error: {step.error}", report)
         return False
 
@@ -192,6 +193,7 @@ class ApiAgent:
         """
         name = record.name
         last: list[_Step] = []
+        failed: set[tuple[str, str]] = set()  # (code, error) of this conversation's failed replies
 
         def judge(reply: Reply) -> Verdict:
             attempt = numbered_from + reply.attempt
@@ -204,6 +206,13 @@ class ApiAgent:
                              prompt_hash=prompt_hash(_prompt_text(messages[:-1])))
             if step.fatal:
                 return Verdict.give_up()
+            if step.code is not None and step.error is not None:
+                if (step.code, step.error) in failed:
+                    # the model copied its failed code back; in a 100-question CLEVR build every reply
+                    # after such a copy copied it again (7 replies, 1,620 tokens): stop asking
+                    step.repeated = True
+                    return Verdict.give_up()
+                failed.add((step.code, step.error))
             if step.error is None:
                 return Verdict.accept()
             return Verdict.retry(prompts.render("api_retry", error=step.error, test_call=step.test_call, name=name))
@@ -340,6 +349,7 @@ class _Step:
     test_result: str | None = None
     dependencies: list[str] = field(default_factory=list)
     fatal: bool = False
+    repeated: bool = False  # the same code and error as an earlier reply of its conversation
 
 
 def _attempts_made(store: LibraryView, record: FunctionRecord) -> int:
