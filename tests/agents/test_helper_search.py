@@ -148,8 +148,8 @@ def test_the_api_agent_keeps_the_first_sampled_implementation_that_ground_truth_
     assert report.implemented == ["_objects_left_of"] and store.current("_objects_left_of").code.strip() == RIGHT.strip()
     # each sample is announced with its own replies, not an attempt count that outruns its bound
     assert [e for e in events if e.startswith("implementing")] == [
-        "implementing _objects_left_of (attempt 1/5)", "implementing _objects_left_of (sample 2, reply 1/2)",
-        "implementing _objects_left_of (sample 3, reply 1/2)"]
+        "implementing _objects_left_of (attempt 1/5)", "implementing _objects_left_of (sample 2)",
+        "implementing _objects_left_of (sample 3)"]
     searched = store.decisions("_objects_left_of")[-1]
     assert searched.decision == "searched" and searched.evidence["samples"] == 3
     assert searched.evidence["passed"] == [3] and searched.evidence["claim"] == "relation:left"
@@ -160,6 +160,19 @@ def test_the_api_agent_keeps_the_first_sampled_implementation_that_ground_truth_
     assert [a.attempt for a in store.attempts("_objects_left_of")] == [1, 2, 3]  # numbered across samples
     # each request says how the data set's ground truth defines the claim (CLEVR: left in 3D)
     assert "It is checked against the true scene, where as CLEVR defines it, in 3D" in llm.calls[0][1]["content"]
+
+
+def test_a_sample_that_does_not_run_gets_no_second_reply(sample_data):
+    """The next sample is drawn instead: second replies mostly copied the failed sample back."""
+    store = ApiStore.memory()
+    store.propose("_objects_left_of", SIGNATURE, "Objects left of the reference object.")
+    broken = WRONG.replace("return", "return undefined_name +", 1)
+    llm = ScriptedLLM([code(WRONG), code(broken), code(RIGHT)])
+    report = agent_for(llm, store, sample_data, samples=4).implement(["_objects_left_of"], [context(sample_data)])
+    assert report.implemented == ["_objects_left_of"] and len(llm.calls) == 3
+    assert [m["role"] for m in llm.calls[2]][-1] == "user" and "undefined_name" not in llm.calls[2][-1]["content"]
+    attempts = store.attempts("_objects_left_of")
+    assert [a.passed for a in attempts] == [True, False, True] and "undefined_name" in attempts[1].error
 
 
 def test_failing_cases_reach_the_next_round_without_any_question_or_its_answer(sample_data):

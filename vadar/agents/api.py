@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from api_store import AttemptRecord, FunctionRecord, FunctionStatus
+from api_store import FunctionRecord, FunctionStatus
 from api_store.names import prompt_hash
 from vadar import prompts
 from vadar.programs.outcome import Executor, check_infrastructure
@@ -29,6 +29,7 @@ from vadar.programs.sampling import IMPLEMENTATION, implementation_sampling
 from vadar.agents.helper_search import (FIRST_PASS, CaseCheck, ComparingVerifier, HelperVerifier, Sample,
                                        SearchRecord, SearchRule, SearchSettings, search)
 from vadar.agents.library_view import ImplementationLog, LibraryView
+from vadar.agents.resumed_attempts import attempts_made, last_error, resumed_turns
 from vadar.programs.step_loop import LLMCost, LoopEnd, Reply, StepLoop, Verdict
 from vadar.programs.calls import called_names
 from vadar.programs.stubs import StubFormatError, parse_implementation
@@ -41,7 +42,11 @@ from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_sou
 from vadar.text import one_line
 
 
-SAMPLE_ATTEMPTS = 2  # replies a sampled implementation gets to run (the greedy one gets max_attempts)
+# Replies a sampled implementation gets to run (the greedy one gets max_attempts). One: in a
+# 100-question CLEVR build 10 of 13 second replies to a failed sample copied it word for word, the
+# other 3 made 2 samples run and neither was kept (about 3,900 completion tokens); a fresh sample ran
+# 13 times in 24.
+SAMPLE_ATTEMPTS = 1
 
 
 @dataclass(frozen=True)
@@ -162,12 +167,12 @@ class ApiAgent:
         name = record.name
         if messages is None and self._searchable(record):
             return self._search(record, stack, context, report)
-        done = 0 if messages is not None else _attempts_made(self.store, record)  # a resume counts them
+        done = 0 if messages is not None else attempts_made(self.store, record)  # a resume counts them
         if done >= self.loop.max_steps:
             self._fail(name, f"no working implementation after {done} attempts; last error: "
-                             f"{_last_error(self.store, record)}", report)
+                             f"{last_error(self.store, record)}", report)
             return False
-        messages = messages if messages is not None else self._opening(record) + _resumed_turns(self.store, record)
+        messages = messages if messages is not None else self._opening(record) + resumed_turns(self.store, record)
         end, step = self._converse(record, messages, self._loop_for(record), stack, context, report,
                                    first_step=done + 1)
         if end.done:
@@ -218,8 +223,12 @@ class ApiAgent:
             return Verdict.retry(prompts.render("api_retry", error=step.error, test_call=step.test_call, name=name))
 
         def announce(attempt: int) -> None:
-            self.on_event(f"implementing {name} (sample {sample + 1}, reply {attempt}/{loop.max_steps})" if sample
-                          else f"implementing {name} (attempt {attempt}/{loop.max_steps})")
+            if not sample:
+                self.on_event(f"implementing {name} (attempt {attempt}/{loop.max_steps})")
+            elif loop.max_steps == 1:
+                self.on_event(f"implementing {name} (sample {sample + 1})")
+            else:
+                self.on_event(f"implementing {name} (sample {sample + 1}, reply {attempt}/{loop.max_steps})")
 
         end = loop.run(messages, judge, report.cost, on_step=announce, first_step=first_step)
         return end, last[0] if last else _Step(error="no attempt was made")
@@ -250,7 +259,7 @@ class ApiAgent:
         chosen = self._verifier(record)
         assert chosen is not None
         (verifier, rule), name = chosen, record.name
-        numbered = [_attempts_made(self.store, record)]  # attempts recorded so far, a resumed search's too
+        numbered = [attempts_made(self.store, record)]  # attempts recorded so far, a resumed search's too
         fatal: list[_Step] = []
 
         convention = verifier.convention(name, record.signature)
@@ -352,16 +361,6 @@ class _Step:
     repeated: bool = False  # the same code and error as an earlier reply of its conversation
 
 
-def _attempts_made(store: LibraryView, record: FunctionRecord) -> int:
-    """Attempts already recorded for this version of the function (by an interrupted run, say)."""
-    return max((a.attempt for a in store.attempts(record.name) if a.version == record.version), default=0)
-
-
-def _failed_attempts(store: LibraryView, record: FunctionRecord) -> list[AttemptRecord]:
-    """Recorded attempts at this version of the function that ended in an error, oldest first."""
-    return [a for a in store.attempts(record.name) if a.version == record.version and a.error]
-
-
 def claimed_docstring(record: FunctionRecord, convention: str) -> str:
     """The docstring shown for a helper whose name makes a claim the data set defines: that
     definition, and the list parameters it must choose from (a body that ignored its `candidates`
@@ -372,23 +371,6 @@ def claimed_docstring(record: FunctionRecord, convention: str) -> str:
         text += (f" Return only objects from {', '.join(f'`{n}`' for n in lists)} (the objects to choose from, "
                  "never the reference itself); do not call loc for them.")
     return text
-
-
-def _resumed_turns(store: LibraryView, record: FunctionRecord) -> list[dict[str, str]]:
-    """After an interruption, the last recorded attempt and its error, so the next one can fix it."""
-    failed = _failed_attempts(store, record)
-    if not failed:
-        return []
-    last = failed[-1]
-    reply = f"```python\n{last.code}\n```" if last.code else "(no code)"
-    return [{"role": "assistant", "content": reply},
-            {"role": "user", "content": prompts.render(
-                "api_retry", error=last.error, test_call=last.test_call, name=record.name)}]
-
-
-def _last_error(store: LibraryView, record: FunctionRecord) -> str | None:
-    failed = _failed_attempts(store, record)
-    return failed[-1].error if failed else None
 
 
 def _prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:
