@@ -313,29 +313,3 @@ def test_the_same_questions_admit_a_body_right_on_every_value(clevr):
     assert report.admitted == [NAME], report
     truth = [d for d in store.decisions(NAME) if d.decision == "admitted"][-1].evidence.get("truth_check")
     assert truth["passed"] is True and truth["claim"] == f"question shape {NAME}" and truth["cases"] >= 4
-
-
-def test_the_implementation_request_shows_what_the_helper_does_in_the_stub_and_how_to_build_it_after(clevr):
-    """Replies re-type the stub's docstring: only its first part, what the helper does, is in the stub."""
-    from vadar.library.shape_helpers import shape_helper
-
-    questions = Questions(clevr, set(CALLS))
-    store = ApiStore.memory()
-    store.propose("_same_color", "(image: Image, bbox: BBox, bbox2: BBox) -> bool", "Whether they share a color.")
-    store.implement("_same_color", "def _same_color(image, bbox, bbox2):\n    return True\n")
-    store.mark_admitted("_same_color")
-    requests = []
-
-    def implement(messages):
-        requests.append(messages[-1]["content"])
-        return RIGHT
-
-    llm = ScriptedLLM([ByRole({Role.API_IMPLEMENT: implement, Role.PROGRAM: program_writer(questions)})] * 400)
-    assert shape_route(batch(store, llm, questions)).admitted == [NAME]
-    what = shape_helper(NAME).what
-    stub, after = requests[0].split("```python\n", 1)[1].split("```", 1)
-    assert " ".join(what.split()) in " ".join(stub.split())
-    assert "_same_color" not in stub and "Build it on the library's helpers" not in stub
-    assert after.strip().startswith("How to build it:") and "`_same_color(image, bbox, bbox2)` (same color)" in after
-    stored = store.current(NAME).docstring
-    assert stored.startswith(what) and "`_same_color(image, bbox, bbox2)` (same color)" in stored

@@ -92,7 +92,6 @@ class ApiAgent:
         verifier: HelperVerifier | None = None,
         outcome: ComparingVerifier | None = None,
         api_options: Mapping[str, Any] | None = None,
-        briefs: Mapping[str, str] | None = None,
     ) -> None:
         self.loop = StepLoop(llm, IMPLEMENTATION, max_attempts, role=Role.API_IMPLEMENT)
         self.search = search or SearchSettings(samples=1)
@@ -103,8 +102,6 @@ class ApiAgent:
         self.log = log
         self.executor = executor
         self.api_options = dict(api_options or {})  # `render_api` options: the frames, where a question has several
-        # name -> the opening of its docstring that says what it does; the rest says how to build it
-        self.briefs = dict(briefs or {})
 
     def implement(self, names: Sequence[str], contexts: Sequence[TestContext]) -> ImplementationReport:
         """Implement `names` (and whatever they need); `contexts` supply real test inputs."""
@@ -152,17 +149,12 @@ class ApiAgent:
         definition is the docstring shown: a proposed one that says otherwise ("whose box centre is
         lower in the image" for `_objects_behind`) was followed over the definition by every sample
         of a CLEVR build's search."""
-        docstring, how = claimed_docstring(record, convention) if convention else record.docstring, None
-        brief = self.briefs.get(record.name)
-        if not convention and brief and record.docstring.startswith(brief) and record.docstring != brief:
-            # replies re-type the stub's docstring: a question-shape helper's, with how to build it,
-            # was 55% of the characters of its implementation replies in a 100-question CLEVR build
-            docstring, how = brief, record.docstring[len(brief):].strip()
+        docstring = claimed_docstring(record, convention) if convention else record.docstring
         return [
             {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=record.name))},
             {"role": "user", "content": prompts.render(
                 "api_implement", stub=function_stub(record.name, record.signature, docstring),
-                convention=convention, how=how)},
+                convention=convention)},
         ]
 
     def _loop_for(self, record: FunctionRecord) -> StepLoop:

@@ -183,12 +183,10 @@ def _screen(batch: BuildBatch, recorded: RecordedProposals, memory: dict[str, Re
             report.reused.append(stub.name)
 
 
-def api_agent(batch: BuildBatch, judged_on: Sequence[Question], samples: int | None = None,
-              briefs: Mapping[str, str] | None = None) -> ApiAgent:
+def api_agent(batch: BuildBatch, judged_on: Sequence[Question], samples: int | None = None) -> ApiAgent:
     """The batch's API agent: ground truth for a name that makes a checkable claim, else (labelled)
     the gold answers of the build questions `judged_on` (the batch's own, or a shape's); `samples`
-    per search round where not `library.search_samples`; `briefs`: the opening of a helper's
-    docstring its implementation requests show in the stub, the rest shown as how to build it."""
+    per search round where not `library.search_samples`."""
     settings = batch.settings
     search = SearchSettings(samples or settings.search_samples, settings.search_rounds, settings.search_temperature)
     # ground-truth cases come from the scenes of the questions actually built, never a scored one
@@ -202,7 +200,7 @@ def api_agent(batch: BuildBatch, judged_on: Sequence[Question], samples: int | N
                if settings.admission == "labelled" else None)
     return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
-                    verifier=verifier, outcome=outcome, api_options=batch.api_options, briefs=briefs)
+                    verifier=verifier, outcome=outcome, api_options=batch.api_options)
 
 
 def batch_admission(batch: BuildBatch, agent: ApiAgent) -> Admission:

@@ -243,8 +243,7 @@ def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], 
     settings, store, name = batch.settings, batch.store, helper.name
     contexts = batch.test_contexts(questions)
     # judged by the gold answers of its shape's build questions
-    # the stub shows what it does; how to build it (the step helpers, the hints) follows the stub
-    agent = api_agent(batch, questions, samples=settings.shape_search_samples, briefs={name: helper.what})
+    agent = api_agent(batch, questions, samples=settings.shape_search_samples)
     implemented = agent.implement([name], contexts)
     if name in implemented.failed:
         report.failed[name] = implemented.failed[name]
