@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from vadar.programs.code_extract import NoCodeError, extract_code
+
 SYSTEM = "You implement helper functions"
-CODE = re.compile(r"```(?:python)?\n(.*?)```", re.S)
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,10 @@ class ReplyOutcome:
 
 
 def code_of(reply: str) -> str:
-    found = CODE.search(reply)
-    return (found.group(1) if found else reply).strip()
+    try:
+        return extract_code(reply).strip()
+    except NoCodeError:
+        return ""
 
 
 def turns(home: Path) -> list[Turn]:

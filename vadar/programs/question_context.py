@@ -53,4 +53,3 @@ class QuestionContext:
         if question.multi_view and self.view_modules is not None:
             return prompts.render("program_example_views")
         return None
-
