@@ -265,3 +265,12 @@ def test_one_call_of_a_library_helper_with_its_box_looked_up_is_not_distilled_as
         report = Distiller(store, llm, run).distill(dataset, modules, [questions[i] for i in programs])
     assert report.programs == 3
     assert report.admitted == [] and llm.calls == []  # an alias of `_asked_of` is no helper: nothing to name
+
+
+def test_a_naming_reply_cut_off_inside_the_copied_body_still_gives_its_name_and_docstring():
+    from vadar.library.distill import _parse_stub
+    reply = ('def _color_twins(image: Image, reference: BBox, object_prompt: str) -> list:\n'
+             '    """The objects matching `object_prompt` with the colour of `reference`."""\n'
+             '    kept = [box for box in loc(image, object_prompt) if not same_object(image, box, ')
+    assert _parse_stub(reply) == ("_color_twins", "The objects matching `object_prompt` with the colour of `reference`.")
+    assert _parse_stub('def _f(image):\n    """Doc."""') == ("_f", "Doc.")

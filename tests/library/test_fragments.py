@@ -130,3 +130,35 @@ def test_a_docstring_may_say_bounding_box_when_one_use_locates_a_box():
     from vadar.library.rules import documents_an_example
     assert documents_an_example("The area of the bounding box bbox.", {"box", "mug"}) is None
     assert documents_an_example("The area of the box.", {"box", "mug"}) is not None
+
+
+FILTERS = '''ref = loc(image, "{0}")[0]
+kept = [box for box in loc(image, "{1}") if not same_object(image, box, ref) and depth(image, box) < depth(image, ref)]
+final_result = len(kept)
+'''
+
+
+def test_a_comprehension_variable_is_no_parameter_of_the_helper():
+    """`box` in `[box for box in loc(...)]` is bound by the comprehension: a helper taking it as a
+    parameter could not be called from the programs it came from (they have no `box`)."""
+    from vadar.library.drafting import draft_helper
+    from vadar.library.sources import api_signatures
+    programs = [FILTERS.format(a, b) for a, b in (("red cube", "sphere"), ("cylinder", "cube"), ("blue ball", "cube"))]
+    # a later comprehension that binds the same name does not make `box` a value the run hands on
+    programs = [p + "others = [box for box in loc(image, 'thing')]\n" for p in programs]
+    params, returns = api_signatures([])
+    patterns = [p for p in find_patterns(programs, API, min_programs=3)
+                if p.instances[0].start == 0 and p.instances[0].length == 3]
+    assert patterns, "the whole filter-and-count run is one pattern"
+    for pattern in patterns:
+        assert "box" not in [pattern.instances[0].variables[k] for k in pattern.instances[0].inputs]
+    draft = draft_helper(patterns[0], params, returns)
+    assert "box" not in draft.parameters
+    assert draft.parameters == ["image", "object_prompt", "object_prompt2"]
+
+
+def test_a_name_read_before_a_comprehension_rebinds_it_stays_a_parameter():
+    programs = ['d = depth(image, box)\nfinal_result = [box for box in loc(image, "{0}") if depth(image, box) < d]\n'
+                .format(word) for word in ("cube", "ball", "cone")]
+    patterns = [p for p in find_patterns(programs, API, min_programs=3) if p.instances[0].length == 2]
+    assert patterns and all("box" in [p.instances[0].variables[k] for k in p.instances[0].inputs] for p in patterns)

@@ -232,8 +232,13 @@ def _distinct_programs(pattern: Pattern) -> list[Any]:
 
 
 def _parse_stub(code: str) -> tuple[str, str]:
-    """The name and docstring of the first `def` in `code` (a body is not needed)."""
-    text = code if re.search(r"^\s+\S", code, re.MULTILINE) else code + "\n    pass\n"
+    """The name and docstring of the first `def` in `code` (a body is not needed).
+
+    Only the def line and docstring are read: a reply that copies the body as well is often cut off
+    by the token limit halfway through it, and its name and docstring are still usable."""
+    closed = re.search(r"^[ \t]*def\b.*?:[ \t]*\n[ \t]*(\"\"\"|\'\'\').*?\1", code, re.MULTILINE | re.DOTALL)
+    text = closed.group(0) + "\n    pass\n" if closed else code
+    text = text if re.search(r"^\s+\S", text, re.MULTILINE) else text + "\n    pass\n"
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:

@@ -166,20 +166,25 @@ def normalise(tree: ast.Module, block: list[ast.stmt], start: int, length: int, 
     first_use: dict[str, str] = {}
     holes: list[Any] = []
 
+    copies = [copy.deepcopy(s) for s in run]
+    bound_inside = _comprehension_locals(copies)
+
     class Normaliser(ast.NodeTransformer):
         def visit_Name(self, node: ast.Name) -> ast.AST:
             if node.id in fixed and node.id != RESULT:
                 return node
-            if node.id not in first_use:
-                first_use[node.id] = "load" if isinstance(node.ctx, ast.Load) else "store"
+            if node.id not in order:
                 order.append(node.id)
+            if node.id not in first_use and id(node) not in bound_inside:  # `box` of `[box for box in ...]`
+                first_use[node.id] = "load" if isinstance(node.ctx, ast.Load) else "store"
             return ast.copy_location(ast.Name(id=f"v{order.index(node.id)}", ctx=node.ctx), node)
 
         def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
             target = node.target
             if isinstance(target, ast.Name) and target.id not in first_use and target.id not in fixed:
                 first_use[target.id] = "load"  # x += 1 reads x first
-                order.append(target.id)
+                if target.id not in order:
+                    order.append(target.id)
             return self.generic_visit(node)
 
         def visit_Constant(self, node: ast.Constant) -> ast.AST:
@@ -191,16 +196,36 @@ def normalise(tree: ast.Module, block: list[ast.stmt], start: int, length: int, 
     stored = {n.id for s in run for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     if any(name in fixed and name != RESULT for name in stored):
         return None, None  # the run rebinds a module or builtin (`for depth in ...`): no helper can
-    normal = [Normaliser().visit(copy.deepcopy(s)) for s in run]
+    normal = [Normaliser().visit(s) for s in copies]
     if RESULT in first_use and first_use[RESULT] == "load":
         return None, None
     inside = {id(n) for s in run for n in ast.walk(s)}
+    local = _comprehension_locals([tree])
     read_later = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                  and id(n) not in inside}
-    outputs = {order.index(v) for v in stored if v in read_later or v == RESULT}
-    inputs = [k for k, v in enumerate(order) if first_use[v] == "load"]
+                  and id(n) not in inside and id(n) not in local}
+    handed_on = {n.id for s in run for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                 and id(n) not in local}
+    outputs = {order.index(v) for v in handed_on if v in read_later or v == RESULT}
+    inputs = [k for k, v in enumerate(order) if first_use.get(v) == "load"]
     shape = "\n".join(ast.dump(s, annotate_fields=False) for s in normal)
     return shape, Instance(program, block, start, length, order, holes, inputs, outputs)
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _comprehension_locals(nodes: Sequence[ast.AST]) -> set[int]:
+    """The ids of the Name nodes a comprehension binds (`box` in `[box for box in boxes]`): Python
+    scopes them to the comprehension, so the run neither reads them from outside nor hands them on.
+    The first generator's iterable is evaluated outside and is left out."""
+    local: set[int] = set()
+    for root in nodes:
+        for comp in (n for n in ast.walk(root) if isinstance(n, _COMPREHENSIONS)):
+            bound = {t.id for g in comp.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
+            outside = {id(n) for n in ast.walk(comp.generators[0].iter)}
+            local |= {id(n) for n in ast.walk(comp) if isinstance(n, ast.Name) and n.id in bound
+                      and id(n) not in outside}
+    return local
 
 
 def body_shape(body: str, api_names: set[str]) -> tuple[str, tuple[Any, ...]] | None:
