@@ -155,6 +155,9 @@ def test_a_comprehension_variable_is_no_parameter_of_the_helper():
     draft = draft_helper(patterns[0], params, returns)
     assert "box" not in draft.parameters
     assert draft.parameters == ["image", "object_prompt", "object_prompt2"]
+    kept = next(p for p in find_patterns(programs, API, min_programs=3)
+                if p.instances[0].start == 0 and p.instances[0].length == 2)
+    assert draft_helper(kept, params, returns).returns == "list[BBox]", "a filtered list of boxes is a list of boxes"
 
 
 def test_a_name_read_before_a_comprehension_rebinds_it_stays_a_parameter():

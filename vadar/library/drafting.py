@@ -191,7 +191,19 @@ def _assigned_type(body: list[ast.stmt], name: str, api_returns: Mapping[str, st
                 if isinstance(value.func, ast.Name) and value.func.id == "len":
                     return "int"
                 return _call_return(value, api_returns)
+            if isinstance(value, ast.ListComp) and len(value.generators) == 1:
+                return _filtered_list(value, api_returns)
     return None
+
+
+def _filtered_list(comp: ast.ListComp, api_returns: Mapping[str, str]) -> str | None:
+    """`[box for box in loc(image, p) if ...]` keeps items of the list it filters: the same type."""
+    generator = comp.generators[0]
+    if not (isinstance(comp.elt, ast.Name) and isinstance(generator.target, ast.Name)
+            and comp.elt.id == generator.target.id and isinstance(generator.iter, ast.Call)):
+        return None
+    returned = _call_return(generator.iter, api_returns)
+    return returned if returned and returned.startswith("list[") else None
 
 
 def _call_return(call: ast.Call, api_returns: Mapping[str, str]) -> str | None:
