@@ -59,9 +59,15 @@ def no_program(run: Mapping[str, QuestionResult], ids: Sequence[str]) -> float:
 
 
 def scene_disjoint(run_dir: Path) -> bool | None:
-    """What the evaluation recorded: did its questions share no scene with the build of its library."""
-    summary = run_dir / "summary.json"
-    return json.loads(summary.read_text()).get("scene_disjoint") if summary.exists() else None
+    """What the evaluation recorded: did its questions share no scene with the build of its library.
+
+    The summary is written when the evaluation ends; its run.json holds the same from the start, so a
+    stopped evaluation says it too (None for runs that recorded neither)."""
+    for name in ("summary.json", "run.json"):
+        recorded = run_dir / name
+        if recorded.exists() and "scene_disjoint" in (fields := json.loads(recorded.read_text())):
+            return fields["scene_disjoint"]
+    return None
 
 
 def shared_questions(runs: Mapping[str, Mapping[str, QuestionResult]]) -> list[str]:

@@ -102,6 +102,8 @@ def test_an_evaluation_sharing_scenes_with_its_build_says_so(tmp_path):
     assert json.loads((tmp_path / "shared" / "summary.json").read_text())["scene_disjoint"] is False
     assert apart.header["scene_disjoint"] is True
     assert json.loads((tmp_path / "apart" / "summary.json").read_text())["scene_disjoint"] is True
+    for run, disjoint in (("shared", False), ("apart", True)):  # recorded before the first answer as well
+        assert json.loads((tmp_path / run / "run.json").read_text())["scene_disjoint"] is disjoint
 
 
 def test_a_library_imported_with_its_build_still_says_which_scenes_it_was_built_on(tmp_path):

@@ -60,7 +60,8 @@ def evaluate(
             "scene_disjoint: false): split build and test by scene")
     reasoning = dataclasses.asdict(session.config.reasoning) if method in PROGRAM_METHODS else {}
     claim_run_dir(out_dir, {"data": str(dataset.root), "split": split, "method": method,
-                            "modules": data.backends, "model": session.model_name, "reasoning": reasoning})
+                            "modules": data.backends, "model": session.model_name, "reasoning": reasoning,
+                            "scene_disjoint": not shared})  # known before the first answer: a stopped run says it too
     limits = dataclasses.asdict(session.config.agents)
     jobs = session.config.eval.jobs if jobs is None else jobs
     answer: Answerer | None = None
