@@ -19,28 +19,10 @@ from vadar.llm.doubles import ByRole, ScriptedLLM
 from vadar.runs.build_history import earlier_build_questions
 from vadar.runs.prepare import oracle_modules
 from vadar.sandbox import execute
+from shape_samples import CALLS, NAME, RIGHT, WRONG, program_writer
 
 CLEVR_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "clevr"
 pytestmark = pytest.mark.skipif(not CLEVR_DIR.is_dir(), reason="shared CLEVR data not present")
-NAME = "_count_same_attribute"
-ATTRIBUTE_QUESTIONS = {"color": "What color is this object?", "shape": "What shape is this object?",
-                       "material": "What material is this object made of?", "size": "What size is this object?"}
-RIGHT = f'''```python
-def {NAME}(image, attribute, description, reference):
-    asked = {ATTRIBUTE_QUESTIONS!r}[attribute]
-    value = vqa(image, asked, reference)
-    return len([b for b in loc(image, description)
-                if not same_object(image, b, reference) and vqa(image, asked, b) == value])
-```'''
-WRONG = f'''```python
-def {NAME}(image, attribute, description, reference):
-    return len(loc(image, description)) + len(attribute) + len(reference)
-```'''
-# dev questions 16 to 19 ask "How many other things are there of the same <attribute> as the <reference>?"
-CALLS = {"16": ("size", "metallic sphere"), "17": ("color", "tiny rubber cube"), "18": ("material", "blue ball"),
-         "19": ("shape", "blue matte thing")}
-
-
 def executor(code, namespace):
     return execute(code, dict(namespace), timeout_s=20, memory_mb=1024)
 
@@ -49,21 +31,6 @@ def executor(code, namespace):
 def clevr():
     dataset = ClevrDataset(CLEVR_DIR)
     return dataset, oracle_modules(dataset), dataset.questions("dev")
-
-
-def program_writer(questions, calls_helper=True):
-    """Programs that call the shape helper with the question's attribute and reference, when it is shown."""
-
-    def program(messages):
-        text = "\n".join(str(m["content"]) for m in messages)
-        question = next(q for q in reversed(questions) if q.question in text)
-        if calls_helper and f"def {NAME}(" in messages[0]["content"] and question.question_id in CALLS:
-            attribute, reference = CALLS[question.question_id]
-            return (f"```python\nreference = loc(image, {reference!r})[0]\n"
-                    f"final_result = {NAME}(image, {attribute!r}, 'objects', reference)\n```")
-        return "```python\nfinal_result = 5\n```"
-
-    return program
 
 
 def scripted(questions, samples, calls_helper=True):

@@ -274,7 +274,7 @@ class ApiAgent:
             sampling = base.sampling if index == 0 else dataclasses.replace(
                 base.sampling, first_temperature=self.search.temperature)
             steps = base.max_steps if index == 0 else min(base.max_steps, SAMPLE_ATTEMPTS)
-            loop = dataclasses.replace(base, sampling=sampling, max_steps=steps, seed=None if index == 0 else index)
+            loop = dataclasses.replace(base, sampling=sampling, max_steps=steps, seed=None if index == 0 else self.search.seed + index)
             end, step = self._converse(record, messages, loop, stack, context, report, numbered_from=numbered[0],
                                        sample=index)
             numbered[0] += end.steps

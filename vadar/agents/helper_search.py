@@ -32,6 +32,7 @@ class SearchSettings:
     samples: int = 8
     rounds: int = 1  # `library.search_rounds`: a later round never kept a sample in 173 recorded searches
     temperature: float = 0.8
+    seed: int = 0  # sample k (k >= 1) is drawn with seed + k: another value draws other samples of the same prompts
 
     @property
     def active(self) -> bool:

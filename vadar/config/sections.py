@@ -180,6 +180,7 @@ class LibraryConfig:
     # recorded over 20 builds, none kept a sample of a later round; 27 drew one, up to 8 samples each
     search_rounds: int = 1
     search_temperature: float = 0.8  # temperature of the sampled implementations (each with its own seed)
+    search_seed: int = 0  # sample k of a search is drawn with seed search_seed + k; another value, other samples
     # Search by outcome for a helper whose name claims nothing checkable (labelled builds)
     outcome_min_support: int = 3  # build questions whose programs must call it before its samples are judged
     shape_helpers_per_batch: int = 3  # question-shape helpers (one call answers a shape) tried per batch; 0: none
@@ -202,6 +203,7 @@ class LibraryConfig:
         "outcome_min_support": Range(1, MAX_OUTCOME_SUPPORT), "shape_helpers_per_batch": Range(0, 20),
         "shape_search_samples": Range(1, MAX_SEARCH_SAMPLES),
         "scene_checks": Range(0, 100), "validation_questions": Range(0, 100_000),
+        "search_seed": Range(0, 2**31 - 1),
     }
 
 

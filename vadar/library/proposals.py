@@ -188,7 +188,8 @@ def api_agent(batch: BuildBatch, judged_on: Sequence[Question], samples: int | N
     the gold answers of the build questions `judged_on` (the batch's own, or a shape's); `samples`
     per search round where not `library.search_samples`."""
     settings = batch.settings
-    search = SearchSettings(samples or settings.search_samples, settings.search_rounds, settings.search_temperature)
+    search = SearchSettings(samples or settings.search_samples, settings.search_rounds, settings.search_temperature,
+                            settings.search_seed)
     # ground-truth cases come from the scenes of the questions actually built, never a scored one
     verifier = TruthVerifier(TruthChecks(batch.executor), batch.store, batch.dataset, batch.modules,
                              list(batch.scenes))

@@ -224,19 +224,27 @@ def shape_route(batch: BuildBatch) -> ShapeReport:
     for helper, questions in due_helpers(batch):
         batch.on_event(f"batch {batch.index + 1}: question-shape helper {helper.name} "
                        f"for {len(questions)} build questions")
-        report.questions[helper.name] = len(questions)
-        try:
-            if helper.name not in batch.store or batch.store.current(helper.name).status is not FunctionStatus.PROPOSED:
-                # a new helper, or one failed before with fewer step helpers to build on (else proposed
-                # before an interruption: implemented now)
-                docstring = proposed_docstring(helper, batch.store.library())
-                batch.store.propose(helper.name, helper.signature, docstring, **batch.provenance)
-        except DuplicateFunctionError as exc:
-            report.failed[helper.name] = str(exc)
-            continue
-        report.proposed.append(helper.name)
-        _one(batch, helper, questions, report)
+        try_shape_helper(batch, helper, questions, report)
     return report
+
+
+def try_shape_helper(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question],
+                     report: ShapeReport) -> None:
+    """Propose one question-shape helper as the route would now, search it by outcome on `questions`
+    and judge it; what happened goes into `report` (`benchmarks/shape_search_paired.py` repeats this
+    alone, with other sample seeds)."""
+    report.questions[helper.name] = len(questions)
+    try:
+        if helper.name not in batch.store or batch.store.current(helper.name).status is not FunctionStatus.PROPOSED:
+            # a new helper, or one failed before with fewer step helpers to build on (else proposed
+            # before an interruption: implemented now)
+            docstring = proposed_docstring(helper, batch.store.library())
+            batch.store.propose(helper.name, helper.signature, docstring, **batch.provenance)
+    except DuplicateFunctionError as exc:
+        report.failed[helper.name] = str(exc)
+        return
+    report.proposed.append(helper.name)
+    _one(batch, helper, questions, report)
 
 
 def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], report: ShapeReport) -> None:
