@@ -165,3 +165,21 @@ def test_a_name_read_before_a_comprehension_rebinds_it_stays_a_parameter():
                 .format(word) for word in ("cube", "ball", "cone")]
     patterns = [p for p in find_patterns(programs, API, min_programs=3) if p.instances[0].length == 2]
     assert patterns and all("box" in [p.instances[0].variables[k] for k in p.instances[0].inputs] for p in patterns)
+
+
+def test_a_local_each_use_names_after_its_own_objects_gets_a_neutral_name():
+    """`matte_spheres` in one use, `cylinders` in another: no parameter's word is in them, and a body
+    that kept the first use's name was named `_find_matte_spheres` by the model."""
+    from vadar.library.drafting import draft_helper
+    from vadar.library.sources import api_signatures
+    template = ('{0} = loc(image, "{1}")[0]\n{2} = [box for box in loc(image, "{3}") '
+                'if not same_object(image, box, {0})]\nfinal_result = len({2})\n')
+    programs = [template.format(*words) for words in (("big_sphere", "big metal object", "matte_spheres", "matte sphere"),
+                                                      ("rubber_cylinder", "rubber cylinder", "cylinders", "cylinder"),
+                                                      ("ball", "tiny shiny ball", "matte", "matte"))]
+    params, returns = api_signatures([])
+    whole = next(p for p in find_patterns(programs, API, min_programs=3)
+                 if p.instances[0].start == 0 and p.instances[0].length == 3)
+    body = draft_helper(whole, params, returns).body
+    assert "matte" not in body and "sphere" not in body and "cylinder" not in body, body
+    assert "matches = [box for box in loc(image, object_prompt2) if not same_object(image, box, match)]" in body

@@ -69,7 +69,7 @@ def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]
     alias = pattern.parameter_of()
     for k, representative in alias.items():
         names[f"h{k}"] = names[f"h{representative}"]
-    _rename_use_locals(pattern, names, taken)
+    _rename_use_locals(pattern, names, taken, api_returns)
 
     class Rename(ast.NodeTransformer):
         counter = 0
@@ -103,9 +103,13 @@ def draft_helper(pattern: Pattern, api_params: Mapping[str, list[tuple[str, str]
     return HelperDraft(parameters, annotations, returns, text, output is not None)
 
 
-def _rename_use_locals(pattern: Pattern, names: dict[str, str], taken: set[str]) -> None:
+def _rename_use_locals(pattern: Pattern, names: dict[str, str], taken: set[str],
+                       api_returns: Mapping[str, str]) -> None:
     """A local the uses spell differently (`table_depth`, `stool_depth`) is named after the
-    parameter it comes from (`bbox_depth`), not after the first use's object."""
+    parameter it comes from (`bbox_depth`), not after the first use's object; one no parameter's
+    word is in (`matte_spheres` from 'matte sphere', `cylinders` in another use) gets a neutral name
+    after what it holds (`matches`): asked to name a body that kept `matte_spheres`, the model
+    answered `_find_matte_spheres` four times out of four."""
     first = pattern.instances[0]
     spelled: dict[str, str] = {}  # one use's word -> the parameter's word
     for k in first.inputs:
@@ -123,8 +127,13 @@ def _rename_use_locals(pattern: Pattern, names: dict[str, str], taken: set[str])
         renamed = original
         for word, parameter in sorted(spelled.items(), key=lambda item: -len(item[0])):
             renamed = re.sub(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", parameter, renamed)
-        if renamed != original:
-            names[f"v{k}"] = _fresh(renamed, taken)
+        if renamed == original:
+            renamed = _NEUTRAL.get(_assigned_type(first.statements, original, api_returns) or "", "value")
+        names[f"v{k}"] = _fresh(renamed, taken)
+
+
+_NEUTRAL = {"BBox": "match", "list[BBox]": "matches", "int": "count", "float": "measure", "bool": "flag", "str": "answer"}
+"""Names for a local the uses spell differently, after the type it holds."""
 
 
 def _fresh(name: str, taken: set[str]) -> str:
