@@ -112,13 +112,14 @@ def find_patterns(programs: Sequence[str], api_names: set[str], *, min_programs:
             tree = ast.parse(source)
         except SyntaxError:
             continue
+        local = _comprehension_locals([tree])  # once per program, not once per run
         for block in statement_blocks(tree):
             for start in range(len(block)):
                 for length in range(1, min(MAX_RUN, len(block) - start) + 1):
                     run = block[start:start + length]
                     if not _worth_a_helper(run, api_names):
                         continue
-                    shape, instance = normalise(tree, block, start, length, api_names, index)
+                    shape, instance = normalise(tree, block, start, length, api_names, index, local)
                     if shape is not None and instance is not None:
                         by_shape.setdefault(shape, Pattern(shape)).instances.append(instance)
     patterns = [_consistent_part(p) for p in by_shape.values()]
@@ -159,7 +160,9 @@ def _worth_a_helper(run: Sequence[ast.stmt], api_names: set[str]) -> bool:
 
 
 def normalise(tree: ast.Module, block: list[ast.stmt], start: int, length: int, api_names: set[str],
-               program: int) -> tuple[str | None, Instance | None]:
+               program: int, local: set[int] | None = None) -> tuple[str | None, Instance | None]:
+    """The run's normal form and instance; `local` is `_comprehension_locals([tree])` when the caller
+    normalises many runs of one tree (computed here otherwise)."""
     run = block[start:start + length]
     fixed = api_names | BUILTIN_NAMES | {"image"}
     order: list[str] = []
@@ -200,7 +203,7 @@ def normalise(tree: ast.Module, block: list[ast.stmt], start: int, length: int, 
     if RESULT in first_use and first_use[RESULT] == "load":
         return None, None
     inside = {id(n) for s in run for n in ast.walk(s)}
-    local = _comprehension_locals([tree])
+    local = _comprehension_locals([tree]) if local is None else local
     read_later = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                   and id(n) not in inside and id(n) not in local}
     handed_on = {n.id for s in run for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
