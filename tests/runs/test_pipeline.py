@@ -270,6 +270,26 @@ def test_build_tries_resample_a_wrong_build_program_until_right_but_never_a_yes_
     assert tries[0][1] is None and [seed for _, seed in tries[1:]] == [1, 2] and tries[1][0] == 0.7
 
 
+@pytest.mark.parametrize(("build_attempts", "replies"), [(2, 2), (5, 4)])
+def test_a_build_program_gets_at_most_build_program_attempts_replies(config, tmp_path, build_attempts, replies):
+    config.library.distill, config.library.propose, config.library.build_tries = True, False, 1
+    config.library.validation, config.library.build_program_attempts = False, build_attempts
+    config.agents.program_attempts, config.agents.program_same_error_limit = 4, 4
+    asked: list[int] = []
+
+    def program(messages):  # a new undefined name each reply: never the same error twice
+        asked.append(len(messages))
+        return f"```python\nfinal_result = missing_{len(asked)}\n```"
+
+    selection = DataSelection(limit=1).prepare()
+    with open_session(config, llm=ScriptedLLM([ByRole(NO_HELPER, default=program)] * 20)) as session:
+        build_api(session, selection, tmp_path / "run", batch_size=1)
+        recorded = session.store.verified_programs()
+    assert len(asked) == replies  # the build's cap; the evaluation's program_attempts stays 4
+    assert config.agents.program_attempts == 4
+    assert len(recorded) == 1 and not recorded[0].correct
+
+
 def test_a_yes_no_build_question_other_scenes_check_is_tried_again_until_right_everywhere(config, tmp_path):
     config.library.distill, config.library.propose, config.library.build_tries = True, False, 3
     question = "Are there any rubber cylinders?"  # no here, yes on the two other scenes it applies to

@@ -173,6 +173,10 @@ class LibraryConfig:
     distill_max_helpers: int = 3  # helpers distilled per batch at most (each route)
     distill_groups: bool = True  # also one LLM-written helper per group of similar right questions
     build_tries: int = 3  # labelled build: programs per build question until one is right (not yes/no)
+    # replies per program a build writes (its tries, the helpers' evidence, the validation gate), at
+    # most agents.program_attempts. 2: in batches 6-10 of a 100-question CLEVR build and its gate, first
+    # and second replies wrote 73 of the 74 right build programs; third to fifth 1 in 112 requests
+    build_program_attempts: int = 2
     scene_checks: int = 4  # other build scenes a right build program must also be right on (0: its own only)
     # Generate-and-test for a helper whose name makes a checkable claim (1: one greedy implementation)
     search_samples: int = 8  # implementations sampled per round until one passes the ground-truth cases
@@ -199,6 +203,7 @@ class LibraryConfig:
         "examples_k": Range(0, 100), "retire_below": SHARE, "withdraw_p": SHARE, "search_temperature": TEMPERATURE,
         **{name: MANY for name in ("retire_min_uses", "admit_min_uses", "distill_min_uses")},
         "distill_max_helpers": Range(1, 100), "build_tries": Range(1, MAX_SAMPLES),
+        "build_program_attempts": ATTEMPTS,
         "search_samples": Range(1, MAX_SEARCH_SAMPLES), "search_rounds": Range(1, MAX_SAMPLES),
         "outcome_min_support": Range(1, MAX_OUTCOME_SUPPORT), "shape_helpers_per_batch": Range(0, 20),
         "shape_search_samples": Range(1, MAX_SEARCH_SAMPLES),

@@ -83,6 +83,7 @@ def build_api(
     recorded before the interruption instead of asking the Signature agent again. The store run
     ends `finished`, `interrupted` (Ctrl-C) or `failed` (any other exception).
     """
+    session = build_session(session)
     dataset, split, questions = data.dataset, data.split, data.questions
     store, progress = session.store, session.progress
     lock_run_dir(out_dir)
@@ -193,6 +194,18 @@ def _batch_ids(store: ApiStore, run_id: int, built: list[list[str]]) -> list[int
     built_by = {tuple(b.question_ids): b.id for run in store.runs("build-api") for b in store.batches(run.id)}
     return [built_by[tuple(ids)] if tuple(ids) in built_by else store.start_batch(run_id, ids, index=index).id
             for index, ids in enumerate(built)]
+
+
+def build_session(session: Session) -> Session:
+    """The session a build writes its programs in: at most `library.build_program_attempts` replies
+    per program. A build's later replies to a failing program were almost never right; a wrong
+    build question gets another, sampled program from `library.build_tries` instead."""
+    agents = session.config.agents
+    attempts = min(agents.program_attempts, session.config.library.build_program_attempts)
+    if attempts == agents.program_attempts:
+        return session
+    config = dataclasses.replace(session.config, agents=dataclasses.replace(agents, program_attempts=attempts))
+    return dataclasses.replace(session, config=config)
 
 
 def _resumable_run(store: ApiStore, run_id: int | None, config: dict[str, Any]) -> RunRecord | None:
