@@ -6,7 +6,7 @@ from __future__ import annotations
 from api_store import ApiStore
 from vadar.library.coverage import coverage_of
 from vadar.library.retrieval import LibraryRetriever
-from vadar.library.shape_helpers import CATALOGUE, answered_by, helpers_for, shape_helper, supported
+from vadar.library.shape_helpers import CATALOGUE, answered_by, catalogue_example, helpers_for, shape_helper, supported
 
 COUNT_RELATED = "There is a small blue metallic cylinder; how many purple rubber things are left of it?"
 COLOR_RELATED = ("There is a big rubber cube to the left of the big metallic object that is behind the matte "
@@ -216,3 +216,12 @@ def test_a_comparing_helper_picks_among_the_readers_when_they_cover_more_values_
     assert built_on(shape_helper("_count_same_attribute"), functions).endswith(
         " Pick the one `attribute` names with a dict: `{'color': _color_of_object, 'material': _material_of_object, "
         "'shape': _shape_of_object, 'size': _size_of_object}[attribute]`.")
+
+
+def test_the_either_helper_carries_a_description_before_either_to_both_sides():
+    # CLEVR asks "How many large things are either ...": programs that dropped "large" were wrong
+    helper = shape_helper("_count_either")
+    assert "belongs to both sides" in helper.what
+    example = catalogue_example("How many large objects are either blue cubes or spheres?", ["_count_either"])
+    assert example.question.startswith("How many large things are either")
+    assert 'loc(image, "large red cubes")' in example.code and 'loc(image, "large spheres")' in example.code

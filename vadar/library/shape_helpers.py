@@ -130,7 +130,9 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
         "_count_either", "(image: Image, first: list[BBox], second: list[BBox]) -> int",
         "How many objects are in `first` or `second` (or both), an object in both lists counted once. Each "
         "list is what loc or a relation helper returns, so either side may name a relation: \"cubes or "
-        "spheres left of the ball\" is _count_either(image, loc(image, 'cubes'), spheres_left_of_ball)." + SAME_HOW,
+        "spheres left of the ball\" is _count_either(image, loc(image, 'cubes'), spheres_left_of_ball). A "
+        "description before 'either' belongs to both sides: \"large things that are either cubes or red "
+        "spheres\" is _count_either(image, loc(image, 'large cubes'), loc(image, 'large red spheres'))." + SAME_HOW,
         (("count", "either"),)),
     ShapeHelper(
         "_compare_counts", "(image: Image, first: list[BBox], second: list[BBox], order: str) -> bool",
@@ -199,8 +201,8 @@ _CALLS: dict[str, ExampleCall] = {name: ExampleCall(question, code) for name, qu
     ("_attribute_of_same", "What color is the other cylinder that is the same size as the red cube?",
      'cube = loc(image, "red cube")[0]\n'
      'final_result = _attribute_of_same(image, "color", "cylinder", "size", cube)'),
-    ("_count_either", "How many things are red cubes or small spheres?",
-     'final_result = _count_either(image, loc(image, "red cubes"), loc(image, "small spheres"))'),
+    ("_count_either", "How many large things are either red cubes or spheres?",
+     'final_result = _count_either(image, loc(image, "large red cubes"), loc(image, "large spheres"))'),
     ("_compare_counts", "Are there more cylinders than cubes?",
      'final_result = "yes" if _compare_counts(image, loc(image, "cylinders"), loc(image, "cubes"), "more") else "no"'),
     ("_height_ratio", "How many times taller is the lamp than the red mug?",
