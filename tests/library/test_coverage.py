@@ -63,3 +63,15 @@ def test_a_question_asking_the_size_word_needs_no_metric_size():
     assert labels("What is the size of the matte thing that is on the left side of the tiny purple rubber block?") == [
         "relation:left", "attribute:size"]
     assert labels("How tall is the chair, in meters?") == ["measure:height"]
+
+
+def test_a_question_shape_helper_covers_its_shape_not_the_steps_its_name_words_say():
+    """A 100-question CLEVR build reported its plain counts covered once `_count_either` (a union
+    count) was admitted: its name says "count"."""
+    either = helper("_count_either", "(image: Image, first: list[BBox], second: list[BBox]) -> int")
+    questions = ["How many cylinders are there?", "How many things are either red cubes or spheres?"]
+    coverage = coverage_of(questions, [either])
+    assert (coverage.covered, coverage.uncovered) == (1, (("count:objects", 1),))
+    # a step helper the Signature agent named alike, with its own signature, covers by its name
+    own = helper("_count_either", "(image: Image, description: str) -> int")
+    assert coverage_of(questions[:1], [own]).covered == 1

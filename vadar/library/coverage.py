@@ -10,7 +10,9 @@ claim says so (`claims.named_claim`: `_objects_left_of` claims `relation:left`),
 (`_count_objects` counts, `_object_color` asks a color, `_object_length` measures a length). A
 build question is covered when every one of its steps has an admitted helper, or when a
 question-shape helper answers its shape in one call (`vadar.library.shape_helpers`); one whose form
-names no step needs only the modules and counts as covered. The Signature agent is asked only for the uncovered steps: a build that asks
+names no step needs only the modules and counts as covered. A question-shape helper covers the
+questions of its shapes and no step by the words of its name: `_count_either` counts a union, not
+the objects of a plain count. The Signature agent is asked only for the uncovered steps: a build that asks
 again for what it has proposes the same names again and nothing else.
 """
 
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from vadar.library.claims import ATTRIBUTE_WORDS, RELATION_WORDS, named_claim
-from vadar.library.shape_helpers import answered_by
+from vadar.library.shape_helpers import answered_by, shape_helper
 from vadar.programs.question_form import QuestionForm, parse_question
 from vadar.programs.question_shape import shape_of_form
 
@@ -167,6 +169,12 @@ class Coverage:
                 + (f"; not covered: {missing}" if missing else ""))
 
 
+def _step_helpers(helpers: Iterable[Helper]) -> list[Helper]:
+    """The helpers that cover steps: not the question-shape helpers (the catalogue's name and
+    signature), which cover only the questions they answer whole (`shape_helpers.answered_by`)."""
+    return [h for h in helpers if (shape := shape_helper(h.name)) is None or shape.signature != h.signature]
+
+
 def _needed(question: str, names: set[str]) -> tuple[Step, ...]:
     """The steps `question` still needs: none when a question-shape helper answers it in one call."""
     return () if answered_by(question, names) else steps_of(parse_question(question))
@@ -175,7 +183,7 @@ def _needed(question: str, names: set[str]) -> tuple[Step, ...]:
 def uncovered_steps(questions: Sequence[str], helpers: Iterable[Helper]) -> Counter[Step]:
     """The steps of `questions` no helper covers, with how many questions need each."""
     helpers = list(helpers)
-    covered, names = set(covering(helpers)), {h.name for h in helpers}
+    covered, names = set(covering(_step_helpers(helpers))), {h.name for h in helpers}
     return Counter(step for text in questions for step in _needed(text, names) if step not in covered)
 
 
@@ -183,7 +191,7 @@ def coverage_of(questions: Sequence[str], helpers: Iterable[Helper]) -> Coverage
     """The coverage of `questions` (their texts) by `helpers` (the admitted library); a question a
     question-shape helper answers in one call (`shape_helpers.answered_by`) is covered."""
     helpers = list(helpers)
-    covered, names = set(covering(helpers)), {h.name for h in helpers}
+    covered, names = set(covering(_step_helpers(helpers))), {h.name for h in helpers}
     shaped = [bool(answered_by(text, names)) for text in questions]
     steps = [steps_of(parse_question(text)) for text in questions]
     missing = Counter(step.label for needed, whole in zip(steps, shaped, strict=True) if not whole
