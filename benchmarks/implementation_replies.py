@@ -50,14 +50,16 @@ def code_of(reply: str) -> str:
         return ""
 
 
-def turns(home: Path) -> list[Turn]:
+def turns(home: Path, system: str = SYSTEM, before: float | None = None) -> list[Turn]:
+    """The recorded requests whose system prompt starts with `system` (made before `before`, a Unix time)."""
     with sqlite3.connect(home / "llm_cache.sqlite") as db:
-        rows = db.execute("SELECT request, response FROM responses").fetchall()
+        rows = db.execute("SELECT request, response FROM responses WHERE created_at < ?",
+                          (float("inf") if before is None else before,)).fetchall()
     found = []
     for request_text, response_text in rows:
         request, response = json.loads(request_text), json.loads(response_text)
         messages = request.get("messages") or []
-        if not messages or not str(messages[0].get("content", "")).startswith(SYSTEM):
+        if not messages or not str(messages[0].get("content", "")).startswith(system):
             continue
         found.append(Turn(tuple(json.dumps(m, sort_keys=True) for m in messages), response["text"],
                           int(response.get("completion_tokens") or 0), float(request.get("temperature") or 0.0)))
