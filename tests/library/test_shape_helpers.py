@@ -225,3 +225,16 @@ def test_the_either_helper_carries_a_description_before_either_to_both_sides():
     example = catalogue_example("How many large objects are either blue cubes or spheres?", ["_count_either"])
     assert example.question.startswith("How many large things are either")
     assert 'loc(image, "large red cubes")' in example.code and 'loc(image, "large spheres")' in example.code
+
+
+def test_a_question_a_shape_helper_answers_is_not_shown_the_shape_helpers_of_other_shapes():
+    from types import SimpleNamespace
+
+    from vadar.library.shape_helpers import shape_helpers_first
+
+    library = [SimpleNamespace(name=n) for n in ("_objects_left_of", "_count_either", "_compare_counts")]
+    shown = [f.name for f in shape_helpers_first(library, MORE)]
+    assert shown == ["_compare_counts", "_objects_left_of"]  # _count_either drew programs away from it
+    # nothing answers the question whole: every helper stays, its own shape's first
+    assert [f.name for f in shape_helpers_first(library[:2], MORE)] == ["_objects_left_of", "_count_either"]
+    assert [f.name for f in shape_helpers_first(library, EITHER)] == ["_count_either", "_objects_left_of"]

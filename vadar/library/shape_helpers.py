@@ -273,10 +273,15 @@ def catalogue_example(question: str, names: Iterable[str]) -> ExampleCall | None
 
 def shape_helpers_first(functions: Iterable[F], question: str) -> list[F]:
     """`functions` with the question's shape helpers first (the order otherwise kept): the Program
-    agent reads the one call that answers its question before the steps it could compose."""
+    agent reads the one call that answers its question before the steps it could compose. Where one
+    of them answers the question whole, the question-shape helpers of other shapes are left out:
+    listed beside `_compare_counts`, `_count_either` drew 4 of 5 count-comparison programs of a
+    CLEVR build to a union count compared with a number."""
     functions = list(functions)
     own = {helper.name for helper in helpers_for(question)}
-    return [f for f in functions if f.name in own] + [f for f in functions if f.name not in own]
+    whole = answered_by(question, (f.name for f in functions)) is not None
+    others = [f for f in functions if f.name not in own and not (whole and f.name in _BY_NAME)]
+    return [f for f in functions if f.name in own] + others
 
 
 def supported(questions: Sequence[str]) -> list[tuple[ShapeHelper, list[int]]]:
