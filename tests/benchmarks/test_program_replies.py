@@ -25,7 +25,7 @@ def conversation(cache: ResponseCache, key: str, question: str, replies: list[st
             messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": errors[n]}]
 
 
-def test_replies_are_counted_by_number_and_after_a_repeated_feedback(tmp_path, capsys):
+def test_replies_are_counted_by_number_and_after_a_repeated_feedback(tmp_path, capsys, monkeypatch):
     cache = ResponseCache(tmp_path / "llm_cache.sqlite")
     conversation(cache, "a", "How many cubes?", [WRONG, RIGHT], ["line 1: wrong"])
     # the same error twice (line numbers aside), then a third reply: counted after the repeat
@@ -37,11 +37,12 @@ def test_replies_are_counted_by_number_and_after_a_repeated_feedback(tmp_path, c
         store.record_verified_program(batch_id=None, question_id="1", question="How many cubes?", variant="build",
                                       code=RIGHT.split("\n")[1],
                                       answer="2", gold="2", error=None, correct=True, uses=[])
-    sys.argv = ["program_replies.py", str(tmp_path)]
+    chains = program_replies.conversations(program_replies.turns(tmp_path, program_replies.SYSTEM))
+    by_reply, after_repeat = program_replies.tally(chains, program_replies.right_programs(tmp_path))
+    assert sorted(len(chain) for chain in chains) == [2, 3]
+    assert [by_reply[(n, "right")] for n in (1, 2, 3)] == [0, 1, 0]  # the right program is a second reply
+    assert [by_reply[(n, "tokens")] for n in (1, 2, 3)] == [20, 40, 30]
+    assert dict(after_repeat) == {"replies": 1, "tokens": 30, "right": 0}  # line numbers and hints aside
+    monkeypatch.setattr(sys, "argv", ["program_replies.py", str(tmp_path)])
     program_replies.main()
-    out = capsys.readouterr().out
-    assert "program conversations 2" in out
-    assert "reply 1: replies 2, tokens 20, right build programs 0" in out
-    assert "reply 2: replies 2, tokens 40, right build programs 1" in out
-    assert "reply 3: replies 1, tokens 30, right build programs 0" in out
-    assert "after the same feedback twice: replies 1, tokens 30, right build programs 0" in out
+    assert "reply 2: replies 2, tokens 40, right build programs 1" in capsys.readouterr().out
