@@ -232,9 +232,13 @@ def test_a_question_a_shape_helper_answers_is_not_shown_the_shape_helpers_of_oth
 
     from vadar.library.shape_helpers import shape_helpers_first
 
-    library = [SimpleNamespace(name=n) for n in ("_objects_left_of", "_count_either", "_compare_counts")]
+    library = [SimpleNamespace(name="_objects_left_of", signature="(image: Image, bbox: BBox) -> list[BBox]"),
+               *(SimpleNamespace(name=n, signature=shape_helper(n).signature) for n in ("_count_either", "_compare_counts"))]
     shown = [f.name for f in shape_helpers_first(library, MORE)]
     assert shown == ["_compare_counts", "_objects_left_of"]  # _count_either drew programs away from it
+    # a step helper the Signature agent named alike, with its own signature, stays
+    own = SimpleNamespace(name="_count_either", signature="(image: Image, description: str) -> int")
+    assert [f.name for f in shape_helpers_first([library[2], own], MORE)] == ["_compare_counts", "_count_either"]
     # nothing answers the question whole: every helper stays, its own shape's first
     assert [f.name for f in shape_helpers_first(library[:2], MORE)] == ["_objects_left_of", "_count_either"]
     assert [f.name for f in shape_helpers_first(library, EITHER)] == ["_count_either", "_objects_left_of"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from vadar.library.claims import ATTRIBUTE_WORDS, RELATION_WORDS, named_claim
-from vadar.library.shape_helpers import answered_by, shape_helper
+from vadar.library.shape_helpers import answered_by, is_catalogue_helper
 from vadar.programs.question_form import QuestionForm, parse_question
 from vadar.programs.question_shape import shape_of_form
 
@@ -170,9 +170,9 @@ class Coverage:
 
 
 def _step_helpers(helpers: Iterable[Helper]) -> list[Helper]:
-    """The helpers that cover steps: not the question-shape helpers (the catalogue's name and
-    signature), which cover only the questions they answer whole (`shape_helpers.answered_by`)."""
-    return [h for h in helpers if (shape := shape_helper(h.name)) is None or shape.signature != h.signature]
+    """The helpers that cover steps: not the question-shape helpers, which cover only the questions
+    they answer whole (`shape_helpers.answered_by`)."""
+    return [h for h in helpers if not is_catalogue_helper(h)]
 
 
 def _needed(question: str, names: set[str]) -> tuple[Step, ...]:

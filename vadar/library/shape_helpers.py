@@ -245,6 +245,7 @@ def helpers_for(question: str) -> tuple[ShapeHelper, ...]:
 
 class _Named(Protocol):
     name: str
+    signature: str
 
 
 F = TypeVar("F", bound=_Named)
@@ -271,6 +272,13 @@ def catalogue_example(question: str, names: Iterable[str]) -> ExampleCall | None
     return _CALLS[name] if name is not None else None
 
 
+def is_catalogue_helper(helper: _Named) -> bool:
+    """Whether a library function is a question-shape helper: the catalogue's name and signature (a
+    Signature-agent helper named alike with its own signature is a step helper)."""
+    entry = _BY_NAME.get(helper.name)
+    return entry is not None and entry.signature == helper.signature
+
+
 def shape_helpers_first(functions: Iterable[F], question: str) -> list[F]:
     """`functions` with the question's shape helpers first (the order otherwise kept): the Program
     agent reads the one call that answers its question before the steps it could compose. Where one
@@ -280,7 +288,7 @@ def shape_helpers_first(functions: Iterable[F], question: str) -> list[F]:
     functions = list(functions)
     own = {helper.name for helper in helpers_for(question)}
     whole = answered_by(question, (f.name for f in functions)) is not None
-    others = [f for f in functions if f.name not in own and not (whole and f.name in _BY_NAME)]
+    others = [f for f in functions if f.name not in own and not (whole and is_catalogue_helper(f))]
     return [f for f in functions if f.name in own] + others
 
 
