@@ -213,9 +213,20 @@ def test_a_comparing_helper_picks_among_the_readers_when_they_cover_more_values_
     reader = "(image: Image, bbox: BBox) -> str"
     functions = library(*((f"_{a}_of_object", reader, f"The {a}.") for a in ("color", "shape", "material", "size")),
                         ("_same_size", "(image: Image, a: BBox, b: BBox) -> bool", "Same size."))
+    # the picked helper gets a name and the comparison is written out: shown the dict alone, samples called
+    # the helper being written to compare two objects
     assert built_on(shape_helper("_count_same_attribute"), functions).endswith(
-        " Pick the one `attribute` names with a dict: `{'color': _color_of_object, 'material': _material_of_object, "
-        "'shape': _shape_of_object, 'size': _size_of_object}[attribute]`.")
+        " Pick the one `attribute` names with a dict, `read = {'color': _color_of_object, 'material': "
+        "_material_of_object, 'shape': _shape_of_object, 'size': _size_of_object}[attribute]`, then test each "
+        "other object with `read(image, other) == read(image, reference)`.")
+    assert built_on(shape_helper("_same_attribute"), functions).endswith(
+        "[attribute]`, then compare `read(image, first) == read(image, second)`.")
+    same = library(*((f"_same_{a}", "(image: Image, a: BBox, b: BBox) -> bool", f"Same {a}.")
+                     for a in ("color", "shape", "material", "size")))
+    assert built_on(shape_helper("_exists_same_attribute"), same).endswith(
+        " Pick the one `attribute` names with a dict, `same = {'color': _same_color, 'material': _same_material, "
+        "'shape': _same_shape, 'size': _same_size}[attribute]`, then test each other object with "
+        "`same(image, other, reference)`.")
 
 
 def test_the_either_helper_carries_a_description_before_either_to_both_sides():

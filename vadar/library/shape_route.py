@@ -135,7 +135,12 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]], si
         pairs = [(step.value, names[0]) for step, names in blocks if step.kind == kind]
         chosen = ", ".join(f"'{value}': {name}" for value, name in pairs)
         call, keep = _relation_call(parameter, parameters, [name for _, name in pairs], signatures)
-        if not missing and len(pairs) >= 2:
+        compared = _comparison(kind, parameters) if parameter in ("attribute", "shared") else None
+        if not missing and len(pairs) >= 2 and compared is not None:
+            picked, then = compared
+            sentences.append(f" Pick the one `{parameter}` names with a dict, `{picked} = {{{chosen}}}[{parameter}]`, "
+                             f"then {then}.")
+        elif not missing and len(pairs) >= 2:
             sentences.append(f" Pick the one `{parameter}` names with a dict: `{{{chosen}}}[{parameter}]{call}`.{keep}")
         elif missing:
             others = ", ".join(repr(value) for value in missing)
@@ -143,6 +148,22 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]], si
                              f"{f', called as `picked{call}`' if call else ''}; for {others}, which none of them does, "
                              f"do it as said above.{keep}")
     return "".join(sentences)
+
+
+def _comparison(kind: str, parameters: Sequence[str]) -> tuple[str, str] | None:
+    """The name for the picked step helper and how to compare two objects with it, for a
+    helper that compares two objects' attribute: shown the dict alone, 3 of the 9 replies of a
+    100-question CLEVR build's `_count_same_attribute` compared the objects by calling
+    `_count_same_attribute` itself (refused as recursion) and 4 called a name never defined; the one
+    admitted in another build had put the dict in a variable and called it on both boxes."""
+    pair = (("first", "second") if {"first", "second"} <= set(parameters)
+            else ("other", "reference") if "reference" in parameters else None)
+    if pair is None:
+        return None
+    one, two = pair
+    test = f"same(image, {one}, {two})" if kind == "same" else f"read(image, {one}) == read(image, {two})"
+    how = f"compare `{test}`" if one == "first" else f"test each other object with `{test}`"
+    return ("same" if kind == "same" else "read"), how
 
 
 _KEEP_DESCRIBED = (" It returns every object in that relation: keep those `description` matches, "
