@@ -75,3 +75,24 @@ def test_a_question_shape_helper_covers_its_shape_not_the_steps_its_name_words_s
     # a step helper the Signature agent named alike, with its own signature, covers by its name
     own = helper("_count_either", "(image: Image, description: str) -> int")
     assert coverage_of(questions[:1], [own]).covered == 1
+
+
+def test_counts_and_comparisons_a_question_shape_helper_may_yet_carry_are_not_asked_for():
+    """Asked for comparing counts, a 100-question CLEVR build's Signature agent proposed four count
+    helpers no program called; `_compare_counts`, not yet tried, answers those questions whole."""
+    from vadar.library.coverage import uncovered_steps
+
+    left = helper("_objects_left_of", "(image: Image, bbox: BBox) -> list[BBox]")
+    questions = ["Are there more cubes than spheres?", "How many cylinders are there?",
+                 "Are there more cubes left of the red sphere than cylinders?"]
+    asked = uncovered_steps(questions, [left], awaited=["_compare_counts"])
+    # the plain count still asks: no question-shape helper answers it
+    assert {step.label: n for step, n in asked.items()} == {"count:objects": 1}
+    # what a comparison of counts is built on (a relation) is still asked for
+    assert {step.label for step in uncovered_steps(questions, [], awaited=["_compare_counts"])} == {
+        "count:objects", "relation:left"}
+    # once the shape route tried it (no longer awaited), the steps are asked for again
+    assert {step.label: n for step, n in uncovered_steps(questions, [left]).items()} == {
+        "count:objects": 1, "comparison:count": 2}
+    # the build's coverage figure is not changed by it: a waiting helper covers nothing
+    assert coverage_of(questions, [left]).covered == 0

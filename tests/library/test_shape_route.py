@@ -280,3 +280,21 @@ def test_the_same_questions_admit_a_body_right_on_every_value(clevr):
     assert report.admitted == [NAME], report
     truth = [d for d in store.decisions(NAME) if d.decision == "admitted"][-1].evidence.get("truth_check")
     assert truth["passed"] is True and truth["claim"] == f"question shape {NAME}" and truth["cases"] >= 4
+
+
+def test_a_batch_of_count_comparisons_waits_for_the_shape_route_instead_of_asking_for_count_steps(clevr):
+    """A 100-question CLEVR build's Signature agent, asked for comparing counts, proposed four count
+    helpers that no program called; `_compare_counts`, which answers the questions whole, came after."""
+    from vadar.library.proposals import proposal_route
+    questions = Questions(clevr, {"76", "77", "78"})  # "Are there more brown cylinders than purple cubes?", ...
+
+    def asked(**settings) -> int:
+        store = ApiStore.memory()
+        signature = []
+        llm = ScriptedLLM([ByRole({Role.SIGNATURE: lambda m: signature.append(m) or "# no new functions"})] * 5)
+        built = batch(store, llm, questions, propose=True, distill=False, aim=False, **settings)
+        proposal_route(built, store.start_batch(built.run_id, [q.question_id for q in questions], index=1))
+        return len(signature)
+
+    assert asked() == 0  # `_compare_counts` is still untried: its questions' comparisons wait for it
+    assert asked(shape_helpers_per_batch=0) == 1  # no shape route to wait for: the step is asked for

@@ -31,10 +31,12 @@ HAS_SHOWN = 30  # library helpers listed at most, with their claims and the step
 
 
 def proposal_aims(batch: Sequence[Question], built_from: Sequence[Question],
-                  programs: Sequence[VerifiedProgram], library: Sequence[Helper] = ()) -> ProposalAims:
-    """The aims for a batch: the steps of its questions `library` leaves uncovered, the unsolved kinds
+                  programs: Sequence[VerifiedProgram], library: Sequence[Helper] = (),
+                  awaited: Collection[str] = ()) -> ProposalAims:
+    """The aims for a batch: the steps of its questions `library` leaves uncovered (the counts and
+    comparisons a question-shape helper in `awaited` may yet carry left to it), the unsolved kinds
     among `built_from`, checkable stubs for those steps, and what `library` already has."""
-    missing = uncovered_steps([q.question for q in batch], library)
+    missing = uncovered_steps([q.question for q in batch], library, awaited)
     asks = [f"{step.says} ({count} of {len(batch)} questions)" for step, count in missing.most_common()]
     claimed = {label for f in library if (label := claim_label(f.name, f.signature)) is not None}
     checkable = [(stub, says) for step in missing for stub, says in checkable_stubs(step)

@@ -35,7 +35,7 @@ from vadar.library.outcome_check import OutcomeVerifier
 from vadar.library.scene_check import SceneChecker, build_scenes
 from vadar.library.proposal_queue import QueuedStub, RecordedProposals, waiting_before
 from vadar.library.retirement import retire_harmful
-from vadar.library.shape_helpers import proposed_by_shape_route
+from vadar.library.shape_helpers import proposed_by_shape_route, untried
 from vadar.library.truth_checks import TruthChecks, TruthVerifier
 from vadar.programs.api_text import render_api
 from vadar.programs.helper_rules import fit_library
@@ -110,12 +110,14 @@ def _proposals(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembe
     report.from_queue = [stub.name for stub in accepted]
     library = store.library()  # nothing is written until the proposals are recorded
     # what the library has, and what waiting proposals will bring, is not asked for again
-    missing = uncovered_steps([q.question for q in batch.questions], [*library, *(q.stub for q in waiting)])
+    settings = batch.settings  # counts and comparisons a question-shape helper may yet carry wait for it
+    awaited = untried(store) if settings.admission == "labelled" and settings.shape_helpers_per_batch else []
+    missing = uncovered_steps([q.question for q in batch.questions], [*library, *(q.stub for q in waiting)], awaited)
     if len(accepted) < cap and missing:
         batch.on_event(f"batch {batch.index + 1}: proposing signatures for {len(batch.questions)} questions")
         signature_agent = SignatureAgent(batch.llm, max_attempts=batch.limits.signature_attempts,
                                          max_functions=cap - len(accepted))
-        aims = (proposal_aims(batch.questions, batch.built_from, store.verified_programs(), library)
+        aims = (proposal_aims(batch.questions, batch.built_from, store.verified_programs(), library, awaited)
                 if batch.settings.aim else None)
         api_text = render_api(fit_library(library), **batch.api_options)  # the request's bound, as for every program
         proposals = signature_agent.propose([q.question for q in batch.questions], api_text,

@@ -19,7 +19,7 @@ a chained question ("the cube left of the sphere behind the cylinder") is a few 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -270,6 +270,11 @@ def catalogue_example(question: str, names: Iterable[str]) -> ExampleCall | None
     the shape yet, instead of the fixed example (a depth loop, which programs copied)."""
     name = answered_by(question, names)
     return _CALLS[name] if name is not None else None
+
+
+def untried(store: Container[str]) -> list[str]:
+    """The catalogue helpers a store has never held: the shape route may still try them."""
+    return [helper.name for helper in CATALOGUE if helper.name not in store]
 
 
 def is_catalogue_helper(helper: _Named) -> bool:
