@@ -253,3 +253,21 @@ def test_a_question_a_shape_helper_answers_is_not_shown_the_shape_helpers_of_oth
     # nothing answers the question whole: every helper stays, its own shape's first
     assert [f.name for f in shape_helpers_first(library[:2], MORE)] == ["_objects_left_of", "_count_either"]
     assert [f.name for f in shape_helpers_first(library, EITHER)] == ["_count_either", "_objects_left_of"]
+
+
+def test_an_exists_helper_is_built_on_its_admitted_count_twin():
+    """Offered the `_same_` helpers and their dict, a build's `_exists_same_attribute` samples skipped
+    the objects sharing the attribute; the one admitted elsewhere was `_count_same_attribute(...) > 0`."""
+    from vadar.library.shape_helpers import ATTRIBUTE_HOW
+    from vadar.library.shape_route import proposed_docstring
+    count = shape_helper("_count_same_attribute")
+    same = ("_same_size", "(image: Image, a: BBox, b: BBox) -> bool", "Same size.")
+    docstring = proposed_docstring(shape_helper("_exists_same_attribute"),
+                                   library((count.name, count.signature, "Count."), same))
+    assert docstring.endswith(" Build it on the library's `_count_same_attribute`, which is checked right: it is "
+                              "`_count_same_attribute(image, attribute, description, reference) > 0`.")
+    assert ATTRIBUTE_HOW not in docstring and "_same_size" not in docstring
+    # without the twin admitted (or a helper of its name with another signature) the step helpers are offered
+    for functions in (library(same), library((count.name, "(image: Image, description: str) -> int", "Count."), same)):
+        assert "`_same_size(image, a, b)` (same size)" in proposed_docstring(shape_helper("_exists_same_attribute"),
+                                                                            functions)

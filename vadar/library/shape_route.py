@@ -229,6 +229,11 @@ def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -
     offered both followed the hint, box centres for left, and called none of the four relation
     helpers), and kept, with the values it is for, where they do it for some."""
     docstring = helper.docstring
+    twin = counted_by(helper, library)
+    if twin:  # one call of an admitted count answers it: no hint of how to do the steps
+        for how in (RELATION_HOW, ATTRIBUTE_HOW, ASKED_HOW, HEIGHT_HOW):
+            docstring = docstring.replace(how, "")
+        return docstring + twin
     blocks = _blocks(helper, library)
     if not _missing(blocks, "relation"):  # a value no helper does keeps the hint
         docstring = docstring.replace(RELATION_HOW, "")
@@ -237,6 +242,24 @@ def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -
     if any(step.label == "measure:height" for step, _ in blocks):
         docstring = docstring.replace(HEIGHT_HOW, "")
     return docstring + built_on(helper, library)
+
+
+def counted_by(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
+    """For a question-shape helper asking whether any object is so (`_exists_same_attribute`), the
+    sentence building it on its admitted count twin (`_count_same_attribute`, the same parameters):
+    the 4 samples of a 100-question CLEVR build's `_exists_same_attribute`, offered the `_same_`
+    helpers with their dict and `_count_same_attribute` admitted in the batch before, skipped the
+    objects that share the attribute and answered True for the others (2) or failed to run (2); the
+    one admitted in another build returned `_count_same_attribute(...) > 0`."""
+    if not helper.name.startswith("_exists_"):
+        return ""
+    twin = shape_helper("_count_" + helper.name.removeprefix("_exists_"))
+    admitted = twin is not None and any(f.name == twin.name and f.signature == twin.signature for f in library)
+    if not admitted or parameter_names(twin.name, twin.signature) != parameter_names(helper.name, helper.signature):
+        return ""
+    arguments = ", ".join(parameter_names(helper.name, helper.signature))
+    return (f" Build it on the library's `{twin.name}`, which is checked right: it is "
+            f"`{twin.name}({arguments}) > 0`.")
 
 
 def shape_route(batch: BuildBatch) -> ShapeReport:
