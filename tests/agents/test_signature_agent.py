@@ -94,6 +94,15 @@ def test_parse_implementation_and_called_names():
         parse_implementation(reply, "_g")
 
 
+def test_an_implementation_that_only_repeats_its_docstring_is_refused_before_it_runs():
+    # a small model re-typed a long docstring and stopped: the function ran, returned None, and was judged
+    for body in ('    """The colour."""\n', '    """The colour."""\n    pass\n', "    ...\n"):
+        with pytest.raises(StubFormatError, match="`_f` has no body"):
+            parse_implementation(f"```python\ndef _f(image, box):\n{body}```", "_f")
+    kept = parse_implementation('```python\ndef _f(image, box):\n    """The colour."""\n    return 1\n```', "_f")
+    assert kept.endswith("return 1\n")
+
+
 def test_cut_off_signature_reply_keeps_its_complete_stubs():
     from vadar.llm.chat import ChatResponse
 
