@@ -70,6 +70,19 @@ def test_retry_feeds_back_the_failing_line_then_succeeds(store):
     assert "IndexError" in attempts[0].error
 
 
+def test_a_value_of_another_kind_than_the_signature_promises_is_sent_back(store):
+    # a build's `_count_related` sample returned the boxes it should have counted: it ran, and was judged
+    llm = ScriptedLLM([
+        code("def _count_all(image):\n    return loc(image, 'objects')"),
+        code("def _count_all(image):\n    return len(loc(image, 'objects'))"),
+    ])
+    report = ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_count_all"], [CONTEXT])
+    assert report.implemented == ["_count_all"] and report.attempts["_count_all"] == 2
+    assert ("it returned a list of boxes, but its signature promises a number (`-> int`): return what the "
+            "signature says") in llm.calls[1][-1]["content"]
+    assert [a.passed for a in store.attempts("_count_all")] == [False, True]
+
+
 def test_retry_exhaustion_marks_failed_and_hides_it(store):
     llm = ScriptedLLM([code(f"def _center_x(bbox):\n    return undefined_name_{n}") for n in range(5)])
     report = ApiAgent(llm, store, log=StoreLog(store), executor=executor, max_attempts=5).implement(["_center_x"], [CONTEXT])

@@ -239,3 +239,18 @@ def test_functions_called_or_handed_on_pass_the_uncalled_check():
             'final_result = "left" if left else len(pick(image, box))\n')
     assert problems(code, uncalled_functions) == []
     assert problems("_is_left_of = 3\nfinal_result = _is_left_of\n", uncalled_functions) == []  # the program's own
+
+
+def test_a_returned_value_is_held_to_the_kind_its_signature_promises():
+    from vadar.programs.call_signatures import return_mismatch
+    boxes = [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]
+    assert return_mismatch("(image: Image) -> int", boxes) == (
+        "a list of boxes, but its signature promises a number (`-> int`)")
+    assert return_mismatch("(image: Image) -> BBox", boxes) == "a list of boxes, but its signature promises a box (`-> BBox`)"
+    assert return_mismatch("(image: Image) -> str", True) == "a bool, but its signature promises a string (`-> str`)"
+    # what passes: the promised kind, any number for int or float, None, empty lists, unannotated returns
+    for signature, value in (("() -> int", 3), ("() -> float", 3), ("() -> int", 2.0), ("() -> bool", False),
+                             ("() -> str", None), ("() -> list[BBox]", []), ("() -> list[BBox]", boxes),
+                             ("() -> BBox", [1, 2, 3, 4]), ("()", boxes), ("() -> dict", boxes),
+                             ("() -> list[BBox]", [[1, 2, 3, 4, 5, 6]]), ("() -> BBox", [])):
+        assert return_mismatch(signature, value) is None, (signature, value)

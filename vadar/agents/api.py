@@ -33,6 +33,7 @@ from vadar.agents.resumed_attempts import attempts_made, last_error, resumed_tur
 from vadar.programs.step_loop import LLMCost, LoopEnd, Reply, StepLoop, Verdict
 from vadar.programs.calls import called_names
 from vadar.programs.stubs import StubFormatError, parse_implementation
+from vadar.programs.call_signatures import return_mismatch
 from vadar.programs.helper_rules import MAX_CODE_CHARS, cycle_text, name_problem, recursion_problem
 from vadar.programs.helper_calls import build_test_call, list_parameters
 from vadar.programs.api_text import function_stub, render_api
@@ -334,8 +335,11 @@ class ApiAgent:
                                docstring=current.docstring)
         namespace = {**context.namespace, **library_namespace(self.store), name: LibraryFunction(name, code)}
         result = check_infrastructure(self.executor(test.code, namespace))
-        if result.error:
-            return _Step(code=code, error=result.error, test_call=test.call, dependencies=library)
+        # a count returned as the boxes it counts ran, and went on to be judged by programs and cases
+        error = result.error or ((mismatch := return_mismatch(current.signature, result.value))
+                                 and f"it returned {mismatch}: return what the signature says")
+        if error:
+            return _Step(code=code, error=error, test_call=test.call, dependencies=library)
         return _Step(code=code, test_call=test.call, test_result=repr(result.value)[:500], dependencies=library)
 
     def _fail(self, name: str, reason: str, report: ImplementationReport) -> None:

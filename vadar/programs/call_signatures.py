@@ -13,6 +13,7 @@ import builtins
 import enum
 import functools
 import inspect
+import numbers
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -52,6 +53,37 @@ def annotation_kind(annotation: str | None) -> Kind | None:
     if annotation is None:
         return None
     return _ANNOTATION_KINDS.get(annotation.replace(" ", ""))
+
+
+def value_kind(value: object) -> Kind | None:
+    """The kind of a value a call returned, where it is one of the annotated kinds."""
+    if isinstance(value, bool):
+        return Kind.BOOL
+    if isinstance(value, numbers.Real):
+        return Kind.NUMBER
+    if isinstance(value, str):
+        return Kind.STRING
+    if isinstance(value, (list, tuple)):
+        if len(value) == 4 and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value):
+            return Kind.BOX
+        if all(value_kind(v) is Kind.BOX for v in value):
+            return Kind.BOXES
+        return Kind.LIST
+    return None
+
+
+def return_mismatch(signature: str, value: object) -> str | None:
+    """What is wrong when a helper's returned value is not the kind its signature's annotation
+    promises (a count returned as the list of boxes it counts, boxes for one box), or None. None, a
+    kind no annotation names, and lists of other things where boxes go pass."""
+    annotation = signature.rpartition("->")[2].strip() if "->" in signature else None
+    wanted, got = annotation_kind(annotation), value_kind(value)
+    if wanted is None or got is None or got is wanted or value is None or wanted is Kind.PAIR:
+        return None
+    lists = {Kind.BOX, Kind.BOXES, Kind.LIST}
+    if wanted in lists and got in lists and not (wanted is Kind.BOX and got is Kind.BOXES and value):
+        return None  # lists of other things (3D boxes, four numbers) are not decided here; boxes for a box are
+    return f"{got.value}, but its signature promises {wanted.value} (`-> {annotation}`)"
 
 
 @dataclass(frozen=True)
