@@ -150,6 +150,20 @@ def test_a_helper_whose_body_never_reads_a_parameter_fails_without_running(tmp_p
     assert "never reads `side`" in result.failures[0]
 
 
+def test_a_parameter_read_only_into_a_variable_nothing_reads_is_unread():
+    from vadar.library.rules import unread_parameter
+    distilled = ("def _find_second_match(image, object_prompt: str, object_prompt2: str) -> BBox:\n"
+                 "    match = loc(image, object_prompt)[0]\n    match2 = loc(image, object_prompt2)[0]\n"
+                 "    return match2\n")
+    assert unread_parameter(distilled) == (
+        "the body never reads `object_prompt` (only into a variable nothing reads), so the helper does not do "
+        "what its signature promises: compute with `object_prompt`, or drop it")
+    used = distilled.replace("return match2", "return match if depth(image, match) < depth(image, match2) else match2")
+    assert unread_parameter(used) is None
+    # a variable read later, a parameter read in a loop or a condition: all read
+    assert unread_parameter("def _f(image, a, b):\n    x = a\n    for y in b:\n        x = y\n    return x\n") is None
+
+
 def test_a_yes_no_relation_by_depth_passes_and_by_image_x_fails(tmp_path, bench):
     good = check(tmp_path / "good", bench, IN_FRONT_BY_DEPTH, "_is_in_front")
     assert good.passed is True and good.claim == "relation_test:front" and good.cases >= 4

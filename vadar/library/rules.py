@@ -114,17 +114,36 @@ def unread_parameter(code: str) -> str | None:
     `_count_objects_by_side(image, object_prompt, side)` returning `len(loc(image, object_prompt))`
     reproduces "How many black objects are there?" with any `side`, and its name promises a count
     on one side; a program that trusts the name answers every left/right count wrong.
+    A parameter read only into a variable nothing reads is not read either: the distilled
+    `_find_second_match(image, object_prompt, object_prompt2)` set `match = loc(image,
+    object_prompt)[0]` and returned `loc(image, object_prompt2)[0]`.
     """
     try:
         node = next(n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef))
     except (SyntaxError, StopIteration):
         return None
-    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    loaded = _loaded(node, frozenset())
+    stored = {t.id for n in ast.walk(node) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    read = _loaded(node, frozenset(stored - loaded))
     for parameter in [a.arg for a in node.args.args + node.args.kwonlyargs]:
         if parameter != "image" and parameter not in read:
-            return (f"the body never reads `{parameter}`, so the helper does not do what its signature promises: "
-                    f"compute with `{parameter}`, or drop it")
+            unused = "" if parameter not in loaded else " (only into a variable nothing reads)"
+            return (f"the body never reads `{parameter}`{unused}, so the helper does not do what its signature "
+                    f"promises: compute with `{parameter}`, or drop it")
     return None
+
+
+def _loaded(node: ast.AST, dead: frozenset[str]) -> set[str]:
+    """The names read in `node`, leaving out the assignments to `dead` variables (never read)."""
+    names, pending = set(), [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, ast.Assign) and all(isinstance(t, ast.Name) and t.id in dead for t in current.targets):
+            continue
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Load):
+            names.add(current.id)
+        pending.extend(ast.iter_child_nodes(current))
+    return names
 
 
 def with_formula(docstring: str, parameters: Sequence[str], body: str) -> str:
