@@ -33,7 +33,11 @@ RELATION_VALUES = "'left', 'right', 'front' or 'behind'"
 ATTRIBUTE_VALUES = "'color', 'shape', 'material' or 'size'"
 RELATION_HOW = (" 'front' and 'behind' compare depth() (smaller is closer to the camera), 'left' and 'right' the "
                 "boxes' horizontal centres.")
-SAME_HOW = " Two boxes are one object when same_object(image, box, other) says so."
+SAME_HOW = (" Count every box of `first`, then each box of `second` that is none of them: `not any(same_object(image, "
+            "box, other) for other in first)`.")
+"""Told only "two boxes are one object when same_object(image, box, other) says so", 3 of the 5 replies of
+a 100-question CLEVR build's `_count_either` passed a whole list to `same_object`, and the other 2 counted
+only the boxes that are the other list's first box."""
 ATTRIBUTE_HOW = " An attribute is what vqa(image, f'What {attribute} is this object?', box) answers about a box."
 ASKED_HOW = " Read the `asked` attribute of the object found with vqa(image, f'What {asked} is this object?', box)."
 HEIGHT_HOW = " An object's height in metres is (box[3] - box[1]) * depth(image, box) / image.focal_length."
