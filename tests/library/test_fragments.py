@@ -183,3 +183,18 @@ def test_a_local_each_use_names_after_its_own_objects_gets_a_neutral_name():
     body = draft_helper(whole, params, returns).body
     assert "matte" not in body and "sphere" not in body and "cylinder" not in body, body
     assert "matches = [box for box in loc(image, object_prompt2) if not same_object(image, box, match)]" in body
+
+
+def test_a_value_reassigned_to_its_first_item_is_typed_by_its_last_assignment():
+    """`yellow = _objects_left_of(...)` then `yellow = yellow[0]`: a 100-question CLEVR build's distilled
+    `_find_objects_left_of` promised `list[BBox]` and returned one box."""
+    from vadar.library.drafting import draft_helper
+    from vadar.library.sources import api_signatures
+    template = ("{0} = [box for box in loc(image, '{1}') if depth(image, box) < 5]\n{0} = {0}[0]\n"
+                "final_result = {2}(image, {0})\n")
+    programs = [template.format(*words) for words in (("cube", "red cube", "depth"), ("ball", "tiny ball", "vqa"),
+                                                      ("cone", "cone", "get_2D_object_size"))]
+    params, returns = api_signatures([])
+    pattern = next(p for p in find_patterns(programs, API, min_programs=3)
+                   if p.instances[0].start == 0 and p.instances[0].length == 2)
+    assert draft_helper(pattern, params, returns).returns == "BBox"
