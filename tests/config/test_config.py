@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from vadar.config import ConfigError, VadarConfig, load_config
+from vadar.config import ConfigError, LibraryConfig, VadarConfig, load_config
 
 
 def test_defaults_need_no_file_or_env(tmp_path, monkeypatch):
@@ -100,3 +100,10 @@ def test_every_setting_is_documented():
         assert f"## [{section}]" in doc
         for f in dataclasses.fields(getattr(config, section)):
             assert f"| `{f.name}` |" in doc, f"{section}.{f.name} is missing from docs/configuration.md"
+
+
+@pytest.mark.parametrize(("admission", "per_batch", "on"), [
+    ("labelled", 3, True), ("labelled", 0, False), ("unlabelled", 3, False), ("off", 3, False)])
+def test_shape_route_needs_gold_answers_and_a_slot(admission, per_batch, on):
+    """One predicate decides whether builds try question-shape helpers (and whether steps wait for them)."""
+    assert LibraryConfig(admission=admission, shape_helpers_per_batch=per_batch).shape_route is on

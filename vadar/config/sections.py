@@ -199,6 +199,12 @@ class LibraryConfig:
     validation_questions: int = 30
     withdraw_p: float = 0.2  # one-sided sign test level: losses count as evidence for withdrawing at or below it
 
+    @property
+    def shape_route(self) -> bool:
+        """Whether builds try question-shape helpers: only gold answers can judge a helper whose
+        name claims nothing, so unlabelled builds never do."""
+        return self.admission == "labelled" and self.shape_helpers_per_batch > 0
+
     CHECKS: ClassVar[Mapping[str, Check]] = {
         "admission": OneOf(("labelled", "unlabelled", "off")), "retrieve_k": Range(0, 1000),
         "examples_k": Range(0, 100), "retire_below": SHARE, "withdraw_p": SHARE, "search_temperature": TEMPERATURE,

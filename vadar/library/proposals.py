@@ -111,7 +111,7 @@ def _proposals(batch: BuildBatch, record: BatchRecord, memory: dict[str, Remembe
     library = store.library()  # nothing is written until the proposals are recorded
     # what the library has, and what waiting proposals will bring, is not asked for again
     settings = batch.settings  # counts and comparisons a question-shape helper may yet carry wait for it
-    awaited = untried(store) if settings.admission == "labelled" and settings.shape_helpers_per_batch else []
+    awaited = untried(store) if settings.shape_route else []
     missing = uncovered_steps([q.question for q in batch.questions], [*library, *(q.stub for q in waiting)], awaited)
     if len(accepted) < cap and missing:
         batch.on_event(f"batch {batch.index + 1}: proposing signatures for {len(batch.questions)} questions")

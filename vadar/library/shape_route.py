@@ -61,8 +61,8 @@ class ShapeReport:
 def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     """The catalogue helpers this batch tries, with the labelled build questions of their shapes."""
     settings = batch.settings
-    if settings.admission != "labelled" or settings.shape_helpers_per_batch == 0:
-        return []  # only gold answers can judge a helper whose name claims nothing
+    if not settings.shape_route:
+        return []
     # this run's build questions so far and those of earlier build runs of the library
     labelled = [q for q in (*batch.earlier, *batch.built_from) if q.answer is not None]
     due = [(helper, [labelled[i] for i in positions])

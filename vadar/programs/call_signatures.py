@@ -78,7 +78,7 @@ def return_mismatch(signature: str, value: object) -> str | None:
     kind no annotation names, and lists of other things where boxes go pass."""
     annotation = signature.rpartition("->")[2].strip() if "->" in signature else None
     wanted, got = annotation_kind(annotation), value_kind(value)
-    if wanted is None or got is None or got is wanted or value is None or wanted is Kind.PAIR:
+    if wanted is None or got is None or got is wanted or wanted is Kind.PAIR:
         return None
     lists = {Kind.BOX, Kind.BOXES, Kind.LIST}
     if wanted in lists and got in lists and not (wanted is Kind.BOX and got is Kind.BOXES and value):
