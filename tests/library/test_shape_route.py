@@ -215,6 +215,22 @@ def test_a_shape_helper_that_failed_is_tried_again_once_the_library_has_a_step_h
     assert due_helpers(batch(store, ScriptedLLM([]), questions, index=3)) == []
 
 
+def test_a_shape_helper_built_on_library_helpers_is_shown_an_example_that_composes_helpers(clevr):
+    questions = Questions(clevr, set(CALLS))
+    store = ApiStore.memory()
+    alone = scripted(questions, [WRONG, WRONG])
+    shape_route(batch(store, alone, questions))  # nothing to build on: the loop over loc is the example
+    assert "def _objects_above(" in alone.calls_of(Role.API_IMPLEMENT)[0][0]["content"]
+
+    store.propose("_same_color", "(image: Image, bbox: BBox, bbox2: BBox) -> bool", "Whether they share a color.")
+    store.implement("_same_color", "def _same_color(image, bbox, bbox2):\n    return True\n")
+    store.mark_admitted("_same_color")
+    composing = scripted(questions, [RIGHT])
+    shape_route(batch(store, composing, questions, index=1))
+    system = composing.calls_of(Role.API_IMPLEMENT)[0][0]["content"]
+    assert "def _heights_of_related(" in system and "def _objects_above(" not in system
+
+
 def test_before_any_program_calls_a_shape_helper_programs_are_shown_the_catalogue_s_call_of_it(clevr):
     from vadar.library.retrieval import example_calls
     from vadar.library.shape_helpers import catalogue_calls

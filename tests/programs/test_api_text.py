@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 
-from vadar.programs.api_text import function_stub, render_api
+from vadar.programs.api_text import composes_helpers, function_stub, render_api
 from vadar.prompts import render, template_names
 from base_modules.module import PREDEFINED_MODULES
 
@@ -86,3 +86,12 @@ def test_a_helper_whose_body_is_one_module_call_is_shown_with_it():
                      'def _height_of_object(image, bbox):\n    d = depth(image, bbox)\n'
                      '    return (bbox[3] - bbox[1]) * d / image.focal_length\n')
     assert "Returns `(bbox[3] - bbox[1]) * depth(image, bbox) / image.focal_length`." in render_api([height])
+
+
+def test_a_docstring_that_writes_an_implemented_helper_as_a_call_asks_for_a_composition():
+    implemented = {"_objects_left_of", "_count_same_attribute"}
+    assert composes_helpers("Build it on `_objects_left_of(image, bbox, candidates)` (relation left).", implemented)
+    assert composes_helpers("it is `_count_same_attribute(image, a, d, r) > 0`.", implemented)
+    assert not composes_helpers("Whether a is left of b: compare box centres.", implemented)
+    assert not composes_helpers("Call `_objects_right_of(image, bbox, candidates)`.", implemented)  # not implemented
+    assert not composes_helpers("The `_objects_left_of` result, unnamed as a call.", implemented)

@@ -36,7 +36,7 @@ from vadar.programs.stubs import StubFormatError, parse_implementation
 from vadar.programs.call_signatures import return_mismatch
 from vadar.programs.helper_rules import MAX_CODE_CHARS, cycle_text, name_problem, recursion_problem
 from vadar.programs.helper_calls import build_test_call, list_parameters
-from vadar.programs.api_text import function_stub, render_api
+from vadar.programs.api_text import composes_helpers, function_stub, render_api
 from vadar.llm.chat import ChatModel, Role
 from vadar.programs.namespace import library_functions
 from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
@@ -151,8 +151,10 @@ class ApiAgent:
         lower in the image" for `_objects_behind`) was followed over the definition by every sample
         of a CLEVR build's search."""
         docstring = claimed_docstring(record, convention) if convention else record.docstring
+        composing = composes_helpers(docstring, self._implemented_names(exclude=record.name))
         return [
-            {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=record.name))},
+            {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=record.name),
+                                                         composing=composing)},
             {"role": "user", "content": prompts.render(
                 "api_implement", stub=function_stub(record.name, record.signature, docstring),
                 convention=convention)},
@@ -346,6 +348,10 @@ class ApiAgent:
         self.log.failed(name, reason)
         report.failed[name] = reason
         self.on_event(f"failed {name}: {one_line(reason, 120)}")
+
+    def _implemented_names(self, *, exclude: str) -> set[str]:
+        return {f.name for f in self.store.functions([FunctionStatus.ADMITTED, FunctionStatus.CANDIDATE])
+                if f.name != exclude}
 
     def _api_text(self, *, exclude: str) -> str:
         """Predefined modules, implemented functions, and proposed signatures still to come."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
 from base_modules.module import PREDEFINED_MODULES, REGION_MODULES, Module, module_stub
@@ -102,3 +103,14 @@ def with_regions(api_text: str, regions: Sequence[Region]) -> str:
     header = prompts.render("api_regions", names=names, first=regions[0].name).rstrip("\n")
     parts = [header, *(module_stub(spec) for spec in REGION_MODULES)]
     return api_text + "\n" + "\n\n".join(parts) + "\n"
+
+
+_CALLED_IN_TEXT = re.compile(r"`(_[A-Za-z0-9_]+)\(")
+
+
+def composes_helpers(docstring: str, implemented: Collection[str]) -> bool:
+    """Whether the docstring asks for a helper built on implemented library helpers (it writes one as
+    a call): such a request is shown an example that composes helpers, not one that loops over `loc`.
+    Shown only the loop, 3 of 5 samples of a CLEVR build's `_count_related` copied it and called the
+    relation helpers inside it on single boxes, and one `_attribute_of_same` sample did too."""
+    return any(name in implemented for name in _CALLED_IN_TEXT.findall(docstring))
