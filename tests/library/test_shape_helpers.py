@@ -15,6 +15,9 @@ SAME_SIZE = "Do the blue metallic cube and the yellow matte object have the same
 MORE = "Are there more brown cylinders than purple cubes?"
 EITHER = "How many things are either big gray matte cylinders or small cyan matte things?"
 
+COUNT = " Call it `related`: those boxes already match `description`, so the answer is how many there are, `len(related)`."
+ATTRIBUTE = " Call it `related`: those boxes already match `description`, so the object is the first of them, `related[0]`: return its `attribute`."
+
 
 def names(question):
     return [h.name for h in helpers_for(question)]
@@ -88,7 +91,7 @@ def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitt
         " Build it on the library's helpers, which are checked right: `_objects_left_of(image, bbox, candidates)` "
         "(relation left); call them instead of comparing boxes or depths yourself. Pick the one `relation` names "
         "with `{'left': _objects_left_of}.get(relation)`, called as `picked(image, reference, loc(image, description))`; "
-        "for 'right', 'front', 'behind', which none of them does, do it as said above.")
+        "for 'right', 'front', 'behind', which none of them does, do it as said above." + COUNT)
     assert "`_object_material(image, bbox)` (attribute material), `_same_color(image, a, b)` (same color);" in (
         built_on(shape_helper("_count_same_attribute"), functions))
     assert built_on(shape_helper("_count_either"), functions) == ""
@@ -105,7 +108,7 @@ def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_
     assert built_on(shape_helper("_attribute_of_related"), functions).endswith(
         " Pick the one `relation` names with `{'behind': _objects_behind, 'left': _objects_left_of}.get(relation)`, "
         "called as `picked(image, reference, loc(image, description))`; for 'right', 'front', which none of them "
-        "does, do it as said above.")
+        "does, do it as said above." + ATTRIBUTE)
     assert built_on(shape_helper("_attribute_of_same"), functions).endswith(
         " Pick the one `shared` names with `{'color': _same_color, 'size': _same_size}.get(shared)`; for 'shape', "
         "'material', which none of them does, do it as said above.")
@@ -114,7 +117,12 @@ def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_
     # the picked helper's arguments come from the shape helper's: the candidates are what `description` matches
     assert built_on(shape_helper("_count_related"), four).endswith(
         " Pick the one `relation` names with a dict: `{'behind': _objects_behind, 'front': _objects_in_front_of, "
-        "'left': _objects_left_of, 'right': _objects_right_of}[relation](image, reference, loc(image, description))`.")
+        "'left': _objects_left_of, 'right': _objects_right_of}[relation](image, reference, loc(image, description))`."
+        + COUNT)
+    # how the related boxes answer it follows from what it returns
+    assert built_on(shape_helper("_exists_related"), four).endswith("so the answer is whether there is any, "
+                                                                     "`len(related) > 0`.")
+    assert built_on(shape_helper("_find_related"), four).endswith("so the object is the first of them, `related[0]`.")
     assert "Pick the one" not in built_on(shape_helper("_count_either"), four)  # nothing to choose among
     # no `description` to find candidates with (a yes/no of two boxes), or relation helpers without candidates
     assert built_on(shape_helper("_is_related"), four).endswith("'right': _objects_right_of}[relation]`.")
@@ -128,6 +136,7 @@ def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_
     mixed = library(("_objects_left_of", relation, "Left."), ("_objects_behind", "(image: Image, bbox: BBox) -> "
                                                                                  "list[BBox]", "Behind."))
     assert built_on(shape_helper("_count_related"), mixed).endswith("which none of them does, do it as said above.")
+    assert "Call it `related`" not in built_on(shape_helper("_count_related"), bare)  # those boxes match anything
 
 
 def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_those_steps():
@@ -143,7 +152,8 @@ def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_th
                                                                                     "in_front_of", "behind")))
     docstring = proposed_docstring(helper, relations)
     assert RELATION_HOW not in docstring and ATTRIBUTE_HOW in docstring  # no attribute helper: its hint stays
-    assert docstring.endswith("'right': _objects_right_of}[relation](image, reference, loc(image, description))`.")
+    assert docstring.endswith("'right': _objects_right_of}[relation](image, reference, loc(image, description))`."
+                              + ATTRIBUTE)
     assert proposed_docstring(helper, []) == helper.docstring
     # helpers comparing two objects' attributes read none: with only those, the asked attribute keeps its hint
     same = library(("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."))
@@ -204,7 +214,7 @@ def test_a_shape_helper_reading_an_attribute_is_offered_no_reader_and_keeps_the_
         functions = library(*((f"_{a}_of_object", reader, f"The {a}.") for a in readers), *relations)
         docstring = proposed_docstring(shape_helper("_attribute_of_related"), functions)
         assert ATTRIBUTE_HOW in docstring and "_of_object" not in docstring
-        assert docstring.endswith("[relation](image, reference, loc(image, description))`.")
+        assert docstring.endswith("[relation](image, reference, loc(image, description))`." + ATTRIBUTE)
 
 
 def test_a_comparing_helper_picks_among_the_readers_when_they_cover_more_values_than_the_comparisons():
