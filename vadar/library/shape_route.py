@@ -176,7 +176,7 @@ _USE_OF_RELATED = {Kind.NUMBER: "the answer is how many there are, `len(related)
                    Kind.BOOL: "the answer is whether there is any, `len(related) > 0`",
                    Kind.BOX: "the object is the first of them, `related[0]`",
                    Kind.STRING: "the object is the first of them, `related[0]`: return its `attribute`"}
-"""How the boxes a picked relation helper returns answer the shape helper, by what it returns: 3 of the 4
+"""How the boxes a picked relation helper returns answer the shape helper, by what it returns: 2 of the 4
 samples of a CLEVR build's `_attribute_of_related` compared each box's attribute with `description`, and
 the one `_count_related` sample that picked right returned the boxes it should have counted."""
 
