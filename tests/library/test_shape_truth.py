@@ -157,6 +157,17 @@ def test_the_builds_count_that_compared_materials_for_color_fails_on_the_color_c
     assert any("'color'" in f or "'shape'" in f for f in result.failures), result.failures
 
 
+def test_a_union_count_that_tells_objects_apart_by_equal_boxes_fails_when_one_object_is_read_twice(tmp_path, clevr):
+    """A CLEVR build admitted `_count_either` counting `box in second`: right only while both lists hold
+    the very same box for an object, which two detector readings never do."""
+    equal_boxes = RIGHT.replace(
+        "return len(first) + len([b for b in second if not any(same_object(image, b, a) for a in first)])",
+        "return len(first) + len(second) - len([box for box in first if box in second])")
+    assert equal_boxes != RIGHT
+    result = check(tmp_path, equal_boxes, "_count_either", clevr)
+    assert result.passed is False and any("also in the first" in f for f in result.failures), result.failures
+
+
 def test_a_body_without_a_size_branch_fails_on_the_size_case(tmp_path, clevr):
     result = check(tmp_path, NO_SIZE_BRANCH, "_exists_same_attribute", clevr)
     assert result.passed is False and all("'size'" in f for f in result.failures), result.failures
