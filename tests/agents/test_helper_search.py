@@ -197,6 +197,19 @@ def test_a_helper_no_sample_gets_right_fails_with_its_closest_failure(sample_dat
     assert report.searches["_objects_left_of"].samples == 4 and report.searches["_objects_left_of"].rounds == 2
 
 
+def test_a_search_with_a_sample_that_calls_itself_fails_for_all_its_samples_not_that_one(sample_data):
+    """A CLEVR search's four samples failed four ways; its reason was one sample's recursion alone."""
+    store = ApiStore.memory()
+    store.propose("_objects_left_of", SIGNATURE, "Objects left of the reference object.")
+    broken = WRONG.replace("return", "return undefined_name +", 1)
+    recursive = WRONG.replace("return", "return _objects_left_of(image, reference) +", 1)
+    report = agent_for(ScriptedLLM([code(recursive), code(broken)]), store, sample_data, samples=2,
+                       rounds=1).implement(["_objects_left_of"], [context(sample_data)])
+    reason = report.failed["_objects_left_of"]
+    assert reason.startswith("no working implementation in 2 samples; 1 could not be tried, the last: "), reason
+    assert "calls itself" in reason and store.current("_objects_left_of").status == FunctionStatus.FAILED
+
+
 def test_one_sample_sends_exactly_the_requests_of_an_agent_without_a_search(sample_data):
     requests = []
     for verifier_on in (False, True):

@@ -299,8 +299,11 @@ class ApiAgent:
             self._store_implementation(name, _Step(code=found.sample.code, dependencies=list(found.sample.dependencies)),
                                        report)
             return True
-        if fatal and found.closest is None:
+        if fatal and found.closest is None and found.record.samples == 1:
             self._fail(name, fatal[-1].error or "failed", report)
+        elif fatal and found.closest is None:  # one sample's recursion is not the whole search's reason
+            self._fail(name, f"no working implementation in {found.record.samples} samples; {len(fatal)} could "
+                             f"not be tried, the last: {fatal[-1].error}", report)
         elif found.closest is None:
             self._fail(name, f"no working implementation in {found.record.samples} samples", report)
         elif rule is not FIRST_PASS:
