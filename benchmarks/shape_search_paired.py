@@ -3,7 +3,7 @@ passes, not whether one draw did.
 
 Usage:
   python benchmarks/shape_search_paired.py HOME NAME --data DIR [--split dev] [--limit 100]
-      [--seeds 0 100 200 300] [--samples 4]
+      [--seeds 0 100 200 300] [--samples 4] [--keep DIR]
 
 HOME is a build's VADAR_HOME. Its store is copied once per seed and its response cache once (HOME is
 never written). NAME is a catalogue helper (`vadar.library.shape_helpers`). For each seed, on its
@@ -24,6 +24,7 @@ import dataclasses
 import shutil
 import sqlite3
 import tempfile
+from contextlib import nullcontext
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,9 +135,15 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="as the build's --limit")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 100, 200, 300])
     parser.add_argument("--samples", type=int, default=None, help="library.shape_search_samples (default: configured)")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="keep each seed's store and the response cache in this new folder, to read the samples "
+                             "after (`vadar library show NAME --db KEEP/seed-0.sqlite`); default: a temporary one")
     args = parser.parse_args()
     config = load_config()
-    with tempfile.TemporaryDirectory(prefix="shape-search-") as tmp:
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=False)  # never mixed with an earlier run's stores
+    with (nullcontext(str(args.keep)) if args.keep is not None
+          else tempfile.TemporaryDirectory(prefix="shape-search-")) as tmp:
         scratch = Path(tmp)
         config.paths.db_path = copy_store(args.home / "vadar.sqlite", scratch / "session.sqlite")
         if (args.home / "llm_cache.sqlite").exists():  # replayed where a request repeats one of the build's
