@@ -16,7 +16,7 @@ MORE = "Are there more brown cylinders than purple cubes?"
 EITHER = "How many things are either big gray matte cylinders or small cyan matte things?"
 
 COUNT = " Call it `related`: those boxes already match `description`, so the answer is how many there are, `len(related)`."
-ATTRIBUTE = " Call it `related`: those boxes already match `description`, so the object is the first of them, `related[0]`: return its `attribute`."
+ATTRIBUTE = " Call it `related`: those boxes already match `description`, so the object is the first of them, `related[0]`: return `vqa(image, f'What {attribute} is this object?', related[0])`."
 
 
 def names(question):

@@ -175,10 +175,12 @@ _KEEP_DESCRIBED = (" It returns every object in that relation: keep those `descr
 _USE_OF_RELATED = {Kind.NUMBER: "the answer is how many there are, `len(related)`",
                    Kind.BOOL: "the answer is whether there is any, `len(related) > 0`",
                    Kind.BOX: "the object is the first of them, `related[0]`",
-                   Kind.STRING: "the object is the first of them, `related[0]`: return its `attribute`"}
+                   Kind.STRING: "the object is the first of them, `related[0]`: return "
+                                "`vqa(image, f'What {attribute} is this object?', related[0])`"}
 """How the boxes a picked relation helper returns answer the shape helper, by what it returns: 2 of the 4
 samples of a CLEVR build's `_attribute_of_related` compared each box's attribute with `description`, and
-the one `_count_related` sample that picked right returned the boxes it should have counted."""
+the one `_count_related` sample that picked right returned the boxes it should have counted. Told to
+"return its `attribute`", 8 samples of `_attribute_of_related` returned `boxes[0][attribute]`."""
 
 
 def _relation_call(parameter: str, parameters: Sequence[str], names: Sequence[str],
