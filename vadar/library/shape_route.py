@@ -180,7 +180,7 @@ _USE_OF_RELATED = {Kind.NUMBER: "the answer is how many there are, `len(related)
 """How the boxes a picked relation helper returns answer the shape helper, by what it returns: 2 of the 4
 samples of a CLEVR build's `_attribute_of_related` compared each box's attribute with `description`, and
 the one `_count_related` sample that picked right returned the boxes it should have counted. Told to
-"return its `attribute`", 8 samples of `_attribute_of_related` returned `boxes[0][attribute]`."""
+"return its `attribute`", all 7 replies of two seeds' `_attribute_of_related` searches returned `boxes[0][attribute]`."""
 
 
 def _relation_call(parameter: str, parameters: Sequence[str], names: Sequence[str],
