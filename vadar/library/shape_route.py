@@ -42,7 +42,7 @@ from vadar.library.retirement import retire_harmful
 from vadar.library.shape_helpers import (ASKED_HOW, ATTRIBUTE_HOW, HEIGHT_HOW, RELATION_HOW, ShapeHelper,
                                          proposed_by_shape_route, shape_helper, supported)
 from vadar.library.sources import support as evidence_weight
-from vadar.programs.call_signatures import Kind, annotation_kind
+from vadar.programs.call_signatures import Kind, annotation_kind, return_annotation
 from vadar.programs.helper_calls import list_parameters, parameter_names
 
 
@@ -136,7 +136,7 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]], si
         pairs = [(step.value, names[0]) for step, names in blocks if step.kind == kind]
         chosen = ", ".join(f"'{value}': {name}" for value, name in pairs)
         call, keep = _relation_call(parameter, parameters, [name for _, name in pairs], signatures,
-                                    helper.signature.rpartition("->")[2].strip())
+                                    annotation_kind(return_annotation(helper.signature)))
         compared = _comparison(kind, parameters) if parameter in ("attribute", "shared") else None
         if not missing and len(pairs) >= 2 and compared is not None:
             picked, then = compared
@@ -184,7 +184,7 @@ the one `_count_related` sample that picked right returned the boxes it should h
 
 
 def _relation_call(parameter: str, parameters: Sequence[str], names: Sequence[str],
-                   signatures: dict[str, str], returns: str) -> tuple[str, str]:
+                   signatures: dict[str, str], returns: Kind | None) -> tuple[str, str]:
     """The arguments a picked relation helper takes from the shape helper's own, and how its result
     meets `description`. Helpers that choose among candidates take `(image, reference,
     loc(image, description))`: shown the dict alone, 11 samples of a CLEVR build's
@@ -198,7 +198,7 @@ def _relation_call(parameter: str, parameters: Sequence[str], names: Sequence[st
     shapes = [(parameter_names(name, signatures.get(name, "()")), list_parameters(name, signatures.get(name, "()")))
               for name in names]
     if all(len(names_) == 3 and lists == names_[2:] for names_, lists in shapes):
-        use = _USE_OF_RELATED.get(annotation_kind(returns))
+        use = _USE_OF_RELATED.get(returns) if returns is not None else None
         return "(image, reference, loc(image, description))", (
             f" Call it `related`: those boxes already match `description`, so {use}." if use else "")
     if all(len(names_) == 2 and not lists for names_, lists in shapes):

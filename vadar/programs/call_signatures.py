@@ -72,11 +72,16 @@ def value_kind(value: object) -> Kind | None:
     return None
 
 
+def return_annotation(signature: str) -> str | None:
+    """The annotation after `->` in a signature as the API text writes it, or None without one."""
+    return signature.rpartition("->")[2].strip() if "->" in signature else None
+
+
 def return_mismatch(signature: str, value: object) -> str | None:
     """What is wrong when a helper's returned value is not the kind its signature's annotation
     promises (a count returned as the list of boxes it counts, boxes for one box), or None. None, a
     kind no annotation names, and lists of other things where boxes go pass."""
-    annotation = signature.rpartition("->")[2].strip() if "->" in signature else None
+    annotation = return_annotation(signature)
     wanted, got = annotation_kind(annotation), value_kind(value)
     if wanted is None or got is None or got is wanted or wanted is Kind.PAIR:
         return None
