@@ -239,6 +239,26 @@ def test_a_comparing_helper_picks_among_the_readers_when_they_cover_more_values_
         "`same(image, other, reference)`.")
 
 
+def test_a_helper_reading_the_attribute_of_a_match_is_told_which_object_and_reads_it_with_vqa():
+    """Told to "test each other object", a CLEVR build's `_attribute_of_same` samples copied a loop over
+    `loc` and never assigned the picked helper; offered the readers too, they returned a reader's dict."""
+    from vadar.library.shape_helpers import ASKED_HOW
+    from vadar.library.shape_route import proposed_docstring
+    reader = "(image: Image, bbox: BBox) -> str"
+    functions = library(*((f"_{a}_of_object", reader, f"The {a}.") for a in ("color", "shape", "material", "size")),
+                        *((f"_same_{a}", "(image: Image, a: BBox, b: BBox) -> bool", f"Same {a}.")
+                          for a in ("color", "shape", "material", "size")))
+    docstring = proposed_docstring(shape_helper("_attribute_of_same"), functions)
+    assert "_of_object" not in docstring and ASKED_HOW in docstring  # one `vqa` call reads any attribute
+    assert docstring.endswith(
+        "[shared]`, then the object is the first `other` of `loc(image, description)` with `not same_object(image, "
+        "other, reference) and same(image, other, reference)`: return `vqa(image, f'What {asked} is this object?', "
+        "other)`.")
+    # a helper counting the matches is still told to test each of them
+    assert proposed_docstring(shape_helper("_count_same_attribute"), functions).endswith(
+        "then test each other object with `same(image, other, reference)`.")
+
+
 def test_the_either_helper_carries_a_description_before_either_to_both_sides():
     # CLEVR asks "How many large things are either ...": programs that dropped "large" were wrong
     helper = shape_helper("_count_either")

@@ -94,9 +94,11 @@ def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
     return current.status is FunctionStatus.PROPOSED
 
 
-_BUILDS_ON = {"relation": ("relation",), "attribute": ("attribute", "same"), "asked": ("attribute",),
-              "shared": ("same",)}
-"""The step kinds (`coverage.Step`) a parameter of a shape helper's signature says it composes."""
+_BUILDS_ON = {"relation": ("relation",), "attribute": ("attribute", "same"), "shared": ("same",)}
+"""The step kinds (`coverage.Step`) a parameter of a shape helper's signature says it composes. The
+`asked` attribute builds on no reader: each is one `vqa` call, which the hint writes for every value;
+offered the four readers and the four `_same_` helpers, no sample of a CLEVR build's
+`_attribute_of_same` found the object, and those that ran returned a reader's dict or `asked` itself."""
 
 
 def built_on(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
@@ -126,8 +128,7 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]], si
     sentences = []
     for parameter in parameters:
         # `_blocks` holds no comparison for a helper that compares none, and no reader for one that only reads
-        kinds = {"relation": ("relation",), "shared": ("same",), "asked": ("attribute",),
-                 "attribute": ("same", "attribute")}.get(parameter, ())
+        kinds = {"relation": ("relation",), "shared": ("same",), "attribute": ("same", "attribute")}.get(parameter, ())
         present = [k for k in kinds if any(step.kind == k for step, _ in blocks)]
         if not present:
             continue
@@ -165,7 +166,17 @@ def _comparison(kind: str, parameters: Sequence[str]) -> tuple[str, str] | None:
     one, two = pair
     test = f"same(image, {one}, {two})" if kind == "same" else f"read(image, {one}) == read(image, {two})"
     how = f"compare `{test}`" if one == "first" else f"test each other object with `{test}`"
+    if one == "other" and {"asked", "description"} <= set(parameters):
+        how = _FOUND_BY_SHARED.format(test=test)
     return ("same" if kind == "same" else "read"), how
+
+
+_FOUND_BY_SHARED = ("the object is the first `other` of `loc(image, description)` with `not same_object(image, other, "
+                    "reference) and {test}`: return `vqa(image, f'What {{asked}} is this object?', other)`")
+"""Which object a helper reading the `asked` attribute of a match reads, and the read written out:
+told to "test each other object", the samples of a CLEVR build's `_attribute_of_same` copied a loop
+over `loc` and never assigned the picked helper, or called themselves; written out the same way,
+`_attribute_of_related` had its first sample right by ground truth."""
 
 
 _KEEP_DESCRIBED = (" It returns every object in that relation: keep those `description` matches, "
