@@ -162,10 +162,11 @@ class Vadar:
 
     def select(self, data: PathLike | None = None, *, split: str | None = None, limit: int | None = None,
                skip: int = 0, families: Sequence[str] = (), spread_over: int | None = None,
-               load: bool = True) -> PreparedData:
+               shapes: Sequence[str] = (), load: bool = True) -> PreparedData:
         """Questions of a data set (None: the built-in CLEVR sample), checked, with their modules.
         `spread_over`: the `limit` questions are picked across the question shapes of the first
-        `spread_over` (after `skip`), not the first `limit` (`runs.prepare.spread_over_shapes`)."""
+        `spread_over` (after `skip`), not the first `limit` (`runs.prepare.spread_over_shapes`);
+        `shapes`: only questions of these shapes ('attribute:spatial', `QuestionShape.label`)."""
         check_settings(self.config)
         check_path("data", data, optional=True)
         check_type("split", split, str, optional=True, error=DatasetError)
@@ -173,8 +174,9 @@ class Vadar:
         check_count("skip", skip)
         check_count("spread_over", spread_over, least=1, optional=True)
         check_texts("families", families, error=DatasetError)
+        check_texts("shapes", shapes, error=DatasetError)
         selection = DataSelection(Path(data) if data is not None else None, split, limit, skip, tuple(families),
-                                  spread_over)
+                                  spread_over, tuple(shapes))
         return selection.prepare(self.config, overrides=self.modules, load=load)
 
     def _selected(self, data: PathLike | PreparedData | None, **selection: object) -> PreparedData:
@@ -182,8 +184,8 @@ class Vadar:
 
     def evaluate(self, data: PathLike | PreparedData | None = None, *, method: str = "vadar",
                  split: str | None = None, limit: int | None = None, skip: int = 0,
-                 families: Sequence[str] = (), questions: str = "held-out", out: PathLike | None = None,
-                 jobs: int | None = None) -> Evaluation:
+                 families: Sequence[str] = (), shapes: Sequence[str] = (), questions: str = "held-out",
+                 out: PathLike | None = None, jobs: int | None = None) -> Evaluation:
         """Answer a data set's questions with `method` (vadar, static-api, tool-agent, direct);
         writes `results.jsonl` and the summary to `out` (default runs/<data>-<split>-<method>...)
         as `vadar eval` does, resuming what it finds there.
@@ -199,7 +201,8 @@ class Vadar:
         check_count("jobs", jobs, least=1, optional=True)
         check_settings(self.config)
         on_ray = self.config.eval.executor == "ray"
-        prepared = self._selected(data, split=split, limit=limit, skip=skip, families=families, load=not on_ray)
+        prepared = self._selected(data, split=split, limit=limit, skip=skip, families=families, shapes=shapes,
+                                  load=not on_ray)
         out_dir = Path(out) if out is not None else default_run_dir(data, prepared, method)
         session = self.session
         with self._writing(out_dir), open_cluster(self.config, announce=self.progress.announce) as cluster:

@@ -13,8 +13,8 @@ from vadar.app import LiveProgress, Vadar
 from vadar.app import open as open_vadar
 from vadar.cli.errors import user_errors
 from vadar.cli.options import (EXECUTION, MODULES, REASONING, BatchesOption, BatchSizeOption, DataOption,
-                               FamilyOption, LimitOption, MethodOption, OutOption, SkipOption, SplitOption,
-                               SpreadOption, settings_flags)
+                               FamilyOption, LimitOption, MethodOption, OutOption, ShapeOption, SkipOption,
+                               SplitOption, SpreadOption, settings_flags)
 from vadar.config import VadarConfig
 from vadar.text import one_line
 
@@ -144,7 +144,7 @@ def build_api_command(
 @settings_flags(*MODULES, *EXECUTION, "keep_going", *REASONING)
 def eval_command(
     settings: VadarConfig, data: DataOption = None, split: SplitOption = None, limit: LimitOption = None,
-    skip: SkipOption = 0, family: FamilyOption = None, method: MethodOption = "vadar",
+    skip: SkipOption = 0, family: FamilyOption = None, shape: ShapeOption = None, method: MethodOption = "vadar",
     library: Annotated[bool, typer.Option(
         "--library/--no-library", help="Shorthand: --no-library is --method static-api.")] = True,
     out: OutOption = None,
@@ -155,7 +155,8 @@ def eval_command(
     """Answer questions with one method; write results.jsonl and a summary."""
     with user_errors(), LiveProgress(console) as progress, _opened(settings, progress) as v:
         evaluation = v.evaluate(data, method=method if library else "static-api", split=split, limit=limit,
-                                skip=skip, families=family or (), questions=questions, out=out)
+                                skip=skip, families=family or (), shapes=shape or (), questions=questions,
+                                out=out)
     _print_summary(evaluation.summary, evaluation.out_dir)
 
 

@@ -34,6 +34,10 @@ SpreadOption = Annotated[int | None, typer.Option(
 FamilyOption = Annotated[list[str] | None, typer.Option(
     "--family", help="Only questions of this family (the generator's family, CLEVR's template); "
     "repeatable. Applied after --skip, before --limit.")]
+ShapeOption = Annotated[list[str] | None, typer.Option(
+    "--shape", help="Only questions of this shape: the answer kind and relation family, as "
+    "'attribute:spatial', 'count:either' or 'count' (objects alone); repeatable. Applied after --skip "
+    "and --family, before --limit.")]
 OutOption = Annotated[Path | None, typer.Option(
     "--out", help="Run directory for results and summary. Default: runs/<data>-<split>-<method>[-<modules>].")]
 ConfigOption = Annotated[Path | None, typer.Option("--config", help="TOML configuration file.")]

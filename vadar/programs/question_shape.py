@@ -74,6 +74,12 @@ class QuestionShape:
     spatial: tuple[str, ...] = ()  # the spatial relations named (`question_form.SPATIAL_RELATIONS`)
 
     @property
+    def label(self) -> str:
+        """The answer kind and relation family as one word a user types (`vadar eval --shape`):
+        'attribute:spatial', 'count:either'; the answer kind alone for a question about objects alone."""
+        return self.answer if self.relation is None else f"{self.answer}:{self.relation}"
+
+    @property
     def family(self) -> tuple[str, str | None, str | None]:
         """The shape with its spatial relations aside: the fallback when no example has the exact shape."""
         return self.answer, self.relation, self.subject

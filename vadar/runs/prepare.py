@@ -41,7 +41,8 @@ class PreparedData:
 @dataclass(frozen=True)
 class DataSelection:
     """Which questions: a data set directory (None: the built-in sample), split, `limit`
-    questions after skipping the first `skip` and keeping only those of `families` (all when empty).
+    questions after skipping the first `skip` and keeping only those of `families` and of `shapes`
+    (`QuestionShape.label`, e.g. 'attribute:spatial'; all when empty).
 
     Skipping comes first, so `skip` keeps its meaning (the first questions of the data set, e.g.
     those a library was built from) whatever families are chosen. With `spread_over`, the `limit`
@@ -54,6 +55,7 @@ class DataSelection:
     skip: int = 0
     families: tuple[str, ...] = ()
     spread_over: int | None = None
+    shapes: tuple[str, ...] = ()
 
     def prepare(self, config: VadarConfig | None = None, *,
                 overrides: Mapping[str, str] | None = None, load: bool = True) -> PreparedData:
@@ -67,7 +69,8 @@ class DataSelection:
         split = self.split or (SAMPLE_SPLIT if self.data is None else _only_split(dataset))
         if split not in dataset.splits():  # `--split ../../x` would read, and name a run directory, elsewhere
             raise DatasetError(f"unknown split {split!r} in {root}; available: {', '.join(dataset.splits()) or 'none'}")
-        questions = of_families(dataset.questions(split)[max(self.skip, 0):], self.families, root)
+        questions = of_shapes(of_families(dataset.questions(split)[max(self.skip, 0):], self.families, root),
+                              self.shapes, root)
         if self.spread_over is not None:
             support = (config or VadarConfig()).library.outcome_min_support
             questions = spread_over_shapes(questions[: max(self.spread_over, 0)], self.limit, support)
@@ -111,6 +114,21 @@ def of_families(questions: list[Question], families: Sequence[str], root: Path) 
         raise DatasetError(f"no questions of family {', '.join(map(repr, unknown))} in {root} "
                            f"(after --skip); its families: {listed}")
     return [q for q in questions if q.family in families]
+
+
+def of_shapes(questions: list[Question], shapes: Sequence[str], root: Path) -> list[Question]:
+    """The questions of `shapes` (all of them when none is named): a question-shape helper is judged
+    on held-out questions of its own shape, which no CLEVR template keeps apart (one_hop holds counts,
+    yes/no and attribute questions). A shape none of the questions has is an error that lists theirs."""
+    if not shapes:
+        return questions
+    labels = [shape_of(q.question).label for q in questions]
+    unknown = [shape for shape in shapes if shape not in labels]
+    if unknown:
+        listed = ", ".join(sorted(set(labels))) or "none"
+        raise DatasetError(f"no questions of shape {', '.join(map(repr, unknown))} in {root} "
+                           f"(after --skip and --family); their shapes: {listed}")
+    return [q for q, label in zip(questions, labels) if label in shapes]
 
 
 def prepare_single(image: Path | list[Path], question: str, scene: Path | None,
