@@ -106,11 +106,15 @@ SETTING_FLAGS: dict[str, SettingFlag] = {flag.flag.removeprefix("--").split("/")
           help="Show the Program agent the typical sizes of the objects and rooms the question names (cited in "
           "base_modules/knowledge/size_priors.json); with --reflect, an answer far outside them is sent back once "
           "(default: reasoning.size_priors, off)."),
+    _flag("--find-order", "reasoning.find_order", bool | None, names=("--find-order/--no-find-order",),
+          help="List, after the question, the objects its spatial relation chains name, innermost first, each "
+          "with its relation to an earlier one: 'the cube left of the ball behind the cylinder' is found from the "
+          "cylinder (default: reasoning.find_order, off)."),
     _flag("--module", "modules", list[str] | None, help="Per-module backend, repeatable: --module depth=real."),
 )}
 """Every flag that stands for a setting, by the name of its parameter."""
 
-REASONING = ("samples", "formalize", "reflect", "tests", "size_priors")
+REASONING = ("samples", "formalize", "reflect", "tests", "size_priors", "find_order")
 MODULES = ("modules", "module")
 EXECUTION = ("jobs", "executor", "address")
 NOT_MODULES = ("backend", "per_module")

@@ -233,6 +233,7 @@ class ReasoningConfig:
     tests: bool = False  # the model writes tiny scenes with known answers; programs run on them (oracles)
     size_priors: bool = False  # typical sizes of the question's nouns in the prompt (docs/size-priors.md)
     size_priors_shown: bool = True  # false: the priors serve only the reflect step's range check
+    find_order: bool = False  # the objects of the question's relation chains listed innermost first
 
     CHECKS: ClassVar[Mapping[str, Check]] = {
         "samples": Range(1, MAX_SAMPLES), "sample_temperature": TEMPERATURE, "vote_tolerance": Range(0)}
@@ -242,6 +243,7 @@ class ReasoningConfig:
         parts = [f"samples={self.samples}"] if self.samples > 1 else []
         parts += [name for name in ("formalize", "reflect", "tests") if getattr(self, name)]
         parts += [("size_priors" if self.size_priors_shown else "size_priors=check")] if self.size_priors else []
+        parts += ["find_order"] if self.find_order else []
         return "+".join(parts) or "none"
 
 

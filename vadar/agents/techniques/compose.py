@@ -24,6 +24,7 @@ from vadar.agents.formalize import Formalizer
 from vadar.agents.reflect import Reflector
 from vadar.agents.techniques.build_tries import BuildTries
 from vadar.agents.techniques.constraint import ConstraintFit, Formalize
+from vadar.agents.techniques.find_order import FindOrder
 from vadar.agents.techniques.priors import SizePriors
 from vadar.agents.techniques.revise import Reflection, Review, Revise
 from vadar.agents.techniques.scene_tests import CountPassed, SceneCheck, UnitTests
@@ -55,6 +56,8 @@ def compose(reasoning: ReasoningConfig, plain: PlainWriter, *,
         writer = Vote(writer, reasoning.samples, reasoning.vote_tolerance, reasoning.vote_until_decided)
     if reasoning.size_priors:
         writer = SizePriors(writer, shown=reasoning.size_priors_shown)
+    if reasoning.find_order:
+        writer = FindOrder(writer)
     if reasoning.tests:
         writer = UnitTests(writer, TestWriter(llm), plain.executor, reasoning.vote_tolerance)
     if reasoning.formalize:

@@ -15,14 +15,15 @@ from typing import Any
 from vadar.agents.formalize import FormalizeRecord
 from vadar.agents.techniques.build_tries import BuildTriesRecord
 from vadar.agents.techniques.fallback import FallbackRecord
+from vadar.agents.techniques.find_order import FindOrderRecord
 from vadar.agents.techniques.priors import SizePriorsRecord
 from vadar.agents.techniques.revise import RevisionRecord
 from vadar.agents.techniques.vote import VoteRecord
 from vadar.agents.unit_tests import UnitTestRecord
 from vadar.programs.records import TechniqueRecords
 
-RECORD_TYPES = (FormalizeRecord, UnitTestRecord, SizePriorsRecord, RevisionRecord, VoteRecord, BuildTriesRecord,
-                FallbackRecord)
+RECORD_TYPES = (FormalizeRecord, UnitTestRecord, SizePriorsRecord, FindOrderRecord, RevisionRecord, VoteRecord,
+                BuildTriesRecord, FallbackRecord)
 """Every technique's record, in the order a question meets the techniques."""
 
 _BY_KEY = {kind.key: kind for kind in RECORD_TYPES}

@@ -34,6 +34,7 @@ class Task:
     check: UnitCheck | None = None  # unit tests: the question's test scenes, ready to run programs on
     priors: tuple[SizePrior, ...] = ()  # size priors: the question's nouns' typical sizes, for the checks
     shown_priors: tuple[SizePrior, ...] = ()  # ... and those shown after the question
+    find_order: str | None = None  # the objects of its relation chains, innermost first (`relation_chain`)
 
     def but(self, **changes: Any) -> Task:
         """This task with `changes` (a technique adding what it knows)."""

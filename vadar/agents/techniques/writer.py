@@ -44,15 +44,17 @@ def size_priors_block(priors: Sequence[SizePrior]) -> str | None:
 
 
 def opening_messages(question: str, api_text: str, examples: str | None = None,
-                     constraint: Constraint | None = None, priors: Sequence[SizePrior] = ()) -> list[dict[str, Any]]:
+                     constraint: Constraint | None = None, priors: Sequence[SizePrior] = (),
+                     find_order: str | None = None) -> list[dict[str, Any]]:
     """The first request for `question`: the shared prefix as system message, the question last
-    (with the size priors of its nouns after it, when given)."""
+    (with the objects of its relation chains in the order to find them, and the size priors of its
+    nouns, after it, when given)."""
     block = size_priors_block(priors)
     if constraint is None:
-        asked = prompts.render("program_question", question=question, priors=block)
+        asked = prompts.render("program_question", question=question, priors=block, find_order=find_order)
     else:
         asked = prompts.render("program_question_constrained", question=question, constraint=constraint,
-                               priors=block)
+                               priors=block, find_order=find_order)
     return [
         {"role": "system", "content": system_prompt(api_text, examples)},
         {"role": "user", "content": asked},
@@ -92,7 +94,7 @@ class PlainWriter:
     def draft(self, task: Task) -> Draft:
         """Ask and repair until a program works or the attempts run out."""
         messages = opening_messages(task.question.text, task.api_text, task.examples, task.constraint,
-                                    task.shown_priors)
+                                    task.shown_priors, task.find_order)
         draft = Draft(task, ProgramOutcome(), messages, self._sample_loop(task.sample), 0)
         self._run(draft, first_step=1)
         return draft
