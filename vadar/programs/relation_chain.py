@@ -2,9 +2,10 @@
 
 "What color is the big rubber cube left of the metal object that is behind the matte thing?" is
 read from the outside in, and found from the inside out: the matte thing first, then the metal
-object behind it, then the cube left of that. Programs of a small model start from the first noun
-phrase instead: with a right `_attribute_of_related` in the library, the programs written for 12
-chained CLEVR build questions started from the wrong object or the wrong end of a relation in 8.
+object behind it, then the cube left of that. A small model's programs keep one relation: with a
+`_attribute_of_related` right on every ground-truth case in the library, 10 of the 12 CLEVR build
+questions its programs were written for chain two or three relations, and each of those 10
+programs called it once with one relation and dropped the others.
 `find_order` parses the chains of a question (a noun phrase, a relation, a noun phrase, ...; "both
 left of X and behind Y"; "There is a X; ... left of it") and `plan_text` lists the objects to
 find, the innermost first, each later one named with the relation to an earlier one. The words

@@ -4,7 +4,8 @@ Outermost first, as a question meets them:
 
 1. formalize: the task constraint is asked first (`Formalize`);
 2. unit tests: the question's test scenes are written (`UnitTests`);
-3. size priors: the priors of the objects the question names are looked up (`SizePriors`);
+3. size priors: the priors of the objects the question names are looked up (`SizePriors`), and the
+   objects of its relation chains put in the order to find them (`FindOrder`);
 4. the programs: with `accept` (a labelled build), one by one until one is right (`BuildTries`);
    else, with `samples` > 1, a vote over them (`Vote`);
 5. each program counted on the test scenes (`CountPassed`),
