@@ -58,3 +58,17 @@ def test_the_cli_flag_sets_it():
     from vadar.cli import app
     result = CliRunner().invoke(app, ["eval", "--help"])
     assert "--find-order" in result.output
+
+
+def test_the_build_s_programs_take_the_find_order_and_no_other_technique():
+    """Build programs judge helpers; with the find order on they are written as the evaluation's."""
+    import dataclasses
+
+    from vadar.config import VadarConfig
+    from vadar.runs.methods import program_agent_for
+    on = VadarConfig()
+    on = dataclasses.replace(on, reasoning=dataclasses.replace(on.reasoning, find_order=True, samples=3, reflect=True))
+    build = program_agent_for(on, ScriptedLLM([]), run)
+    assert build.reasoning.find_order and build.reasoning.samples == 1 and not build.reasoning.reflect
+    assert program_agent_for(on, ScriptedLLM([]), run, techniques=True).reasoning.samples == 3
+    assert program_agent_for(VadarConfig(), ScriptedLLM([]), run).reasoning == ReasoningConfig()

@@ -26,7 +26,7 @@ from vadar.agents.tool_agent import ToolAgent
 from vadar.programs.api_text import ExampleCall, render_api, with_regions
 from vadar.programs.helper_rules import fit_library
 from vadar.agents.unit_tests import BENCH_SCENES, CLEVR_SCENES, TestScenes
-from vadar.config import VadarConfig
+from vadar.config import ReasoningConfig, VadarConfig
 from vadar.library.retrieval import ExampleRetriever, LibraryRetriever, example_calls
 from vadar.library.shape_helpers import catalogue_calls
 from vadar.llm.chat import ChatModel
@@ -84,11 +84,14 @@ def make_answerer(method: str, session: Session, data: PreparedData,
 def program_agent_for(config: VadarConfig, llm: ChatModel, executor: Executor,
                       sampling: Sampling = PROGRAM, *, techniques: bool = False) -> ProgramAgent:
     """A Program agent with the configured attempt limits; with `techniques`,
-    also the configured reasoning techniques (`[reasoning]`: samples, formalize, reflect, tests)."""
+    also the configured reasoning techniques (`[reasoning]`: samples, formalize, reflect, tests).
+    Without, the find order alone where it is on: it asks nothing, and the build's programs, which
+    judge its helpers, are then written as the evaluation's are."""
     limits = config.agents
+    reasoning = (config.reasoning if techniques
+                 else ReasoningConfig(find_order=True) if config.reasoning.find_order else None)
     return ProgramAgent(llm, executor, max_attempts=limits.program_attempts, sampling=sampling,
-                        same_error_limit=limits.program_same_error_limit,
-                        reasoning=config.reasoning if techniques else None)
+                        same_error_limit=limits.program_same_error_limit, reasoning=reasoning)
 
 
 def _test_scenes(config: VadarConfig, dataset: Dataset, library: list[FunctionRecord]) -> TestScenes | None:
