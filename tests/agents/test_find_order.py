@@ -31,11 +31,12 @@ def asked(question: str, reasoning: ReasoningConfig) -> tuple[str, object]:
 
 def test_the_find_order_follows_the_question_and_is_recorded():
     request, outcome = asked(CHAIN, ReasoningConfig(find_order=True))
-    assert request == (f"Question: {CHAIN}\nFind the objects in this order (the question's words; each is found "
-                       "from an earlier one):\n1. the small blue metallic cylinder\n"
-                       "2. the purple rubber things left of (1)\nWrite the program.\n")
+    steps = ['1. loc(image, "small blue metallic cylinder")[0]',
+             '2. the boxes of loc(image, "purple rubber things") that are left of object 1']
+    assert request == (f"Question: {CHAIN}\nFind the objects in this order; loc takes the noun phrase alone, the "
+                       "relations are computed in code:\n" + "\n".join(steps) + "\nWrite the program.\n")
     record = outcome.techniques.get(FindOrderRecord)
-    assert record.steps == ["1. the small blue metallic cylinder", "2. the purple rubber things left of (1)"]
+    assert record.steps == steps
     assert records_from_json(outcome.techniques.to_json()).get(FindOrderRecord).steps == record.steps
 
 

@@ -54,15 +54,25 @@ def find_order(question: str) -> list[Found]:
 
 
 def plan_text(question: str) -> str | None:
-    """The objects to find, numbered innermost first, or None when the question has no chain."""
+    """The objects to find, numbered innermost first, each as the `loc` call of its noun phrase and
+    the relations that pick among its boxes; None when the question has no chain. Shown the
+    relation in the same phrase ("3. the tiny thing behind (1) and left of (2)"), static-api
+    programs asked `loc` for a relation in 8 of 14 CLEVR questions (0 without it)."""
     order = find_order(question)
     if not order:
         return None
     number = {id(found): index for index, found in enumerate(order, 1)}
+    references = {id(other) for found in order for _, other in found.relations}
     lines = []
     for index, found in enumerate(order, 1):
-        picked = " and ".join(f"{relation} ({number[id(other)]})" for relation, other in found.relations)
-        lines.append(f"{index}. the {found.phrase}" + (f" {picked}" if picked else ""))
+        call = f'loc(image, "{found.phrase}")'
+        picked = " and ".join(f"{relation} object {number[id(other)]}" for relation, other in found.relations)
+        if not picked:
+            lines.append(f"{index}. {call}[0]")
+        elif id(found) in references:  # a link of the chain: one object, found from the last
+            lines.append(f"{index}. the first box of {call} that is {picked}")
+        else:  # what the question asks about: every box that qualifies (a count keeps them all)
+            lines.append(f"{index}. the boxes of {call} that are {picked}")
     return "\n".join(lines)
 
 
