@@ -9,6 +9,7 @@ from omni3d_bench.types import Question
 from vadar.agents.formalize import Constraint, FormalizeRecord
 from vadar.agents.techniques.build_tries import BuildTriesRecord
 from vadar.agents.techniques.fallback import FallbackRecord
+from vadar.agents.techniques.find_order import FindOrderRecord
 from vadar.agents.techniques.priors import SizePriorsRecord
 from vadar.agents.techniques.records import RECORD_TYPES
 from vadar.agents.techniques.revise import RevisionRecord
@@ -25,6 +26,7 @@ RECORDS = [
     FormalizeRecord.of(CONSTRAINT, ["not a JSON object"]),
     UnitTestRecord([UnitTest([OBJECT], 1)], [], passed=1),
     SizePriorsRecord(["mug", "coffee table"], check_only=True),
+    FindOrderRecord(['1. loc(image, "ball")[0]', '2. the boxes of loc(image, "cubes") that are left of object 1']),
     RevisionRecord(["`final_result` is 'yes', but the answer must be a whole number (an int)"]),
     VoteRecord([SampleRecord(2, False, ["why"], 1), SampleRecord("<error>", True)], chosen_sample=0, agreement=1.0),
     BuildTriesRecord(tries=2, accepted_try=None),

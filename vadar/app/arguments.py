@@ -11,6 +11,7 @@ from typing import Any
 from omni3d_bench.datasets.single import video_frames
 from omni3d_bench.types import DatasetError
 from vadar.config import ConfigError, VadarConfig, check_config
+from vadar.runs.prepare import DataSelection
 
 PATH_TYPES = (str, Path)
 Images = str | Path | Sequence[str | Path]
@@ -105,3 +106,18 @@ def frame_files(images: Images) -> list[Path]:
         raise DatasetError("no image given: pass an image file, a directory of frames, or a list of frames")
     return files
 
+
+
+def checked_selection(data: str | Path | None, split: str | None, limit: int | None, skip: int,
+                      families: Sequence[str], spread_over: int | None, shapes: Sequence[str]) -> DataSelection:
+    """The questions `Vadar.select` is asked for, each argument checked first: the annotations are
+    what a caller should pass, not what it can."""
+    check_path("data", data, optional=True)
+    check_type("split", split, str, optional=True, error=DatasetError)
+    check_count("limit", limit, optional=True)
+    check_count("skip", skip)
+    check_count("spread_over", spread_over, least=1, optional=True)
+    check_texts("families", families, error=DatasetError)
+    check_texts("shapes", shapes, error=DatasetError)
+    return DataSelection(Path(data) if data is not None else None, split, limit, skip, tuple(families),
+                         spread_over, tuple(shapes))

@@ -23,7 +23,7 @@ from base_modules.types import Region
 from omni3d_bench.scene_split import scenes_of, split_by_scene
 from omni3d_bench.types import DatasetError, Question
 from vadar.app.arguments import (PATH_TYPES, check_choice, check_count, check_path, check_settings, check_texts,
-                                 check_type, frame_files)
+                                 check_type, checked_selection, frame_files)
 from vadar.app.evaluation import Ablation, Build, Evaluation
 from vadar.app.library import Library
 from vadar.app.run_dirs import default_run_dir
@@ -168,15 +168,7 @@ class Vadar:
         `spread_over` (after `skip`), not the first `limit` (`runs.prepare.spread_over_shapes`);
         `shapes`: only questions of these shapes ('attribute:spatial', `QuestionShape.label`)."""
         check_settings(self.config)
-        check_path("data", data, optional=True)
-        check_type("split", split, str, optional=True, error=DatasetError)
-        check_count("limit", limit, optional=True)
-        check_count("skip", skip)
-        check_count("spread_over", spread_over, least=1, optional=True)
-        check_texts("families", families, error=DatasetError)
-        check_texts("shapes", shapes, error=DatasetError)
-        selection = DataSelection(Path(data) if data is not None else None, split, limit, skip, tuple(families),
-                                  spread_over, tuple(shapes))
+        selection = checked_selection(data, split, limit, skip, families, spread_over, shapes)
         return selection.prepare(self.config, overrides=self.modules, load=load)
 
     def _selected(self, data: PathLike | PreparedData | None, **selection: object) -> PreparedData:
