@@ -48,8 +48,8 @@ def test_every_record_round_trips_through_results_jsonl_under_its_own_key(tmp_pa
     results.append(written)
     assert results.read() == [written]
     line = json.loads((tmp_path / "results.jsonl").read_text())
-    assert list(line["techniques"]) == ["formalize", "unit_tests", "size_priors", "revision", "vote", "build_tries",
-                                      "fallback"]
+    assert list(line["techniques"]) == ["formalize", "unit_tests", "size_priors", "find_order", "revision", "vote",
+                                      "build_tries", "fallback"]
     assert line["techniques"]["vote"]["samples"][1] == {"answer": "<error>", "error": True, "revisions": []}
     assert "extra" not in line and "answer_given" not in line
 
@@ -75,7 +75,8 @@ def test_a_line_from_before_the_records_loads_into_them_and_is_written_back_in_t
     path = tmp_path / "results.jsonl"
     path.write_text(json.dumps(OLD_LINE) + "\n")
     [loaded] = ResultsFile(path).read()
-    before = RECORDS[:-1]  # the fallback came after the records: no old line has one
+    # the fallback and the find order came after the records: no old line has one
+    before = [record for record in RECORDS[:-1] if not isinstance(record, FindOrderRecord)]
     assert list(loaded.techniques) == before and loaded.answer_given == "two"
     assert loaded == result(techniques=TechniqueRecords(before), answer_given="two")
     question = Question(question_id="q1", question=OLD_LINE["question"], answer="2", answer_type="int",
