@@ -8,8 +8,8 @@ questions its programs were written for chain two or three relations, and each o
 programs called it once with one relation and dropped the others.
 `find_order` parses the chains of a question (a noun phrase, a relation, a noun phrase, ...; "both
 left of X and behind Y"; "There is a X; ... left of it") and `plan_text` lists the objects to
-find, the innermost first, each later one named with the relation to an earlier one. The words
-are the question's own; nothing is resolved here.
+find, the innermost first, each as its noun phrase's `loc` call and the relations to earlier ones
+that keep its boxes. The noun phrases are the question's own; nothing is resolved here.
 """
 
 from __future__ import annotations
