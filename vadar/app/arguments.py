@@ -107,7 +107,6 @@ def frame_files(images: Images) -> list[Path]:
     return files
 
 
-
 def checked_selection(data: str | Path | None, split: str | None, limit: int | None, skip: int,
                       families: Sequence[str], spread_over: int | None, shapes: Sequence[str]) -> DataSelection:
     """The questions `Vadar.select` is asked for, each argument checked first: the annotations are

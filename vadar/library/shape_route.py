@@ -94,8 +94,9 @@ def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
     return current.status is FunctionStatus.PROPOSED
 
 
-_BUILDS_ON = {"relation": ("relation",), "attribute": ("attribute", "same"), "shared": ("same",)}
-"""The step kinds (`coverage.Step`) a parameter of a shape helper's signature says it composes. The
+_BUILDS_ON = {"relation": ("relation",), "attribute": ("same", "attribute"), "shared": ("same",)}
+"""The step kinds (`coverage.Step`) a parameter of a shape helper's signature says it composes, in the
+order `_chosen_by` prefers them when two cover as many values. The
 `asked` attribute builds on no reader: each is one `vqa` call, which the hint writes for every value;
 offered the four readers and the four `_same_` helpers, no sample of a CLEVR build's
 `_attribute_of_same` found the object, and those that ran returned a reader's dict or `asked` itself."""
@@ -128,8 +129,7 @@ def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]], si
     sentences = []
     for parameter in parameters:
         # `_blocks` holds no comparison for a helper that compares none, and no reader for one that only reads
-        kinds = {"relation": ("relation",), "shared": ("same",), "attribute": ("same", "attribute")}.get(parameter, ())
-        present = [k for k in kinds if any(step.kind == k for step, _ in blocks)]
+        present = [k for k in _BUILDS_ON.get(parameter, ()) if any(step.kind == k for step, _ in blocks)]
         if not present:
             continue
         # the kind its helpers do for the most values (readers for all four beat one `_same_size`)
@@ -165,9 +165,12 @@ def _comparison(kind: str, parameters: Sequence[str]) -> tuple[str, str] | None:
         return None
     one, two = pair
     test = f"same(image, {one}, {two})" if kind == "same" else f"read(image, {one}) == read(image, {two})"
-    how = f"compare `{test}`" if one == "first" else f"test each other object with `{test}`"
-    if one == "other" and {"asked", "description"} <= set(parameters):
+    if one == "first":
+        how = f"compare `{test}`"
+    elif {"asked", "description"} <= set(parameters):
         how = _FOUND_BY_SHARED.format(test=test)
+    else:
+        how = f"test each other object with `{test}`"
     return ("same" if kind == "same" else "read"), how
 
 

@@ -24,6 +24,7 @@ _BOUNDARY = {"the", "a", "an", "any", "many", "of", "there", "is", "are", "both"
              "number", "what", "how", "does", "do", "did", "have", "has", "and", "or", "it", "its", "that", "which",
              "as", "same", "made", "size", "color", "colour", "shape", "material", "other", "less", "greater"}
 _DETERMINERS = {"the", "a", "an"}
+_THERE_IS = re.compile(r"\s*there (?:is|are) (.+?);(.*)$", re.IGNORECASE)
 _CANONICAL = {"left": "left of", "right": "right of", "in front of": "in front of", "behind": "behind"}
 
 
@@ -78,7 +79,7 @@ def plan_text(question: str) -> str | None:
 
 def _there_is(question: str) -> tuple[str | None, str]:
     """'There is a X ...; what color is it?': the clause that introduces `it`, and the rest."""
-    match = re.match(r"\s*there (?:is|are) (.+?);(.*)$", question, re.IGNORECASE)
+    match = _THERE_IS.match(question)
     return (match.group(1), match.group(2)) if match else (None, question)
 
 
