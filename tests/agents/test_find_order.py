@@ -57,8 +57,10 @@ def test_the_technique_sits_in_the_chain_only_when_on_and_names_itself():
 
 def test_the_cli_flag_sets_it():
     from vadar.cli import app
-    result = CliRunner().invoke(app, ["eval", "--help"])
-    assert "--find-order" in result.output
+    from vadar.cli.options import load_settings
+    assert "--find-order" in CliRunner().invoke(app, ["eval", "--help"]).output
+    assert load_settings(None, flags={"find_order": True}).reasoning.find_order
+    assert not load_settings(None, flags={"find_order": None}).reasoning.find_order
 
 
 def test_the_build_s_programs_take_the_find_order_and_no_other_technique():
