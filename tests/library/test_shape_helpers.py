@@ -25,7 +25,7 @@ def names(question):
 
 def test_each_common_clevr_shape_has_a_helper_whose_one_call_answers_it():
     assert names(COUNT_RELATED) == ["_find_related", "_count_related"]
-    assert names(COLOR_RELATED) == ["_find_related", "_attribute_of_related", "_attribute_of"]
+    assert names(COLOR_RELATED) == ["_find_related", "_objects_along", "_attribute_of_related", "_attribute_of"]
     assert names(SAME_SIZE) == ["_same_attribute"]
     assert names(MORE) == ["_compare_counts"]
     assert names(EITHER) == ["_count_either"]
@@ -46,7 +46,8 @@ def test_catalogue_names_are_unique_and_claim_nothing_ground_truth_checks():
 def test_helpers_answering_a_shape_whole_come_most_supported_first_and_a_link_never():
     ranked = supported([MORE, COUNT_RELATED, COUNT_RELATED])
     assert [(h.name, positions) for h, positions in ranked] == [("_count_related", [1, 2]), ("_compare_counts", [0])]
-    assert supported([COLOR_RELATED]) == [(shape_helper("_attribute_of_related"), [0])]  # `_attribute_of` is a link there
+    assert supported([COLOR_RELATED]) == [(shape_helper("_objects_along"), [0]),  # a chain of two relations
+                                          (shape_helper("_attribute_of_related"), [0])]  # `_attribute_of` is a link there
 
 
 def test_a_question_a_library_helper_answers_whole_gets_the_catalogue_s_worked_program():

@@ -72,12 +72,13 @@ def test_a_shape_helper_is_due_only_with_enough_build_questions_of_its_shape(cle
 
 
 def test_a_helper_that_is_only_a_step_of_a_shape_is_never_due(clevr):
-    """Eight "What size is the cube in front of the yellow object ...?" questions: `_attribute_of_related`
-    answers them in one call; `_find_related` and `_attribute_of` are links of their chains, refused in
-    every CLEVR build for want of programs calling them, so they cost no proposal, search or gate."""
+    """Eight "What size is the cube in front of the yellow object ...?" questions, each a chain of two or
+    three relations: `_objects_along` and `_attribute_of_related` answer them in one call; `_find_related`
+    and `_attribute_of` are links of their chains, refused in every CLEVR build for want of programs
+    calling them, so they cost no proposal, search or gate."""
     questions = Questions(clevr, {"2", "3", "4", "5", "8", "9", "10", "11"})
     due = due_helpers(batch(ApiStore.memory(), ScriptedLLM([]), questions))
-    assert [(h.name, len(qs)) for h, qs in due] == [("_attribute_of_related", 8)]
+    assert [(h.name, len(qs)) for h, qs in due] == [("_objects_along", 8), ("_attribute_of_related", 8)]
 
 
 def test_build_questions_of_an_earlier_run_count_toward_a_shape_helper(clevr):

@@ -63,6 +63,7 @@ class ShapeHelper:
     links: tuple[ShapeKey, ...] = ()  # of those, the shapes it serves as one step, not the whole answer
     subjects: tuple[str, ...] = ()  # the measures its shapes must be about ('height'); empty: any
     steps: tuple[str, ...] = ()  # step labels (`coverage.Step`) it composes beyond its parameters' ('measure:height')
+    chained: bool = False  # answers only a chain of two relations or more, one relation per object
 
     @property
     def what(self) -> str:
@@ -74,7 +75,8 @@ class ShapeHelper:
         return text
 
     def answers(self, shape: QuestionShape) -> bool:
-        return (shape.answer, shape.relation) in self.shapes and (not self.subjects or shape.subject in self.subjects)
+        return ((shape.answer, shape.relation) in self.shapes and (not self.subjects or shape.subject in self.subjects)
+                and (not self.chained or (shape.chain.hops >= 2 and not shape.chain.branched)))
 
     def answers_whole(self, shape: QuestionShape) -> bool:
         """Whether one call of it (with boxes found for the question's objects) answers the question."""
@@ -83,6 +85,10 @@ class ShapeHelper:
 
 _SPATIAL: tuple[ShapeKey, ...] = (("count", "spatial"), ("exists", "spatial"), ("attribute", "spatial"),
                                   ("yes/no", "spatial"))
+_CHAINS: tuple[ShapeKey, ...] = (("count", "spatial"), ("exists", "spatial"), ("attribute", "spatial"))
+"""The shapes whose chained questions one call of `_objects_along` answers, with `len`, a test or `vqa` around it:
+the relation helpers one level up take one relation, and 10 of the 12 programs a CLEVR build wrote with
+`_attribute_of_related` for chained questions called it once and dropped the other relations."""
 
 CATALOGUE: tuple[ShapeHelper, ...] = (
     ShapeHelper(
@@ -90,6 +96,15 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
         f"The box of the object matching `description` that is `relation` ({RELATION_VALUES}, as seen from the "
         "camera) of the object in `reference`; never the reference itself. A link of a chain: \"the cube left "
         "of the sphere\" is _find_related(image, 'cube', 'left', sphere_box)." + RELATION_HOW, _SPATIAL, links=_SPATIAL),
+    ShapeHelper(
+        "_objects_along", "(image: Image, chain: list[str]) -> list[BBox]",
+        "The boxes of the objects a chain of relations picks, `chain` written in the question's order: a noun "
+        f"phrase, a relation ({RELATION_VALUES}, as seen from the camera), a noun phrase, ..., a noun phrase. "
+        "\"the cubes left of the sphere that is behind the red cylinder\" is ['cubes', 'left', 'sphere', 'behind', "
+        "'red cylinder']. Walk it from the end: `found = loc(image, chain[-1])[0]`; then for each `i` in "
+        "`range(len(chain) - 2, 0, -2)`, `boxes` are the boxes of `loc(image, chain[i - 1])` that are `chain[i]` of "
+        "`found` (never `found` itself) and, while the walk goes on, `found = boxes[0]`; return the last `boxes` "
+        "([] when a step finds none)." + RELATION_HOW, _CHAINS, chained=True),
     ShapeHelper(
         "_is_related", "(image: Image, box: BBox, relation: str, reference: BBox) -> bool",
         f"Whether the object in `box` is `relation` ({RELATION_VALUES}, as seen from the camera) of the "
@@ -180,6 +195,9 @@ _BY_NAME = {helper.name: helper for helper in CATALOGUE}
 _CALLS: dict[str, ExampleCall] = {name: ExampleCall(question, code) for name, question, code in (
     ("_find_related", "What color is the cube that is left of the sphere?",
      'sphere = loc(image, "sphere")[0]\ncube = _find_related(image, "cube", "left", sphere)'),
+    ("_objects_along", "What color is the cube that is left of the sphere behind the red cylinder?",
+     'cube = _objects_along(image, ["cube", "left", "sphere", "behind", "red cylinder"])[0]\n'
+     'final_result = vqa(image, "What color is this object?", cube)'),
     ("_is_related", "Is the red cube behind the small ball?",
      'cube = loc(image, "red cube")[0]\nball = loc(image, "small ball")[0]\n'
      'final_result = "yes" if _is_related(image, cube, "behind", ball) else "no"'),
@@ -228,6 +246,18 @@ _CALLS: dict[str, ExampleCall] = {name: ExampleCall(question, code) for name, qu
 helper in the API text until a right program of the build calls it (`catalogue_calls`)."""
 
 
+_CHAIN_CALLS: dict[str, ExampleCall] = {
+    "attribute": _CALLS["_objects_along"],
+    "count": ExampleCall("How many spheres are in front of the large cube that is right of the gray cylinder?",
+                         'final_result = len(_objects_along(image, ["spheres", "front", "large cube", "right", '
+                         '"gray cylinder"]))'),
+    "exists": ExampleCall("Are there any metal things behind the small ball that is left of the blue cube?",
+                          'things = _objects_along(image, ["metal things", "behind", "small ball", "left", "blue cube"])\n'
+                          'final_result = "yes" if things else "no"'),
+}
+"""`_objects_along`'s worked example by the question's answer kind: what goes around the call differs."""
+
+
 def catalogue_calls(names: Iterable[str], found: Mapping[str, ExampleCall] | None = None) -> dict[str, ExampleCall]:
     """The example call of each of `names` to show: a right program's (`found`) where there is one,
     else the catalogue's own for a question-shape helper. Shown no call, programs for 9 of 10
@@ -273,6 +303,8 @@ def catalogue_example(question: str, names: Iterable[str]) -> ExampleCall | None
     answers its shape in one call (`answered_by`), shown where the build has no right program of
     the shape yet, instead of the fixed example (a depth loop, which programs copied)."""
     name = answered_by(question, names)
+    if name == "_objects_along":
+        return _CHAIN_CALLS[shape_of(question).answer]
     return _CALLS[name] if name is not None else None
 
 

@@ -16,10 +16,11 @@ which attribute they read, and a small model copies that word.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from vadar.programs.question_form import QuestionForm, parse_question
+from vadar.programs.relation_chain import ChainExtent, chain_extent
 
 ANSWERS = ("count", "yes/no", "exists", "attribute", "measure", "choice", "other")
 """Answer kinds: a whole number, yes or no about named objects, yes or no whether any object is so,
@@ -72,6 +73,9 @@ class QuestionShape:
     subject: str | None = None  # the attribute asked or shared, the dimension measured or compared,
     # or for two counts compared "more", "fewer" or "equal"
     spatial: tuple[str, ...] = ()  # the spatial relations named (`question_form.SPATIAL_RELATIONS`)
+    # how far its relations chain: which helper answers it in one call (`_objects_along` a chain of two
+    # or more), not which worked examples fit it, so two shapes equal but for it are one shape
+    chain: ChainExtent = field(default=ChainExtent(), compare=False)
 
     @property
     def label(self) -> str:
@@ -98,7 +102,8 @@ def shape_of_form(form: QuestionForm) -> QuestionShape:
     relation = _relation(form, answer)
     if answer == "yes/no" and relation != "count comparison" and _EXISTS.search(form.text):
         answer = "exists"  # "Is there a cube left of the ball?" looks for one; "Is the cube left of ...?" tests one
-    return QuestionShape(answer, relation, _subject(form, answer, relation), form.spatial)
+    chain = chain_extent(form.text) if relation == "spatial" else ChainExtent()
+    return QuestionShape(answer, relation, _subject(form, answer, relation), form.spatial, chain)
 
 
 def _answer(form: QuestionForm) -> str:

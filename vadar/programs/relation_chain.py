@@ -54,6 +54,25 @@ def find_order(question: str) -> list[Found]:
     return order if any(found.relations for found in order) else []
 
 
+@dataclass(frozen=True)
+class ChainExtent:
+    """How far a question's relations reach: the most relations one chain walks through ("the cube
+    left of the sphere behind the cylinder": 2) and whether an object is picked by two relations at
+    once ("both left of X and behind Y"), which a single chain does not say."""
+
+    hops: int = 0
+    branched: bool = False
+
+
+def chain_extent(question: str) -> ChainExtent:
+    """The extent of `question`'s relation chains; zero hops when it names no relation between objects."""
+    order = find_order(question)
+    depth: dict[int, int] = {}
+    for found in order:  # innermost first: every reference's depth is known before it is used
+        depth[id(found)] = max((1 + depth.get(id(other), 0) for _, other in found.relations), default=0)
+    return ChainExtent(max(depth.values(), default=0), any(len(found.relations) > 1 for found in order))
+
+
 def plan_text(question: str) -> str | None:
     """The objects to find, numbered innermost first, each as the `loc` call of its noun phrase and
     the relations that pick among its boxes; None when the question has no chain. Shown the
