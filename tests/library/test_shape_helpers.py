@@ -302,3 +302,47 @@ def test_an_exists_helper_is_built_on_its_admitted_count_twin():
     for functions in (library(same), library((count.name, "(image: Image, description: str) -> int", "Count."), same)):
         assert "`_same_size(image, a, b)` (same size)" in proposed_docstring(shape_helper("_exists_same_attribute"),
                                                                             functions)
+
+
+CHAIN_COUNT = ("How many tiny gray objects are left of the tiny green matte object that is behind the tiny matte "
+               "cube that is behind the gray object?")
+CHAIN_EXISTS = "There is a object behind the small blue cube; are there any green metallic objects left of it?"
+BOTH = "What size is the object that is both on the left side of the big purple object and in front of the gray metal object?"
+
+
+def test_the_chain_helper_answers_only_a_chain_of_two_relations_or_more_and_first():
+    along = ["_objects_along", "_count_related", "_exists_related", "_attribute_of_related"]
+    assert answered_by(CHAIN_COUNT, along) == "_objects_along"
+    assert answered_by(CHAIN_EXISTS, along) == "_objects_along"
+    assert answered_by(COLOR_RELATED, along) == "_objects_along"
+    # one relation, or two relations of one object ("both"), is no chain: the one-relation helpers answer
+    assert answered_by(COUNT_RELATED, along) == "_count_related"
+    assert answered_by(BOTH, along) == "_attribute_of_related"
+    assert answered_by(BOTH, ["_objects_along"]) is None
+
+
+def test_the_chain_helper_s_worked_example_wraps_its_call_as_the_question_asks():
+    names_ = ["_objects_along"]
+    assert catalogue_example(CHAIN_COUNT, names_).code.startswith("final_result = len(_objects_along(image, [")
+    assert 'final_result = "yes" if things else "no"' in catalogue_example(CHAIN_EXISTS, names_).code
+    example = catalogue_example(COLOR_RELATED, names_)
+    assert "_objects_along(image, [" in example.code and "vqa(image, " in example.code
+
+
+def test_the_hand_written_chain_helper_walks_the_chain_as_its_docstring_says():
+    """The hand version (the headroom) on a scene of four boxes: relations by box centre and depth."""
+    from pathlib import Path
+    from vadar.sandbox import execute
+    source = (Path(__file__).parents[2] / "benchmarks" / "hand_library" / "clevr_chain.py").read_text()
+    boxes = {"red cylinder": [[100, 0, 120, 20]], "sphere": [[60, 0, 80, 20], [140, 0, 160, 20]],
+             "cubes": [[10, 0, 30, 20], [200, 0, 220, 20], [40, 0, 50, 20]]}
+    depths = {100: 5.0, 60: 7.0, 140: 3.0, 10: 9.0, 200: 9.0, 40: 2.0}
+    namespace = {"image": "img", "Image": str, "BBox": list, "loc": lambda image, phrase: boxes.get(phrase, []),
+                 "depth": lambda image, box: depths[box[0]], "same_object": lambda image, a, b: a == b}
+    code = source + '\nfinal_result = _objects_along(image, ["cubes", "left", "sphere", "behind", "red cylinder"])'
+    result = execute(code, namespace, timeout_s=10, memory_mb=512)
+    assert result.error is None, result.error
+    # the sphere behind the cylinder is the one at x 60; the cubes left of it are at x 10 and 40
+    assert result.value == [[10, 0, 30, 20], [40, 0, 50, 20]]
+    code = source + '\nfinal_result = _objects_along(image, ["cubes", "front", "sphere", "left", "red cylinder"])'
+    assert execute(code, namespace, timeout_s=10, memory_mb=512).value == [[40, 0, 50, 20]]

@@ -72,3 +72,16 @@ def test_the_plan_names_each_loc_call_and_leaves_the_relations_to_code():
         '3. the boxes of loc(image, "tiny gray objects") that are left of object 2')
     assert plan_text("The thing that is behind the large cube and in front of the large ball has what shape?") \
         .endswith('3. the boxes of loc(image, "thing") that are behind object 1 and in front of object 2')
+
+
+def test_a_chain_s_extent_is_its_longest_walk_and_whether_an_object_has_two_relations():
+    from vadar.programs.relation_chain import ChainExtent, chain_extent
+    assert chain_extent("How many tiny gray objects are left of the tiny green matte object that is behind the tiny "
+                        "matte cube that is behind the gray object?") == ChainExtent(3, False)
+    # the `There is` clause's chain goes on through `it`
+    assert chain_extent("There is a object behind the small blue cube; are there any green metallic objects left "
+                        "of it?") == ChainExtent(2, False)
+    assert chain_extent("What size is the object that is both on the left side of the big purple object and in "
+                        "front of the gray metal object?") == ChainExtent(1, True)
+    assert chain_extent("How many cubes are left of the ball?") == ChainExtent(1, False)
+    assert chain_extent("How many cubes are there?") == ChainExtent(0, False)

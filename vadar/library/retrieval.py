@@ -31,7 +31,7 @@ from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
 from vadar.library.composed_examples import fallback_example
-from vadar.library.shape_helpers import helpers_for, shape_helpers_first
+from vadar.library.shape_helpers import answered_by, catalogue_example, helpers_for, shape_helpers_first
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.calls import called_names
 from vadar.programs.question_shape import QuestionShape, shape_of
@@ -210,6 +210,11 @@ class ExampleRetriever:
         none of the shape's right programs calls a helper; else None, to keep the fixed example.
         `views`: the question is about several frames (`select`)."""
         chosen = self.select(question, views)
+        whole = answered_by(question, self.allowed)
+        if whole is not None and not any(whole in program.uses for program in chosen):
+            # the shape's right programs compose steps the helper answering it does in one call: shown
+            # them alone, no program for 2 chained CLEVR questions called a right `_objects_along`
+            return worked_examples([catalogue_example(question, self.allowed), *chosen][:max(self.k, 1)])
         if any(program.uses for program in chosen):
             return worked_examples(chosen)
         # Right programs that call no helper (a depth loop, right on its scene) come after an example
