@@ -156,3 +156,22 @@ def test_another_object_sharing_an_attribute_is_found_with_the_same_helper_of_th
         assert check_program(example.code, api) == []
     # no `_same_` helper of the shared attribute: no example
     assert composed_example("Is there another cube of the same material as the ball?", SAME) is None
+
+
+def test_a_helper_answering_the_question_whole_is_shown_called_before_right_programs_that_compose_steps():
+    """A chained count: the build's right program filters with a relation helper, the library holds
+    `_objects_along`; its catalogue program is shown instead of the build's."""
+    composing = ('cube = loc(image, "red cube")[0]\n'
+                 'final_result = len(_objects_behind(image, cube, loc(image, "sphere")))\n')
+    programs = [_right(1, "How many spheres are behind the red cube that is left of the ball?", composing,
+                       ("_objects_behind",))]
+    along = helper("_objects_along", "(image: Image, chain: list[str]) -> list[BBox]")
+    names = {f.name for f in RELATIONS} | {"_objects_along"}
+    shown = ExampleRetriever(programs, 2, names, functions=[*RELATIONS, along]).render(
+        "How many green things are behind the small cylinder that is right of the cube?")
+    assert shown is not None
+    assert "len(_objects_along(image, [" in shown and "_objects_behind(image, cube" not in shown
+    # a one-relation question is no chain: the build's program alone, as before
+    one = ExampleRetriever(programs, 2, names, functions=[*RELATIONS, along]).render(
+        "How many green things are behind the small cylinder?")
+    assert one is not None and "_objects_along" not in one

@@ -212,9 +212,10 @@ class ExampleRetriever:
         chosen = self.select(question, views)
         whole = answered_by(question, self.allowed)
         if whole is not None and not any(whole in program.uses for program in chosen):
-            # the shape's right programs compose steps the helper answering it does in one call: shown
-            # them alone, no program for 2 chained CLEVR questions called a right `_objects_along`
-            return worked_examples([catalogue_example(question, self.allowed), *chosen][:max(self.k, 1)])
+            # the shape's right programs compose the steps the helper answering it does in one call: shown
+            # them alone, or after the catalogue's program, the programs for 2 chained CLEVR questions
+            # composed the relation helpers as the build's program did and never called `_objects_along`
+            return worked_examples([catalogue_example(question, self.allowed)])
         if any(program.uses for program in chosen):
             return worked_examples(chosen)
         # Right programs that call no helper (a depth loop, right on its scene) come after an example
