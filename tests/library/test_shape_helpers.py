@@ -6,7 +6,8 @@ from __future__ import annotations
 from api_store import ApiStore
 from vadar.library.coverage import coverage_of
 from vadar.library.retrieval import LibraryRetriever
-from vadar.library.shape_helpers import CATALOGUE, answered_by, catalogue_example, helpers_for, shape_helper, supported
+from vadar.library.shape_helpers import (CATALOGUE, answered_by, catalogue_example, helpers_for, shape_helper,
+                                         shape_helpers_first, supported)
 
 COUNT_RELATED = "There is a small blue metallic cylinder; how many purple rubber things are left of it?"
 COLOR_RELATED = ("There is a big rubber cube to the left of the big metallic object that is behind the matte "
@@ -346,3 +347,16 @@ def test_the_hand_written_chain_helper_walks_the_chain_as_its_docstring_says():
     assert result.value == [[10, 0, 30, 20], [40, 0, 50, 20]]
     code = source + '\nfinal_result = _objects_along(image, ["cubes", "front", "sphere", "left", "red cylinder"])'
     assert execute(code, namespace, timeout_s=10, memory_mb=512).value == [[40, 0, 50, 20]]
+
+
+def test_where_the_chain_helper_answers_the_one_relation_step_helpers_are_left_out_of_the_api():
+    from types import SimpleNamespace
+    def f(name, signature="(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]"):
+        return SimpleNamespace(name=name, signature=signature)
+    along = f("_objects_along", shape_helper("_objects_along").signature)
+    library = [f("_objects_left_of"), f("_objects_behind"), f("_color_of_object", "(image: Image, bbox: BBox) -> str"),
+               along]
+    assert [x.name for x in shape_helpers_first(library, CHAIN_COUNT)] == ["_objects_along", "_color_of_object"]
+    # one relation is no chain: the library as it is, in its order
+    assert [x.name for x in shape_helpers_first(library, COUNT_RELATED)] == [
+        "_objects_left_of", "_objects_behind", "_color_of_object", "_objects_along"]

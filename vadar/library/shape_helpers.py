@@ -23,6 +23,7 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from vadar.library.claims import RELATION_WORDS
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.question_shape import QuestionShape, shape_of
 
@@ -323,14 +324,27 @@ def is_catalogue_helper(helper: _Named) -> bool:
 def shape_helpers_first(functions: Iterable[F], question: str) -> list[F]:
     """`functions` with the question's shape helpers first (the order otherwise kept): the Program
     agent reads the one call that answers its question before the steps it could compose. Where one
-    of them answers the question whole, the question-shape helpers of other shapes are left out:
+    of them answers the question whole, the question-shape helpers of other shapes are left out (and
+    for a chain, the one-relation step helpers, `_relation_step`):
     listed beside `_compare_counts`, `_count_either` drew 4 of 5 count-comparison programs of a
     CLEVR build to a union count compared with a number."""
     functions = list(functions)
     own = {helper.name for helper in helpers_for(question)}
-    whole = answered_by(question, (f.name for f in functions)) is not None
-    others = [f for f in functions if f.name not in own and not (whole and is_catalogue_helper(f))]
+    answering = answered_by(question, (f.name for f in functions))
+    whole = answering is not None
+    chain = whole and _BY_NAME[answering].chained
+    others = [f for f in functions if f.name not in own and not (whole and is_catalogue_helper(f))
+              and not (chain and _relation_step(f))]
     return [f for f in functions if f.name in own] + others
+
+
+def _relation_step(helper: _Named) -> bool:
+    """A step helper of one relation (`_objects_left_of`): left out where `_objects_along` answers the
+    question. Listed with it, each with a chained build question's call as its example, the programs
+    for 2 chained CLEVR questions composed them (wrongly) in 2 of 2 and never called the chain helper,
+    with its worked example shown first or alone."""
+    words = set(helper.name.lower().split("_"))
+    return not is_catalogue_helper(helper) and bool(words & set(RELATION_WORDS))
 
 
 def supported(questions: Sequence[str]) -> list[tuple[ShapeHelper, list[int]]]:
