@@ -105,7 +105,8 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
         "'red cylinder']. Walk it from the end: `found = loc(image, chain[-1])[0]`; then for each `i` in "
         "`range(len(chain) - 2, 0, -2)`, `boxes` are the boxes of `loc(image, chain[i - 1])` that are `chain[i]` of "
         "`found` (never `found` itself) and, while the walk goes on, `found = boxes[0]`; return the last `boxes` "
-        "([] when a step finds none)." + RELATION_HOW, _CHAINS, chained=True),
+        "([] when a step finds none). Tell a relation by the word it holds (`'left' in chain[i]`): programs copy the "
+        "question's 'to the left of' or 'in front of'." + RELATION_HOW, _CHAINS, chained=True),
     ShapeHelper(
         "_is_related", "(image: Image, box: BBox, relation: str, reference: BBox) -> bool",
         f"Whether the object in `box` is `relation` ({RELATION_VALUES}, as seen from the camera) of the "
