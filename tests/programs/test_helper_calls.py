@@ -78,3 +78,10 @@ def test_a_helper_taking_the_frames_is_called_with_views():
     assert typed.call.startswith("_count_in_room(views, ")
     untyped = build_test_call("_count_in_room", "(frames, description)", question="How many?")
     assert untyped.call.startswith("_count_in_room(views, ")
+
+
+def test_a_list_of_text_is_passed_a_list_and_a_chain_one_of_phrases_and_a_relation():
+    chain = build_test_call("_objects_along", "(image: Image, chain: list[str]) -> list[BBox]", question="How many?")
+    assert chain.call == "_objects_along(image, ['objects', 'left', 'objects'])"
+    words = build_test_call("_count_all", "(image: Image, descriptions: list[str]) -> int", question="How many?")
+    assert words.call == "_count_all(image, ['objects'])"

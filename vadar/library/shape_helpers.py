@@ -102,11 +102,12 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
         "The boxes of the objects a chain of relations picks, `chain` written in the question's order: a noun "
         f"phrase, a relation ({RELATION_VALUES}, as seen from the camera), a noun phrase, ..., a noun phrase. "
         "\"the cubes left of the sphere that is behind the red cylinder\" is ['cubes', 'left', 'sphere', 'behind', "
-        "'red cylinder']. Walk it from the end: `found = loc(image, chain[-1])[0]`; then for each `i` in "
-        "`range(len(chain) - 2, 0, -2)`, `boxes` are the boxes of `loc(image, chain[i - 1])` that are `chain[i]` of "
-        "`found` (never `found` itself) and, while the walk goes on, `found = boxes[0]`; return the last `boxes` "
-        "([] when a step finds none). Tell a relation by the word it holds (`'left' in chain[i]`): programs copy the "
-        "question's 'to the left of' or 'in front of'." + RELATION_HOW, _CHAINS, chained=True),
+        "'red cylinder']. Walk it from the end: `found = loc(image, chain[-1])[0]`, then for each `i` in "
+        "`range(len(chain) - 2, 0, -2)`: `boxes = [box for box in loc(image, chain[i - 1]) if not "
+        "same_object(image, box, found) and ...]`, keeping every box that is `chain[i]` of `found`; return [] when "
+        "`boxes` is empty, else `found = boxes[0]`; after the walk, return `boxes` (every box, not one). Tell a "
+        "relation by the word it holds (`'left' in chain[i]`): programs copy the question's 'to the left of' or "
+        "'in front of'." + RELATION_HOW, _CHAINS, chained=True),
     ShapeHelper(
         "_is_related", "(image: Image, box: BBox, relation: str, reference: BBox) -> bool",
         f"Whether the object in `box` is `relation` ({RELATION_VALUES}, as seen from the camera) of the "
