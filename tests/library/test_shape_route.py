@@ -315,3 +315,24 @@ def test_a_batch_of_count_comparisons_waits_for_the_shape_route_instead_of_askin
 
     assert asked() == 0  # `_compare_counts` is still untried: its questions' comparisons wait for it
     assert asked(shape_helpers_per_batch=0) == 1  # no shape route to wait for: the step is asked for
+
+
+def test_the_chain_helper_walks_on_the_relation_helpers_where_they_do_all_four():
+    from vadar.library.shape_helpers import CHAIN_WALK, proposed_by_shape_route, shape_helper
+    from vadar.library.shape_route import proposed_docstring
+    along = shape_helper("_objects_along")
+    store = ApiStore.memory()
+    names = {"left": "_objects_left_of", "right": "_objects_right_of", "front": "_objects_in_front_of"}
+    def admit(name):
+        store.propose(name, "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]", "Related.")
+        store.implement(name, f"def {name}(image, bbox, candidates):\n    return []\n")
+        store.mark_admitted(name)
+    for name in names.values():
+        admit(name)
+    three = proposed_docstring(along, store.library())
+    assert CHAIN_WALK in three  # 'behind' done by no helper: the walk tests each relation itself
+    admit("_objects_behind")
+    four = proposed_docstring(along, store.library())
+    assert CHAIN_WALK not in four and "'behind': _objects_behind}" in four
+    assert "boxes = pick[word](image, found, loc(image, chain[i - 1]))" in four
+    assert proposed_by_shape_route("_objects_along", four) and proposed_by_shape_route("_objects_along", three)

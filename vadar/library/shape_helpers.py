@@ -45,6 +45,17 @@ HEIGHT_HOW = " An object's height in metres is (box[3] - box[1]) * depth(image, 
 CENTRE_HOW = (" Nearness is the distance between 3D centres: a box's centre is x = ((box[0] + box[2]) / 2 - image.width / 2) "
               "* d / image.focal_length, y = ((box[1] + box[3]) / 2 - image.height / 2) * d / image.focal_length, z = d, "
               "with d = depth(image, box).")
+CHAIN_WALK = (
+    "Walk it from the end: `found = loc(image, chain[-1])[0]`, then for each `i` in `range(len(chain) - 2, 0, -2)`: "
+    "`boxes = [box for box in loc(image, chain[i - 1]) if not same_object(image, box, found) and (('left' in chain[i] "
+    "and box[0] + box[2] < found[0] + found[2]) or ('right' in chain[i] and box[0] + box[2] > found[0] + found[2]) or "
+    "('front' in chain[i] and depth(image, box) < depth(image, found)) or ('behind' in chain[i] and depth(image, box) "
+    "> depth(image, found)))]`; return [] when `boxes` is empty, else `found = boxes[0]`; after the walk, return "
+    "`boxes` (every box, not one).")
+"""How `_objects_along` walks its chain, each relation told by the word it holds (programs copy the question's
+'to the left of'). Told the comprehension with `and ...` for the relation, all 4 samples of a CLEVR build's
+search left the relation out or compared one coordinate; `shape_route.chain_walk` writes it with the
+library's relation helpers where they do all four."""
 # The generated benchmark's size-ratio programs subtracted two right heights in 12 of 20 questions
 # (+ the metric-height helper): a ratio, a fit count and a depth difference each carry their arithmetic.
 # A CLEVR build's 13 samples of `_attribute_of_same` shown only the attribute hint found the object
@@ -71,7 +82,7 @@ class ShapeHelper:
         """The docstring without the hints of how the modules do its steps: what every version the
         route proposes begins with (`shape_route.proposed_docstring` drops a hint a step helper replaces)."""
         text = self.docstring
-        for hint in (RELATION_HOW, ATTRIBUTE_HOW, ASKED_HOW, HEIGHT_HOW, CENTRE_HOW):
+        for hint in (RELATION_HOW, ATTRIBUTE_HOW, ASKED_HOW, HEIGHT_HOW, CENTRE_HOW, CHAIN_WALK):
             text = text.replace(hint, "")
         return text
 
@@ -102,12 +113,7 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
         "The boxes of the objects a chain of relations picks, `chain` written in the question's order: a noun "
         f"phrase, a relation ({RELATION_VALUES}, as seen from the camera), a noun phrase, ..., a noun phrase. "
         "\"the cubes left of the sphere that is behind the red cylinder\" is ['cubes', 'left', 'sphere', 'behind', "
-        "'red cylinder']. Walk it from the end: `found = loc(image, chain[-1])[0]`, then for each `i` in "
-        "`range(len(chain) - 2, 0, -2)`: `boxes = [box for box in loc(image, chain[i - 1]) if not "
-        "same_object(image, box, found) and ...]`, keeping every box that is `chain[i]` of `found`; return [] when "
-        "`boxes` is empty, else `found = boxes[0]`; after the walk, return `boxes` (every box, not one). Tell a "
-        "relation by the word it holds (`'left' in chain[i]`): programs copy the question's 'to the left of' or "
-        "'in front of'." + RELATION_HOW, _CHAINS, chained=True),
+        "'red cylinder']. " + CHAIN_WALK, _CHAINS, chained=True),
     ShapeHelper(
         "_is_related", "(image: Image, box: BBox, relation: str, reference: BBox) -> bool",
         f"Whether the object in `box` is `relation` ({RELATION_VALUES}, as seen from the camera) of the "

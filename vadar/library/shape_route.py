@@ -39,7 +39,7 @@ from vadar.library.batch import BuildBatch
 from vadar.library.coverage import Step, covering
 from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
-from vadar.library.shape_helpers import (ASKED_HOW, ATTRIBUTE_HOW, HEIGHT_HOW, RELATION_HOW, ShapeHelper,
+from vadar.library.shape_helpers import (ASKED_HOW, ATTRIBUTE_HOW, CHAIN_WALK, HEIGHT_HOW, RELATION_HOW, ShapeHelper,
                                          proposed_by_shape_route, shape_helper, supported)
 from vadar.library.sources import support as evidence_weight
 from vadar.programs.call_signatures import Kind, annotation_kind, return_annotation
@@ -258,6 +258,8 @@ def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -
     offered both followed the hint, box centres for left, and called none of the four relation
     helpers), and kept, with the values it is for, where they do it for some."""
     docstring = helper.docstring
+    if helper.chained:
+        return docstring.replace(CHAIN_WALK, chain_walk(library) or CHAIN_WALK)
     twin = counted_by(helper, library)
     if twin:  # one call of an admitted count answers it: no hint of how to do the steps
         for how in (RELATION_HOW, ATTRIBUTE_HOW, ASKED_HOW, HEIGHT_HOW):
@@ -271,6 +273,29 @@ def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -
     if any(step.label == "measure:height" for step, _ in blocks):
         docstring = docstring.replace(HEIGHT_HOW, "")
     return docstring + built_on(helper, library)
+
+
+def chain_walk(library: Sequence[FunctionRecord]) -> str | None:
+    """`_objects_along`'s walk on the admitted relation helpers, where one that chooses among candidates
+    (`_objects_left_of(image, bbox, candidates)`) does each of the four relations; else None. Asked to
+    write the relation test inside the walk, all 4 samples of a CLEVR build's search left it out."""
+    signatures = {f.name: f.signature for f in library}
+    picks = {}
+    for step, names in covering(library).items():
+        if step.kind != "relation":
+            continue
+        for name in names:
+            parameters = parameter_names(name, signatures.get(name, "()"))
+            if shape_helper(name) is None and len(parameters) == 3 and list_parameters(name, signatures[name]) == parameters[2:]:
+                picks.setdefault(step.value, name)
+    if set(picks) != set(RELATIONS):
+        return None
+    pick = ", ".join(f"'{relation}': {picks[relation]}" for relation in RELATIONS)
+    return ("Walk it from the end on the library's relation helpers, which are checked right: `pick = {" + pick + "}`; "
+            "`found = loc(image, chain[-1])[0]`, then for each `i` in `range(len(chain) - 2, 0, -2)`: `word = next(w for "
+            "w in pick if w in chain[i])` (programs copy the question's 'to the left of'), `boxes = pick[word](image, "
+            "found, loc(image, chain[i - 1]))`; return [] when `boxes` is empty, else `found = boxes[0]`; after the "
+            "walk, return `boxes` (every box, not one).")
 
 
 def counted_by(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
