@@ -211,7 +211,7 @@ def _relation_call(parameter: str, parameters: Sequence[str], names: Sequence[st
         return "", ""
     shapes = [(parameter_names(name, signatures.get(name, "()")), list_parameters(name, signatures.get(name, "()")))
               for name in names]
-    if all(len(names_) == 3 and lists == names_[2:] for names_, lists in shapes):
+    if all(_chooses_among_candidates(name, signatures.get(name, "()")) for name in names):
         use = _USE_OF_RELATED.get(returns) if returns is not None else None
         return "(image, reference, loc(image, description))", (
             f" Call it `related`: those boxes already match `description`, so {use}." if use else "")
@@ -275,6 +275,13 @@ def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -
     return docstring + built_on(helper, library)
 
 
+def _chooses_among_candidates(name: str, signature: str) -> bool:
+    """A relation helper of the form `(image, reference, candidates: list)`: it keeps the candidates in
+    its relation, so its result already matches what the candidates were found for."""
+    parameters = parameter_names(name, signature)
+    return len(parameters) == 3 and list_parameters(name, signature) == parameters[2:]
+
+
 def chain_walk(library: Sequence[FunctionRecord]) -> str | None:
     """`_objects_along`'s walk on the admitted relation helpers, where one that chooses among candidates
     (`_objects_left_of(image, bbox, candidates)`) does each of the four relations; else None. Asked to
@@ -285,8 +292,7 @@ def chain_walk(library: Sequence[FunctionRecord]) -> str | None:
         if step.kind != "relation":
             continue
         for name in names:
-            parameters = parameter_names(name, signatures.get(name, "()"))
-            if shape_helper(name) is None and len(parameters) == 3 and list_parameters(name, signatures[name]) == parameters[2:]:
+            if shape_helper(name) is None and _chooses_among_candidates(name, signatures.get(name, "()")):
                 picks.setdefault(step.value, name)
     if set(picks) != set(RELATIONS):
         return None
