@@ -119,3 +119,19 @@ def test_a_refused_program_counts_as_an_attempt_and_the_last_refusal_is_the_erro
     outcome, llm, sandbox = solve([BOOL_AS_BOX] * 5)
     assert outcome.answer == ERROR_ANSWER and outcome.attempts == 5 and outcome.checks_refused == 5
     assert sandbox.programs == [] and "_objects_left_of(reference=...)" in outcome.error
+
+
+def test_a_chain_list_that_drops_a_relation_of_the_question_is_sent_back_unrun():
+    """The writer checks calls against the question it writes for: the chain helper's list first
+    drops the outermost relation, then, told the question's list, walks both."""
+    along = render_api([Helper("_objects_along", "(image: Image, chain: list[str]) -> list[BBox]", "A chain's objects.")])
+    namespace = {"image": "img", "_objects_along": lambda image, chain: [CUBE] * (len(chain) // 2)}
+    question = "How many things are left of the cube behind the sphere?"
+    dropped = block('final_result = len(_objects_along(image, ["cube", "behind", "sphere"]))\n')
+    whole = block('final_result = len(_objects_along(image, ["things", "left", "cube", "behind", "sphere"]))\n')
+    llm, sandbox = ScriptedLLM([dropped, whole]), CountingSandbox()
+    outcome = ProgramAgent(llm, sandbox).solve(question, along, namespace)
+    assert outcome.answer == 2 and outcome.checks_refused == 1 and len(sandbox.programs) == 1
+    feedback = llm.calls[1][-1]["content"]
+    assert "it walks 'behind', but the question's chain walks 'left', 'behind'" in feedback
+    assert "['things', 'left', 'cube', 'behind', 'sphere']" in feedback

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from vadar.programs.call_signatures import NOT_A_BOX, CallableApi, CallSignature, Kind, annotation_kind
+from vadar.programs.chain_calls import chain_misfit, chain_parameters
 from vadar.programs.stubs import StubFormatError, parse_bounded
 from vadar.text import clip
 
@@ -49,6 +50,7 @@ class ProgramFacts:
     defined: frozenset[str]  # every name the program binds (assignments, defs, parameters, imports)
     read: frozenset[str]  # every name the program reads
     values: dict[str, Value] = field(default_factory=dict)  # names whose every binding agrees on a kind
+    question: str = ""  # the question the program answers, where a check compares a call with it
 
     def calls(self) -> Iterator[ast.Call]:
         return (node for node in ast.walk(self.tree) if isinstance(node, ast.Call))
@@ -80,7 +82,7 @@ class ProgramFacts:
 Check = Callable[[ProgramFacts], list[CallProblem]]
 
 
-def program_facts(tree: ast.Module, api: CallableApi) -> ProgramFacts:
+def program_facts(tree: ast.Module, api: CallableApi, question: str = "") -> ProgramFacts:
     """Read the names a program binds and reads, and the kinds of its simply assigned names."""
     stores: dict[str, int] = {}
     other: set[str] = set()  # bound otherwise than by `name = value`
@@ -101,7 +103,7 @@ def program_facts(tree: ast.Module, api: CallableApi) -> ProgramFacts:
             other.add(node.name)
         elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
             other.add(node.name)
-    facts = ProgramFacts(tree, api, frozenset(stores.keys() | other), frozenset(read))
+    facts = ProgramFacts(tree, api, frozenset(stores.keys() | other), frozenset(read), question=question)
     simple = _simple_assignments(tree)
     for name, assigned in simple.items():  # in the order the program first assigns them
         if name in other or stores.get(name) != len(assigned):
@@ -357,16 +359,32 @@ def redefined_api(facts: ProgramFacts) -> list[CallProblem]:
     return problems
 
 
+def chain_lists(facts: ProgramFacts) -> list[CallProblem]:
+    """A chain list (`_objects_along(image, [...])`) that is not the question's chain (`chain_calls`)."""
+    problems = []
+    for call in facts.calls() if facts.question else ():
+        signature = facts.signature(call)
+        if signature is None:
+            continue
+        chains = chain_parameters(zip(signature.parameters, signature.annotations))
+        for parameter, argument in _arguments(call, signature):
+            if parameter in chains and (misfit := chain_misfit(signature.name, argument, facts.question)):
+                problems.append(CallProblem(misfit.line, "chain_lists", misfit.message))
+    return problems
+
+
 CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, box_lists_given,
-                                  unused_results, uncalled_functions, relations_to_loc, redefined_api)
+                                  unused_results, uncalled_functions, relations_to_loc, redefined_api, chain_lists)
 """The checks every program passes before it runs, in the order their messages are shown."""
 
 
-def check_program(code: str, api: CallableApi, checks: Sequence[Check] = CALL_CHECKS) -> list[CallProblem]:
-    """Every problem the checks find in `code`; none for code that does not parse (the sandbox says why)."""
+def check_program(code: str, api: CallableApi, checks: Sequence[Check] = CALL_CHECKS,
+                  question: str = "") -> list[CallProblem]:
+    """Every problem the checks find in `code` written for `question`; none for code that does not
+    parse (the sandbox says why)."""
     try:
         tree = parse_bounded(code)
     except StubFormatError:
         return []
-    facts = program_facts(tree, api)
+    facts = program_facts(tree, api, question)
     return [problem for check in checks for problem in check(facts)]

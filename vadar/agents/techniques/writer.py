@@ -128,7 +128,7 @@ class PlainWriter:
                 error = str(exc)
             else:
                 outcome.program = code
-                problems = check_program(code, api, self.call_checks)
+                problems = check_program(code, api, self.call_checks, draft.task.question.text)
                 if problems:
                     return self._refuse(outcome, [problem.message for problem in problems])
                 result = check_infrastructure(self.executor(code, namespace))
