@@ -39,11 +39,14 @@ class ShapeCase:
     shown: tuple[str, ...]  # each argument as a failing case names it
     expected: bool | int | float | str
     level: float | None = None  # a measure: the mean credit (MRA) its cases must reach; None: exact
+    counted: bool = False  # the helper returns boxes; `expected` is how many
 
     @property
     def value(self) -> str:
-        """The relation, attribute or order the case tries: cases are taken value by value in turn."""
-        return next((a for a in self.arguments if isinstance(a, str) and a in _VALUES), "")
+        """The relation, attribute or order the case tries (a chain's first relation): cases are taken
+        value by value in turn."""
+        flat = [a for argument in self.arguments for a in (argument if isinstance(argument, list) else [argument])]
+        return next((a for a in flat if isinstance(a, str) and a in _VALUES), "")
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,21 @@ def _attribute_of_related(view: SceneView) -> Iterator[ShapeCase]:
             phrase = view.phrases[target]
             yield ShapeCase((attribute, phrase, relation, box), (repr(attribute), repr(phrase), repr(relation), shown),
                             str(view.attribute(target, attribute)))
+
+
+def _objects_along(view: SceneView) -> Iterator[ShapeCase]:
+    """Chains of two relations, every relation in each place: `["objects", first, B, second, C]` picks the
+    objects `first` of B when B is `second` of C, and none when it is not (a walk that skips the inner
+    relation, or takes the relations in the question's order from the wrong end, counts others)."""
+    for first, second in zip(RELATIONS, RELATIONS[1:] + RELATIONS[:1]):
+        for link, end in permutations(sorted(view.phrases), 2):
+            holds = relation_holds(view.scene, link, end, second)
+            related = related_objects(view.scene, link, first)
+            if holds is None or related is None:
+                continue
+            count = len((related & view.everything) - {link}) if holds else 0
+            chain = [ANY, first, view.phrases[link], second, view.phrases[end]]
+            yield ShapeCase((chain,), (repr(chain),), count, counted=True)
 
 
 def _attribute_of(view: SceneView) -> Iterator[ShapeCase]:
@@ -292,6 +310,7 @@ CASES: dict[str, CaseMaker] = {
     "_count_related": lambda view: _related_counts(view, exists=False),
     "_exists_related": lambda view: _related_counts(view, exists=True),
     "_attribute_of_related": _attribute_of_related,
+    "_objects_along": _objects_along,
     "_attribute_of": _attribute_of,
     "_same_attribute": _same_attribute,
     "_count_same_attribute": lambda view: _same_counts(view, exists=False),
@@ -337,6 +356,11 @@ def judge_shape_case(call: str, case: ShapeCase, value: Any, tolerance: float = 
     """What is wrong with the helper's answer in one case (None: nothing) and the credit it earns: a
     measure earns its MRA and fails when off by more than `tolerance`; any other answer is exact."""
     expected = case.expected
+    if case.counted:
+        if not isinstance(value, list):
+            return f"{call} returned {value!r}, not a list of boxes; the truth is {expected!r} boxes", 0.0
+        return (None, 1.0) if len(value) == expected else \
+            (f"{call} returned {len(value)} boxes, but the truth is {expected}", 0.0)
     if case.level is not None:
         number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
         if number is None:
