@@ -175,3 +175,19 @@ def test_a_helper_answering_the_question_whole_is_shown_called_before_right_prog
     one = ExampleRetriever(programs, 2, names, functions=[*RELATIONS, along]).render(
         "How many green things are behind the small cylinder?")
     assert one is not None and "_objects_along" not in one
+
+
+def test_examples_answer_by_the_same_helper_as_the_question_a_chain_or_one_relation():
+    """With `_objects_along` admitted, the build's right programs calling it are shown for chains only:
+    a chain and one relation are one shape, and one-relation programs copied the chain call."""
+    chained = _right(1, "How many spheres are behind the red cube that is left of the ball?",
+                     'final_result = len(_objects_along(image, ["spheres", "behind", "red cube", "left", "ball"]))\n',
+                     ("_objects_along",))
+    single = _right(2, "How many cubes are behind the small cylinder?",
+                    'cylinder = loc(image, "small cylinder")[0]\n'
+                    'final_result = len(_objects_behind(image, cylinder, loc(image, "cubes")))\n', ("_objects_behind",))
+    along = helper("_objects_along", "(image: Image, chain: list[str]) -> list[BBox]")
+    retriever = ExampleRetriever([chained, single], 2, {f.name for f in RELATIONS} | {"_objects_along"},
+                                 functions=[*RELATIONS, along])
+    assert retriever.select("How many green things are behind the large sphere?") == [single]
+    assert retriever.select("How many green things are behind the cube right of the sphere?") == [chained]

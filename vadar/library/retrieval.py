@@ -13,7 +13,10 @@ and programs copied it. The tiers (`SHAPE_TIERS`): examples of the exact shape; 
 none, those of its family (the same shape with other spatial relations); where there are none, no
 example (the prompt keeps its fixed one). A wider fallback (the same answer kind and relation, or
 answer kind alone) showed examples of another kind of question far more often than of the same:
-benchmarks/example_shapes.py measures the tiers, docs/library.md has the figures.
+benchmarks/example_shapes.py measures the tiers, docs/library.md has the figures. At every tier an
+example also answers by the same library helper as the question (`shape_helpers.answered_by`, or
+by none): a chain of relations and one relation are one shape, and with `_objects_along` admitted,
+its right build programs were shown for one-relation questions, whose programs then called it.
 """
 
 from __future__ import annotations
@@ -177,7 +180,8 @@ class ExampleRetriever:
         self.k = k
         self.tiers = tuple(tiers)
         self.shapes = [shape_of(p.question) for p in self.programs]
-        self._groups: dict[tuple[int, Hashable, bool], tuple[list[int], LexicalIndex]] = {}
+        self.answering = [answered_by(p.question, allowed) for p in self.programs]  # the helper, or None
+        self._groups: dict[tuple[int, Hashable, bool, str | None], tuple[list[int], LexicalIndex]] = {}
 
     def select(self, question: str, views: bool = False) -> list[VerifiedProgram]:
         """The worked examples shown for `question`: those of its shape at the first tier that has
@@ -185,23 +189,25 @@ class ExampleRetriever:
         (`views`), a program calling no helper that read the first frame alone is not shown."""
         if self.k <= 0 or not self.programs:
             return []
-        shape = shape_of(question)
+        shape, whole = shape_of(question), answered_by(question, self.allowed)
         for tier, key_of in enumerate(self.tiers):
-            members, index = self._group(tier, key_of(shape), views)
+            members, index = self._group(tier, key_of(shape), views, whole)
             if members:
                 return [self.programs[members[i]] for i in index.top(question, self.k)]
         return []
 
-    def _group(self, tier: int, key: Hashable, views: bool) -> tuple[list[int], LexicalIndex]:
-        """The programs whose shape has `key` at `tier`, with a BM25 index over their questions."""
-        if (tier, key, views) not in self._groups:
-            members = [i for i, shape in enumerate(self.shapes) if self.tiers[tier](shape) == key]
+    def _group(self, tier: int, key: Hashable, views: bool, whole: str | None) -> tuple[list[int], LexicalIndex]:
+        """The programs whose shape has `key` at `tier` and whose question the library helper `whole`
+        answers (None: no helper does), with a BM25 index over their questions."""
+        if (tier, key, views, whole) not in self._groups:
+            members = [i for i, shape in enumerate(self.shapes)
+                       if self.tiers[tier](shape) == key and self.answering[i] == whole]
             if views:
                 members = [i for i in members if self.programs[i].uses or not reads_one_frame(self.programs[i].code)]
             calling = [i for i in members if self.programs[i].uses]
             members = calling or members  # a shape whose programs call a helper is shown those calls
-            self._groups[tier, key, views] = members, LexicalIndex([self.programs[i].question for i in members])
-        return self._groups[tier, key, views]
+            self._groups[tier, key, views, whole] = members, LexicalIndex([self.programs[i].question for i in members])
+        return self._groups[tier, key, views, whole]
 
     def render(self, question: str, views: bool = False) -> str | None:
         """The examples block for the prompt: the right programs of its shape; with none yet, the
