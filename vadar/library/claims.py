@@ -46,9 +46,20 @@ class Claim:
         return f"{self.kind}:{self.value}"
 
 
+def name_words(name: str) -> list[str]:
+    """A helper name's words: split at underscores, lower case."""
+    return [w for w in re.split(r"_+", name.lower()) if w]
+
+
+def named_relations(name: str) -> set[str]:
+    """The spatial relations the words of a helper's name name (`_objects_left_of`: left; `_is_closer`:
+    front), whatever its signature: what it covers, or a one-relation step a chain helper replaces."""
+    return {RELATION_WORDS[w] for w in name_words(name) if w in RELATION_WORDS}
+
+
 def claim_of(record: Any) -> Claim | None:
     """The checkable claim of a helper's name and signature, if it makes one."""
-    words = [w for w in re.split(r"_+", record.name.lower()) if w]
+    words = name_words(record.name)
     try:
         node = ast.parse(f"def f{record.signature.strip().rstrip(':')}: pass").body[0]
     except SyntaxError:
@@ -59,7 +70,7 @@ def claim_of(record: Any) -> Claim | None:
         return None
     inputs = tuple(_input_kind(a) for a in args[1:])
     returns = ast.unparse(node.returns).lower() if node.returns else ""
-    relations = {RELATION_WORDS[w] for w in words if w in RELATION_WORDS}
+    relations = named_relations(record.name)
     attributes = {ATTRIBUTE_WORDS[w] for w in words if w in ATTRIBUTE_WORDS}
     if len(relations) == 1 and returns.startswith("list") and (
             len(inputs) == 1 or (len(inputs) == 2 and _is_list(args[2]))):

@@ -23,7 +23,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from vadar.library.claims import ATTRIBUTE_WORDS, RELATION_WORDS, named_claim
+from vadar.library.claims import ATTRIBUTE_WORDS, name_words, named_claim, named_relations
 from vadar.library.shape_helpers import answered_by, is_catalogue_helper
 from vadar.programs.question_form import QuestionForm, parse_question
 from vadar.programs.question_shape import shape_of_form
@@ -111,8 +111,8 @@ def helper_steps(name: str, signature: str) -> frozenset[Step]:
             steps.add(Step("measure", "height" if claim.value == "height" else "distance"))
         elif claim.kind == "distance":
             steps.add(Step("measure", "distance"))
-    words = {w for w in name.lower().split("_") if w}
-    steps.update(Step("relation", RELATION_WORDS[w]) for w in words if w in RELATION_WORDS)
+    words = set(name_words(name))
+    steps.update(Step("relation", relation) for relation in named_relations(name))
     attributes = {ATTRIBUTE_WORDS[w] for w in words if w in ATTRIBUTE_WORDS}
     steps.update(Step("same" if "same" in words else "attribute", a) for a in attributes)
     counts = bool(words & _COUNT_WORDS)

@@ -23,7 +23,7 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from vadar.library.claims import RELATION_WORDS
+from vadar.library.claims import named_relations
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.question_shape import QuestionShape, shape_of
 
@@ -351,8 +351,7 @@ def _relation_step(helper: _Named) -> bool:
     question. Listed with it, each with a chained build question's call as its example, the programs
     for 2 chained CLEVR questions composed them (wrongly) in 2 of 2 and never called the chain helper,
     with its worked example shown first or alone."""
-    words = set(helper.name.lower().split("_"))
-    return not is_catalogue_helper(helper) and bool(words & set(RELATION_WORDS))
+    return not is_catalogue_helper(helper) and bool(named_relations(helper.name))
 
 
 def supported(questions: Sequence[str]) -> list[tuple[ShapeHelper, list[int]]]:
