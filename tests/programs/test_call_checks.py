@@ -199,7 +199,10 @@ def test_a_program_that_writes_out_an_api_function_instead_of_calling_it_is_refu
 
 @pytest.mark.parametrize("argument, said", [
     ("'small spheres'", "a string (`'small spheres'`, line 3); `second` needs a list of boxes: find its objects first"),
-    ("ball", "a box from `_find_related` at line 2; `second` needs a list of boxes: put the one box in a list: `[ball]`"),
+    ("ball", "a box from `_find_related` at line 2; `second` needs a list of boxes: the objects to choose among or "
+             "count, as loc or a helper returns them (for example `loc(image, 'cubes')`); for that one object alone, "
+             "`[ball]`"),
+    ("loc(image, 'ball')[0]", "a box (item 0 of a list of boxes from `loc` at line 3); `second` needs a list of boxes"),
     ("3", "a number (`3`, line 3)"),
 ])
 def test_a_phrase_or_one_box_where_a_list_of_boxes_goes_is_refused(argument, said):

@@ -73,6 +73,10 @@ class ProgramFacts:
             return Value(Kind.BOOL, f"(a comparison, {where})")
         if isinstance(node, ast.Name):
             return self.values.get(node.id)
+        if (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                and type(node.slice.value) is int and (listed := self.value(node.value)) is not None
+                and listed.kind is Kind.BOXES):  # `loc(image, "cube")[0]`: one box of a list of boxes
+            return Value(Kind.BOX, f"(item {node.slice.value} of a list of boxes {listed.origin})")
         if isinstance(node, ast.Call) and (signature := self.signature(node)) is not None:
             kind = annotation_kind(signature.returns)
             return Value(kind, f"from `{signature.name}` at {where}") if kind else None
@@ -242,7 +246,9 @@ def _box_list_hint(kind: Kind, argument: ast.expr) -> str:
     if kind is Kind.STRING:
         return "find its objects first, for example `loc(image, 'red cubes')` or a relation helper's result"
     if kind is Kind.BOX:
-        return f"put the one box in a list: `[{argument.id if isinstance(argument, ast.Name) else 'box'}]`"
+        shown = argument.id if isinstance(argument, ast.Name) else "box"
+        return (f"the objects to choose among or count, as loc or a helper returns them (for example "
+                f"`loc(image, 'cubes')`); for that one object alone, `[{shown}]`")
     return "pass the boxes loc or a relation helper returns"
 
 
