@@ -360,3 +360,30 @@ def test_where_the_chain_helper_answers_the_one_relation_step_helpers_are_left_o
     # one relation is no chain: the library as it is, in its order
     assert [x.name for x in shape_helpers_first(library, COUNT_RELATED)] == [
         "_objects_left_of", "_objects_behind", "_color_of_object", "_objects_along"]
+
+
+def test_programs_read_a_chain_helper_without_the_walk_it_was_proposed_with(tmp_path):
+    """The walk in the docstring is for the implementer: the API text programs read stops before it,
+    for the catalogue's inline walk and for the walk on the library's relation helpers."""
+    from vadar.library.shape_helpers import CHAIN_WALK, WALK, for_programs
+    from vadar.library.shape_route import chain_walk
+    along = shape_helper("_objects_along")
+    with ApiStore(tmp_path / "walk.sqlite") as store:
+        for name in ("_objects_left_of", "_objects_right_of", "_objects_in_front_of", "_objects_behind"):
+            store.propose(name, "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]", "One relation.")
+            store.implement(name, f"def {name}(image, bbox, candidates):\n    return candidates\n")
+            store.mark_admitted(name)
+        walks = [CHAIN_WALK, chain_walk(store.library())]
+        assert walks[1] is not None and all(walk.startswith(WALK) for walk in walks)
+        for version, walk in enumerate(walks):
+            store.propose(f"_objects_along{version}", along.signature, along.docstring.replace(CHAIN_WALK, walk))
+            stored = store.implement(f"_objects_along{version}", "def f(image, chain):\n    return []\n")
+            assert "found = loc(image, chain[-1])[0]" in stored.docstring
+            shown = for_programs(stored)
+            assert shown.docstring == along.what.strip() and "found = " not in shown.docstring
+            assert shown.code == stored.code and shown.name == stored.name
+        # shape_helpers_first shows each function so; any other docstring as stored
+        relation = store.current("_objects_left_of")
+        assert for_programs(relation) is relation
+        assert [f.docstring for f in shape_helpers_first([stored, relation], CHAIN_COUNT)] == [
+            along.what.strip(), "One relation."]

@@ -39,7 +39,8 @@ from vadar.library.batch import BuildBatch
 from vadar.library.coverage import Step, covering
 from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
-from vadar.library.shape_helpers import (ASKED_HOW, ATTRIBUTE_HOW, CHAIN_WALK, HEIGHT_HOW, RELATION_HOW, ShapeHelper,
+from vadar.library.shape_helpers import (ASKED_HOW, ATTRIBUTE_HOW, CHAIN_WALK, HEIGHT_HOW, RELATION_HOW, WALK,
+                                         ShapeHelper,
                                          proposed_by_shape_route, shape_helper, supported)
 from vadar.library.sources import support as evidence_weight
 from vadar.programs.call_signatures import Kind, annotation_kind, return_annotation
@@ -297,7 +298,7 @@ def chain_walk(library: Sequence[FunctionRecord]) -> str | None:
     if set(picks) != set(RELATIONS):
         return None
     pick = ", ".join(f"'{relation}': {picks[relation]}" for relation in RELATIONS)
-    return ("Walk it from the end on the library's relation helpers, which are checked right: `pick = {" + pick + "}`; "
+    return (WALK + " on the library's relation helpers, which are checked right: `pick = {" + pick + "}`; "
             "`found = loc(image, chain[-1])[0]`, then for each `i` in `range(len(chain) - 2, 0, -2)`: `word = next(w for "
             "w in pick if w in chain[i])` (programs copy the question's 'to the left of'), `boxes = pick[word](image, "
             "found, loc(image, chain[i - 1]))`; return [] when `boxes` is empty, else `found = boxes[0]`; after the "
