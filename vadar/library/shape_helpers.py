@@ -19,8 +19,8 @@ a chained question ("the cube left of the sphere behind the cylinder") is a few 
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Mapping, Sequence
 import dataclasses
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
