@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from omni3d_bench.relations import RELATIONS
 from vadar.programs.relation_chain import find_order
 
 RELATION_WORDS = {"left of": "left", "right of": "right", "in front of": "front", "behind": "behind"}
@@ -47,7 +48,7 @@ def question_chain(question: str) -> list[str] | None:
 def _relation(item: str) -> str | None:
     """The relation a list item names, told by the word it holds as the helper tells it."""
     words = set(_WORD.findall(item.lower()))
-    return next((word for word in ("left", "right", "front", "behind") if word in words), None)
+    return next((word for word in RELATIONS if word in words), None)
 
 
 @dataclass(frozen=True)
