@@ -8,7 +8,8 @@ relation (the outermost one, or the "There is a X ...; ... it" clause that names
 walked by that helper on the true scenes, gives the gold answer on 143 of the 144 chained CLEVR dev
 questions, so where a program's list walks other relations than the question's, in another order, or
 leaves one out, the list the question spells is told and nothing runs. Noun phrases are not
-compared: programs write "metal" for "metallic", and `loc` reads either.
+compared: programs write "metal" for "metallic", and `loc` reads either. The check `chain_lists`
+is one of `call_checks.CALL_CHECKS`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from omni3d_bench.relations import RELATIONS
+from vadar.programs.program_facts import CallProblem, ProgramFacts, arguments
 from vadar.programs.relation_chain import find_order
 
 RELATION_WORDS = {"left of": "left", "right of": "right", "in front of": "front", "behind": "behind"}
@@ -51,15 +52,7 @@ def _relation(item: str) -> str | None:
     return next((word for word in RELATIONS if word in words), None)
 
 
-@dataclass(frozen=True)
-class ChainMisfit:
-    """A chain list that is not the question's chain, and what to tell the program's writer."""
-
-    line: int
-    message: str
-
-
-def chain_misfit(name: str, chain: ast.expr, question: str) -> ChainMisfit | None:
+def chain_misfit(name: str, chain: ast.expr, question: str) -> CallProblem | None:
     """What is wrong with the list literal `chain` passed to the function `name` for `question`, or
     None: a list that is not written out as strings, or a question without one plain chain, is never
     blamed."""
@@ -75,7 +68,7 @@ def chain_misfit(name: str, chain: ast.expr, question: str) -> ChainMisfit | Non
         return None
     walked = ", ".join(repr(r) for r in relations if r) or "no relation"
     why = f"it walks {walked}, but the question's chain walks {', '.join(repr(r) for r in wanted)}"
-    return ChainMisfit(chain.lineno, (
+    return CallProblem(chain.lineno, "chain_lists", (
         f"line {chain.lineno}: the chain passed to `{name}` is not the question's: {why}. Write the whole "
         f"chain in the question's order, each object's noun phrase and each relation (a \"There is ...;\" "
         f"clause names the object \"it\" stands for): `{name}(image, {expected!r})`."))
@@ -85,3 +78,17 @@ def chain_parameters(parameters: Iterable[tuple[str, str | None]]) -> list[str]:
     """The parameters of a signature that take a chain list: `chain: list[str]`."""
     return [name for name, annotation in parameters
             if name == "chain" and (annotation or "").replace(" ", "") in ("list[str]", "List[str]")]
+
+
+def chain_lists(facts: ProgramFacts) -> list[CallProblem]:
+    """A chain list (`_objects_along(image, [...])`) that is not the question's chain."""
+    problems = []
+    for call in facts.calls() if facts.question else ():
+        signature = facts.signature(call)
+        if signature is None:
+            continue
+        chains = chain_parameters(zip(signature.parameters, signature.annotations))
+        for parameter, argument in arguments(call, signature):
+            if parameter in chains and (problem := chain_misfit(signature.name, argument, facts.question)):
+                problems.append(problem)
+    return problems
