@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 
 from vadar.programs.call_signatures import NOT_A_BOX, CallableApi, CallSignature, Kind, annotation_kind
 from vadar.programs.chain_calls import chain_lists
+from vadar.programs.either_calls import union_phrases
 from vadar.programs.program_facts import (
     CallProblem,
     Check,
@@ -240,7 +241,8 @@ def redefined_api(facts: ProgramFacts) -> list[CallProblem]:
 
 
 CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, box_lists_given,
-                                  unused_results, uncalled_functions, relations_to_loc, redefined_api, chain_lists)
+                                  unused_results, uncalled_functions, relations_to_loc, redefined_api, chain_lists,
+                                  union_phrases)
 """The checks every program passes before it runs, in the order their messages are shown."""
 
 
