@@ -16,7 +16,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 FIXTURES = Path(__file__).parent / "fixtures" / "report"
-RECORDED_DATA = "/work/shared/data/clevr"
+RECORDED_DATA = "../shared/data/clevr"
 BACKGROUND = (128, 128, 128)
 
 
