@@ -230,15 +230,16 @@ def test_a_comparing_helper_picks_among_the_readers_when_they_cover_more_values_
     assert built_on(shape_helper("_count_same_attribute"), functions).endswith(
         " Pick the one `attribute` names with a dict, `read = {'color': _color_of_object, 'material': "
         "_material_of_object, 'shape': _shape_of_object, 'size': _size_of_object}[attribute]`, then test each "
-        "other object with `read(image, other) == read(image, reference)`.")
+        "other object of `loc(image, description)`, `not same_object(image, other, reference)`, with "
+        "`read(image, other) == read(image, reference)`.")
     assert built_on(shape_helper("_same_attribute"), functions).endswith(
         "[attribute]`, then compare `read(image, first) == read(image, second)`.")
     same = library(*((f"_same_{a}", "(image: Image, a: BBox, b: BBox) -> bool", f"Same {a}.")
                      for a in ("color", "shape", "material", "size")))
     assert built_on(shape_helper("_exists_same_attribute"), same).endswith(
         " Pick the one `attribute` names with a dict, `same = {'color': _same_color, 'material': _same_material, "
-        "'shape': _same_shape, 'size': _same_size}[attribute]`, then test each other object with "
-        "`same(image, other, reference)`.")
+        "'shape': _same_shape, 'size': _same_size}[attribute]`, then test each other object of `loc(image, "
+        "description)`, `not same_object(image, other, reference)`, with `same(image, other, reference)`.")
 
 
 def test_a_helper_reading_the_attribute_of_a_match_is_told_which_object_and_reads_it_with_vqa():
@@ -256,9 +257,10 @@ def test_a_helper_reading_the_attribute_of_a_match_is_told_which_object_and_read
         "[shared]`, then the object is the first `other` of `loc(image, description)` with `not same_object(image, "
         "other, reference) and same(image, other, reference)`: return `vqa(image, f'What {asked} is this object?', "
         "other)`.")
-    # a helper counting the matches is still told to test each of them
+    # a helper counting the matches is still told to test each of them, the reference told by same_object
     assert proposed_docstring(shape_helper("_count_same_attribute"), functions).endswith(
-        "then test each other object with `same(image, other, reference)`.")
+        "then test each other object of `loc(image, description)`, `not same_object(image, other, reference)`, "
+        "with `same(image, other, reference)`.")
 
 
 def test_the_either_helper_carries_a_description_before_either_to_both_sides():

@@ -168,6 +168,23 @@ def test_a_union_count_that_tells_objects_apart_by_equal_boxes_fails_when_one_ob
     assert result.passed is False and any("also in the first" in f for f in result.failures), result.failures
 
 
+def test_a_count_that_skips_the_reference_by_equal_boxes_fails_when_the_reference_is_read_again(tmp_path, clevr):
+    """A 30-question CLEVR build admitted `_count_same_attribute` skipping `box != reference`: right only
+    while the program's `loc` call gave the reference the very box `loc(image, description)` gives it."""
+    build = Path(__file__).resolve().parents[2] / "docs/results/clevr-dev200/build30-f97f20b/library.json"
+    functions = {f["name"]: f for f in json.loads(build.read_text())["functions"]}
+    record = functions["_count_same_attribute"]
+    assert "box != reference" in record["code"]
+    steps = [functions[f"_same_{a}"] for a in ("color", "material", "shape", "size")]
+    source = "\n\n".join(f"def {f['name']}{f['signature']}:\n    \"\"\"{f['name']}.\"\"\"\n"
+                         + f["code"].split('"""', 2)[2] for f in [*steps, record])
+    result = check(tmp_path, source, "_count_same_attribute", clevr)
+    assert result.passed is False and result.failures, result.failures
+    told = source.replace("if box != reference and", "if not same_object(image, box, reference) and")
+    (tmp_path / "told").mkdir()
+    assert told != source and check(tmp_path / "told", told, "_count_same_attribute", clevr).passed is True
+
+
 def test_a_body_without_a_size_branch_fails_on_the_size_case(tmp_path, clevr):
     result = check(tmp_path, NO_SIZE_BRANCH, "_exists_same_attribute", clevr)
     assert result.passed is False and all("'size'" in f for f in result.failures), result.failures

@@ -159,7 +159,9 @@ def _comparison(kind: str, parameters: Sequence[str]) -> tuple[str, str] | None:
     helper that compares two objects' attribute: shown the dict alone, 3 of the 9 replies of a
     100-question CLEVR build's `_count_same_attribute` compared the objects by calling
     `_count_same_attribute` itself (refused as recursion) and 4 called a name never defined; the one
-    admitted in another build had put the dict in a variable and called it on both boxes."""
+    admitted in another build had put the dict in a variable and called it on both boxes. The other
+    objects are told by `same_object`: a 30-question CLEVR build's `_count_same_attribute` skipped the
+    reference by `box != reference`, which a detector's second reading of it passes."""
     pair = (("first", "second") if {"first", "second"} <= set(parameters)
             else ("other", "reference") if "reference" in parameters else None)
     if pair is None:
@@ -171,7 +173,7 @@ def _comparison(kind: str, parameters: Sequence[str]) -> tuple[str, str] | None:
     elif {"asked", "description"} <= set(parameters):
         how = _FOUND_BY_SHARED.format(test=test)
     else:
-        how = f"test each other object with `{test}`"
+        how = f"test each other object of `loc(image, description)`, `not same_object(image, other, reference)`, with `{test}`"
     return ("same" if kind == "same" else "read"), how
 
 
