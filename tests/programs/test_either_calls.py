@@ -80,6 +80,9 @@ def test_what_the_check_cannot_be_sure_of_is_never_blamed():
     reassigned = 'first = loc(image, "cylinders")\nfirst = [b for b in first if b]\n' \
                  'final_result = _count_either(image, first, loc(image, "big gray metal things"))'
     assert union_phrases_of(reassigned) == []
+    extended = 'first = loc(image, "cylinders")\nfirst += loc(image, "big spheres")\n' \
+               'final_result = _count_either(image, first, loc(image, "big gray metal things"))'
+    assert union_phrases_of(extended) == []
     code = 'final_result = _count_either(image, loc(image, "gray metal things"), loc(image, "cylinders"))'
     assert check_program(code, API, CALL_CHECKS) == []  # no question given
     assert check_program(code, API, CALL_CHECKS, "How many things are gray metal things or cylinders?") == []

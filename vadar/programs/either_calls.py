@@ -84,7 +84,8 @@ def _counted_loc_calls(facts: ProgramFacts) -> list[ast.Call]:
         for argument in [*call.args, *(k.value for k in call.keywords)]:
             if _is_loc(argument):
                 counted.append(argument)
-            elif isinstance(argument, ast.Name) and argument.id in from_loc and assigned[argument.id] == 1:
+            elif (isinstance(argument, ast.Name) and argument.id in from_loc and assigned[argument.id] == 1
+                  and argument.id in facts.values):  # bound by that assignment alone (no loop, no `+=`)
                 counted.append(from_loc[argument.id])
     return counted
 
