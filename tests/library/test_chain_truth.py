@@ -11,7 +11,8 @@ import pytest
 from api_store import ApiStore
 from omni3d_bench.datasets.clevr import ClevrDataset
 from vadar.library.hand import add_functions
-from vadar.library.shape_truth import SceneView, ShapeCase, judge_shape_case, shape_cases
+from vadar.library.shape_truth import shape_cases
+from vadar.library.truth_case import SceneView, ShapeCase, judge_shape_case
 from vadar.library.truth_checks import TruthChecks
 from vadar.runs.prepare import oracle_modules
 from vadar.sandbox import execute

@@ -12,7 +12,8 @@ from api_store import ApiStore
 from omni3d_bench.datasets.clevr import ClevrDataset
 from vadar.library.hand import add_functions
 from vadar.library.shape_helpers import CATALOGUE
-from vadar.library.shape_truth import CASES, ShapeCase, judge_shape_case
+from vadar.library.shape_truth import CASES
+from vadar.library.truth_case import ShapeCase, judge_shape_case
 from vadar.library.truth_checks import TruthChecks
 from vadar.runs.prepare import oracle_modules
 from vadar.sandbox import execute
@@ -191,7 +192,8 @@ def test_a_body_without_a_size_branch_fails_on_the_size_case(tmp_path, clevr):
 
 
 def test_every_relation_and_attribute_is_tried_before_any_twice():
-    from vadar.library.shape_truth import SceneView, shape_cases
+    from vadar.library.shape_truth import shape_cases
+    from vadar.library.truth_case import SceneView
     scene = {"objects": [{"color": c, "shape": "cube", "material": "rubber", "size": "large"}
                          for c in ("red", "red", "blue")],
              "relationships": {"left": [[], [0], [0, 1]], "right": [[1, 2], [2], []],

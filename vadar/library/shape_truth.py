@@ -23,9 +23,7 @@ from itertools import permutations
 
 from omni3d_bench.relations import ATTRIBUTES, RELATIONS, related_objects, relation_holds
 from vadar.library.measure_truth import MEASURE_CASES
-from vadar.library.truth_case import ANY, CaseMaker, SceneView, ShapeCase, judge_shape_case
-
-__all__ = ["ANY", "CASES", "CaseMaker", "SceneView", "ShapeCase", "judge_shape_case", "shape_cases"]
+from vadar.library.truth_case import ANY, CaseMaker, SceneView, ShapeCase
 
 
 def _is_related(view: SceneView) -> Iterator[ShapeCase]:

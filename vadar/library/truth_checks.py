@@ -36,7 +36,8 @@ from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.library.candidates import Candidate, Route
 from vadar.library.claims import Claim, claim_label, claim_of, named_claim
 from vadar.library.rules import unread_parameter
-from vadar.library.shape_truth import ANY, CASES as SHAPE_CASES, SceneView, judge_shape_case, shape_cases
+from vadar.library.shape_truth import CASES as SHAPE_CASES, shape_cases
+from vadar.library.truth_case import ANY, SceneView, judge_shape_case
 from vadar.library.truth_texts import box_index, compare_objects, describe, relation_text
 from vadar.programs.namespace import program_namespace
 from vadar.library.retirement import retire_helpers

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TypeGuard
 
 from base_modules.oracle.clevr_vocab import ATTRIBUTES, GENERIC_NOUNS, WORDS
 from vadar.programs.program_facts import CallProblem, ProgramFacts
@@ -40,7 +41,11 @@ def outer_phrase(question: str) -> str:
 
 def outer_words(question: str) -> list[str]:
     """The words of the outer phrase that every side must keep ("big"); none for "things"."""
-    return [word for word in _WORD.findall(outer_phrase(question)) if word not in GENERIC_NOUNS]
+    return _kept_words(outer_phrase(question))
+
+
+def _kept_words(outer: str) -> list[str]:
+    return [word for word in _WORD.findall(outer) if word not in GENERIC_NOUNS]
 
 
 def _meaning(word: str) -> tuple[str, str] | str:
@@ -66,15 +71,7 @@ def missing_words(phrase: str, outer: list[str]) -> list[str]:
 
 def _counted_loc_calls(facts: ProgramFacts) -> list[ast.Call]:
     """`loc` calls whose boxes are counted whole: an argument of a library helper or of `len`,
-    directly or through a name the program assigns from `loc` once and never otherwise."""
-    from_loc: dict[str, ast.Call] = {}
-    assigned: dict[str, int] = {}
-    for node in ast.walk(facts.tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
-            assigned[name] = assigned.get(name, 0) + 1
-            if _is_loc(node.value):
-                from_loc[name] = node.value
+    directly or through a name whose one binding is `name = loc(...)` (no loop, no `+=`)."""
     counted: list[ast.Call] = []
     for call in facts.calls():
         counting = (isinstance(call.func, ast.Name) and call.func.id == LEN) or (
@@ -84,20 +81,21 @@ def _counted_loc_calls(facts: ProgramFacts) -> list[ast.Call]:
         for argument in [*call.args, *(k.value for k in call.keywords)]:
             if _is_loc(argument):
                 counted.append(argument)
-            elif (isinstance(argument, ast.Name) and argument.id in from_loc and assigned[argument.id] == 1
-                  and argument.id in facts.values):  # bound by that assignment alone (no loop, no `+=`)
-                counted.append(from_loc[argument.id])
+            elif (isinstance(argument, ast.Name) and argument.id in facts.values
+                  and len(bound := facts.assignments[argument.id]) == 1 and _is_loc(bound[0])):
+                counted.append(bound[0])
     return counted
 
 
-def _is_loc(node: ast.expr) -> bool:
+def _is_loc(node: ast.expr) -> TypeGuard[ast.Call]:
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == LOC
             and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str))
 
 
 def union_phrases(facts: ProgramFacts) -> list[CallProblem]:
     """A counted `loc` phrase of a union count that leaves out the question's outer words."""
-    outer = outer_words(facts.question) if facts.question else []
+    phrase_outer = outer_phrase(facts.question) if facts.question else ""
+    outer = _kept_words(phrase_outer)
     if not outer:
         return []
     problems, seen = [], set()
@@ -109,7 +107,7 @@ def union_phrases(facts: ProgramFacts) -> list[CallProblem]:
         seen.add(id(call))
         problems.append(CallProblem(call.lineno, "union_phrases", (
             f"line {call.lineno}: `loc(image, {phrase!r})` leaves out {', '.join(repr(w) for w in missing)}: the "
-            f"question counts only {outer_phrase(facts.question)} on each side of its \"or\"; find them with "
+            f"question counts only {phrase_outer} on each side of its \"or\"; find them with "
             f"`loc(image, {with_words(phrase, missing)!r})`.")))
     return problems
 

@@ -42,6 +42,7 @@ class ProgramFacts:
     read: frozenset[str]  # every name the program reads
     values: dict[str, Value] = field(default_factory=dict)  # names whose every binding agrees on a kind
     question: str = ""  # the question the program answers, where a check compares a call with it
+    assignments: dict[str, list[ast.expr]] = field(default_factory=dict)  # `name = value` per name, in order
 
     def calls(self) -> Iterator[ast.Call]:
         return (node for node in ast.walk(self.tree) if isinstance(node, ast.Call))
@@ -98,8 +99,9 @@ def program_facts(tree: ast.Module, api: CallableApi, question: str = "") -> Pro
             other.add(node.name)
         elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
             other.add(node.name)
-    facts = ProgramFacts(tree, api, frozenset(stores.keys() | other), frozenset(read), question=question)
     simple = _simple_assignments(tree)
+    facts = ProgramFacts(tree, api, frozenset(stores.keys() | other), frozenset(read), question=question,
+                         assignments=simple)
     for name, assigned in simple.items():  # in the order the program first assigns them
         if name in other or stores.get(name) != len(assigned):
             continue
