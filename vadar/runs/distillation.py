@@ -9,21 +9,26 @@ whose greedy program is wrong gets up to K - 1 sampled ones until one is right. 
 also run on up to `library.scene_checks` other build scenes its question applies to
 (`vadar.library.scene_check`): wrong on one, it was right by chance, is recorded not right, and
 another is tried. A yes/no question no other scene can check never gets another program, since a
-wrong program guesses it right half the time. Then the right programs of every build question so
-far are searched for patterns. Needs gold answers: with `library.admission = "unlabelled"` nothing
-is distilled.
+wrong program guesses it right half the time. A question whose shape (`question_shape`) already has
+`library.build_programs_per_shape` right programs gets none: worked examples are retrieved within a
+shape and a pattern needs `distill_min_uses` questions, so more of one shape teach little, and in
+100-question builds these programs were the largest share of the model time. Then the right
+programs of every build question so far are searched for patterns. Needs gold answers: with
+`library.admission = "unlabelled"` nothing is distilled.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from api_store import FunctionRecord
-from api_store.evidence import SceneCheck
+from api_store.evidence import SceneCheck, VerifiedProgram
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
 from vadar.programs.helper_rules import fit_library
 from vadar.programs.outcome import ProgramOutcome
+from vadar.programs.question_shape import QuestionShape, shape_of
 from vadar.library.batch import BuildBatch
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import Distiller
@@ -45,23 +50,49 @@ def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> Di
     store = session.store
     build = [*batch.earlier, *batch.built_from]
     checker = SceneChecker(session.executor, data.dataset, data.modules, build_scenes(build), settings.scene_checks)
-    answered = {p.question_id for p in store.verified_programs() if p.code}
+    recorded = store.verified_programs()
+    answered = {p.question_id for p in recorded if p.code}
     todo = [q for q in batch.questions if q.question_id not in answered and q.answer is not None]
     if todo:
         judge = BuildJudge(checker, fit_library(store.library()))
         answer, library = make_answerer("vadar", session, data, accept=judge.accept, tries=settings.build_tries)
         names = {f.name for f in library}
+        quota = ShapeQuota(recorded, names, settings.build_programs_per_shape)
         for question in todo:
+            if quota.full(question.question):
+                batch.on_event(f"build question {question.question_id}: its shape has "
+                               f"{quota.limit} right programs already, none written")
+                continue
             batch.on_event(f"writing a program for build question {question.question_id}")
             outcome = answer(question)
             check = judge.scene_check(question, outcome)
-            record_build_program(store, batch.batch_id, question, outcome, judge.right(question, outcome), names,
-                                 other_scenes=check)
+            right = judge.right(question, outcome)
+            record_build_program(store, batch.batch_id, question, outcome, right, names, other_scenes=check)
+            if right:
+                quota.add(question.question)
     checked, chance = check_right_programs(store, checker, build, batch.on_event)
     if checked:
         batch.on_event(f"ran {checked} right programs on other build scenes: {chance} right by chance")
     batch.on_event("distilling helpers from the right build programs")
     return distill_helpers(session, data, batch.built_from, batch.batch_id, batch.on_event)
+
+
+class ShapeQuota:
+    """Right build programs per question shape (one per question), against `limit` (0: no limit). Only
+    those a worked example can be: not withdrawn, calling no helper outside `library` (a refused
+    candidate's programs teach nothing)."""
+
+    def __init__(self, recorded: Iterable[VerifiedProgram], library: Collection[str], limit: int) -> None:
+        self.limit = limit
+        right = {p.question_id: p.question for p in recorded
+                 if p.correct and p.code and p.withdrawn is None and set(p.uses) <= set(library)}
+        self._right: Counter[QuestionShape] = Counter(shape_of(text) for text in right.values())
+
+    def full(self, question: str) -> bool:
+        return self.limit > 0 and self._right[shape_of(question)] >= self.limit
+
+    def add(self, question: str) -> None:
+        self._right[shape_of(question)] += 1
 
 
 def is_right(question: Question, outcome: ProgramOutcome) -> bool:
