@@ -19,6 +19,7 @@ from vadar.programs.call_signatures import NOT_A_BOX, CallableApi, CallSignature
 from vadar.programs.chain_calls import chain_lists
 from vadar.programs.either_calls import union_phrases
 from vadar.programs.program_facts import (
+    LOC,
     CallProblem,
     Check,
     ProgramFacts,
@@ -168,7 +169,6 @@ RELATION_WORDS = re.compile(
     r"|same (?:color|colour|shape|size|material) as)\b", re.IGNORECASE)
 """Words that make a noun phrase relational: loc finds objects by what they are, not where."""
 
-LOC = "loc"
 
 
 def relations_to_loc(facts: ProgramFacts) -> list[CallProblem]:

@@ -22,13 +22,12 @@ import re
 from typing import TypeGuard
 
 from base_modules.oracle.clevr_vocab import ATTRIBUTES, GENERIC_NOUNS, WORDS
-from vadar.programs.program_facts import CallProblem, ProgramFacts
+from vadar.programs.program_facts import LOC, CallProblem, ProgramFacts
 from vadar.programs.relation_chain import find_order
 
 _UNION = re.compile(r"^\s*(?:how many|what number of)\s+(?P<outer>[a-z ]+?)\s+are\s+(?:either\s+)?"
                     r"(?P<sides>.+\sor\s.+?)\s*\?\s*$", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+")
-LOC = "loc"
 LEN = "len"
 
 

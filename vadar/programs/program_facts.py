@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from vadar.programs.call_signatures import CallableApi, CallSignature, Kind, annotation_kind
 from vadar.text import clip
 
+LOC = "loc"
+"""The detection module's name, as programs call it: the checks that read which phrases it was asked."""
+
 
 @dataclass(frozen=True)
 class CallProblem:
