@@ -60,3 +60,32 @@ def test_a_build_writes_what_each_stage_asked_of_the_model(tmp_path):
     from vadar.app.evaluation import Build
 
     assert Build(tmp_path / "build").cost.total.requests == len(llm.calls)
+
+
+def test_a_build_writes_what_each_of_its_batches_asked_of_the_model(tmp_path):
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.sandbox.timeout_s = 10
+    config.library.propose, config.library.validation = False, False  # distillation's programs alone
+    config.library.distill_groups, config.library.build_tries, config.library.scene_checks = False, 1, 0
+    config.library.build_programs_per_shape = 0
+    data = DataSelection(limit=5).prepare()
+    llm = ScriptedLLM(['```python\nfinal_result = 1\n```'] * 40, usage=UsageTracker())
+    with open_session(config, llm=llm) as session:
+        build_api(session, data, tmp_path / "build", batch_size=2)
+    cost = json.loads((tmp_path / "build" / COST_FILE).read_text())
+    batches = [(b["stage"], b["requests"]) for b in cost["batches"]]
+    assert [stage for stage, _ in batches] == ["batch 1", "batch 2", "batch 3"]
+    assert [requests for _, requests in batches] == [2, 2, 1]  # one program for each build question
+    assert sum(requests for _, requests in batches) == cost["total"]["requests"]
+    from vadar.app.evaluation import Build
+
+    assert [b.stage for b in Build(tmp_path / "build").cost.batches] == ["batch 1", "batch 2", "batch 3"]
+
+
+def test_a_cost_file_written_before_batches_were_counted_still_reads():
+    from vadar.runs.build_cost import BuildCost
+
+    cost = BuildCost.from_dict({"questions": 2, "total": {"stage": "build", "requests": 1, "fresh": 1, "seconds": 3.0,
+                                                          "completion_tokens": 9}, "stages": []})
+    assert cost.batches == () and cost.total.seconds == 3.0

@@ -29,7 +29,8 @@ from vadar.library.shape_route import ShapeReport, shape_route
 from vadar.llm.usage import usage_scope
 from vadar.programs.sampling import Sampling
 from vadar.runs.build_history import earlier_build_questions
-from vadar.runs.build_cost import COST_FILE, DISTILLATION, PROPOSALS, SHAPES, VALIDATION, BuildCost, build_cost
+from vadar.runs.build_cost import (COST_FILE, DISTILLATION, PROPOSALS, SHAPES, VALIDATION, BuildCost, batch_scope,
+                                   build_cost)
 from vadar.runs.distillation import distill_batch
 from vadar.runs.manifest import lock_run_dir
 from vadar.runs.methods import program_agent_for
@@ -119,7 +120,8 @@ def build_api(
                 report = BatchReport(index, ids, skipped=True)
             else:
                 built_from = [q for done in chunks[:index + 1] for q in done]
-                report = _build_batch(build, chunk, index, built_from)
+                with usage_scope(batch_scope(index)):
+                    report = _build_batch(build, chunk, index, built_from)
                 state.mark_done(ids)
                 _write_cost(build, len(built_from))
             reports.append(report)

@@ -4,7 +4,9 @@ A build on the embedded model is paid in generated tokens, and most of them are 
 gate's (with and without the batch's candidates), a search's (one per question a helper may
 serve), the question-shape route's and the validation gate's. Each stage of `runs.build` runs
 inside a usage scope (`llm.usage.usage_scope`), so the session's tracker can say where the time
-went; `build_cost.json` in the build directory keeps it, and the build prints one line.
+went; `build_cost.json` in the build directory keeps it, and the build prints one line. Each batch
+runs inside a scope of its own too (`batch_scope`), so the file also says what each batch cost:
+whether a long build's later batches, whose steps are mostly covered, still pay as much as its first.
 Requests replayed from the response cache (a resumed build) count as requests, not as seconds.
 """
 
@@ -25,6 +27,7 @@ SHAPES = "question shapes"  # the question-shape route: its proposals, searches 
 DISTILLATION = "distillation"
 VALIDATION = "validation"
 BUILD_STAGES = (PROPOSALS, SHAPES, DISTILLATION, VALIDATION)
+BATCH_SCOPE = "batch "
 # inside those: the programs a search by outcome writes, and the gate's (with and without the candidates)
 PROGRAM_SCOPES = (SEARCH_PROGRAMS, GATE_PROGRAMS)
 
@@ -52,6 +55,7 @@ class BuildCost:
     questions: int
     total: StageCost
     stages: tuple[StageCost, ...]
+    batches: tuple[StageCost, ...] = ()  # each batch built in this run ("batch 3"), in order
 
     @property
     def seconds_per_question(self) -> float | None:
@@ -59,12 +63,14 @@ class BuildCost:
 
     def to_dict(self) -> dict[str, Any]:
         return {"questions": self.questions, "seconds_per_question": self.seconds_per_question,
-                "total": vars(self.total), "stages": [vars(stage) for stage in self.stages]}
+                "total": vars(self.total), "stages": [vars(stage) for stage in self.stages],
+                "batches": [vars(batch) for batch in self.batches]}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BuildCost:
         return cls(int(data["questions"]), StageCost(**data["total"]),
-                   tuple(StageCost(**stage) for stage in data["stages"]))
+                   tuple(StageCost(**stage) for stage in data["stages"]),
+                   tuple(StageCost(**batch) for batch in data.get("batches", ())))
 
     def line(self) -> str:
         """One line for the build's printout: model seconds per build question, then by stage."""
@@ -73,7 +79,14 @@ class BuildCost:
         return f"model time {self.total.seconds:.0f} s, {per}" + (f": {parts}" if parts else "")
 
 
+def batch_scope(index: int) -> str:
+    """The usage scope of the batch at `index` (0-based), named as the build's printout counts it."""
+    return f"{BATCH_SCOPE}{index + 1}"
+
+
 def build_cost(usage: UsageTracker, questions: int, stages: Sequence[str] = (*BUILD_STAGES, *PROGRAM_SCOPES)) -> BuildCost:
     """The cost recorded by `usage` so far, for a build of `questions` questions."""
+    batches = [scope for scope in usage.scopes() if scope.startswith(BATCH_SCOPE)]
     return BuildCost(questions, StageCost.of("build", usage.totals()),
-                     tuple(StageCost.of(stage, usage.totals(stage)) for stage in stages))
+                     tuple(StageCost.of(stage, usage.totals(stage)) for stage in stages),
+                     tuple(StageCost.of(batch, usage.totals(batch)) for batch in batches))
