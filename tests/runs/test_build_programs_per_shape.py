@@ -1,4 +1,4 @@
-"""A build writes no more programs for a question shape that has enough right ones (`build_programs_per_shape`)."""
+"""A build writes no more programs for a shape family that has enough right ones (`build_programs_per_shape`)."""
 
 import pytest
 
@@ -17,6 +17,8 @@ PROGRAMS = {  # the first ten questions of the built-in sample
     "How many large things are there?": "final_result = len(loc(image, 'large things'))",  # same shape
     "Are there any metal cubes?": "final_result = 'no'",  # wrong (the answer is yes)
     "Are there any rubber cylinders?": "final_result = 'no'",  # same shape: written, the first was wrong
+    "How many things are left of the red sphere?": "final_result = 5",  # right
+    "How many things are in front of the cyan sphere?": "final_result = 0",  # its family: another relation
 }
 
 
@@ -50,7 +52,8 @@ def test_a_shape_with_enough_right_programs_gets_no_more_but_a_shape_without_doe
     assert "How many cylinders are there?" in asked
     assert "How many large things are there?" not in asked  # its shape has its one right program
     assert "Are there any rubber cylinders?" in asked  # the other exists question was wrong
-    assert len(asked) == 9
+    assert "How many things are in front of the cyan sphere?" not in asked  # "left of" answered its family
+    assert len(asked) == 8
 
 
 def test_no_limit_writes_a_program_for_every_build_question(config, tmp_path):

@@ -173,10 +173,10 @@ class LibraryConfig:
     distill_max_helpers: int = 3  # helpers distilled per batch at most (each route)
     distill_groups: bool = True  # also one LLM-written helper per group of similar right questions
     build_tries: int = 3  # labelled build: programs per build question until one is right (not yes/no)
-    # right build programs per question shape after which its other build questions get none (0: no
-    # limit): examples are retrieved within a shape, and in 100-question builds these programs were
-    # 40% of the completion tokens
-    build_programs_per_shape: int = 3
+    # right build programs per shape family after which its other build questions get none (0: no
+    # limit): a question is shown examples_k examples of its shape or family, and in 100-question
+    # builds these programs were 40% of the completion tokens
+    build_programs_per_shape: int = 2
     # replies per program a build writes (its tries, the helpers' evidence, the validation gate), at
     # most agents.program_attempts. 2: over a 100-question CLEVR build (its ten batches and its gate),
     # first and second replies wrote 73 of its 74 right build programs; the third to fifth 1, in 112

@@ -9,10 +9,10 @@ whose greedy program is wrong gets up to K - 1 sampled ones until one is right. 
 also run on up to `library.scene_checks` other build scenes its question applies to
 (`vadar.library.scene_check`): wrong on one, it was right by chance, is recorded not right, and
 another is tried. A yes/no question no other scene can check never gets another program, since a
-wrong program guesses it right half the time. A question whose shape (`question_shape`) already has
-`library.build_programs_per_shape` right programs gets none: worked examples are retrieved within a
-shape and a pattern needs `distill_min_uses` questions, so more of one shape teach little, and in
-100-question builds these programs were the largest share of the model time. Then the right
+wrong program guesses it right half the time. A question whose shape family (`question_shape`: the
+shape with its spatial relations aside) already has `library.build_programs_per_shape` right programs
+gets none: a question is shown `examples_k` worked examples, of its exact shape or else of its family,
+and in 100-question builds these programs were the largest share of the model time. Then the right
 programs of every build question so far are searched for patterns. Needs gold answers: with
 `library.admission = "unlabelled"` nothing is distilled.
 """
@@ -28,7 +28,7 @@ from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Question
 from vadar.programs.helper_rules import fit_library
 from vadar.programs.outcome import ProgramOutcome
-from vadar.programs.question_shape import QuestionShape, shape_of
+from vadar.programs.question_shape import shape_of
 from vadar.library.batch import BuildBatch
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import Distiller
@@ -60,7 +60,7 @@ def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> Di
         quota = ShapeQuota(recorded, names, settings.build_programs_per_shape)
         for question in todo:
             if quota.full(question.question):
-                batch.on_event(f"build question {question.question_id}: its shape has "
+                batch.on_event(f"build question {question.question_id}: its shape family has "
                                f"{quota.limit} right programs already, none written")
                 continue
             batch.on_event(f"writing a program for build question {question.question_id}")
@@ -77,8 +77,11 @@ def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> Di
     return distill_helpers(session, data, batch.built_from, batch.batch_id, batch.on_event)
 
 
+Family = tuple[str, str | None, str | None]  # `QuestionShape.family`: answer kind, relation, subject
+
+
 class ShapeQuota:
-    """Right build programs per question shape (one per question), against `limit` (0: no limit). Only
+    """Right build programs per shape family (one per question), against `limit` (0: no limit). Only
     those a worked example can be: not withdrawn, calling no helper outside `library` (a refused
     candidate's programs teach nothing)."""
 
@@ -86,13 +89,13 @@ class ShapeQuota:
         self.limit = limit
         right = {p.question_id: p.question for p in recorded
                  if p.correct and p.code and p.withdrawn is None and set(p.uses) <= set(library)}
-        self._right: Counter[QuestionShape] = Counter(shape_of(text) for text in right.values())
+        self._right: Counter[Family] = Counter(shape_of(text).family for text in right.values())
 
     def full(self, question: str) -> bool:
-        return self.limit > 0 and self._right[shape_of(question)] >= self.limit
+        return self.limit > 0 and self._right[shape_of(question).family] >= self.limit
 
     def add(self, question: str) -> None:
-        self._right[shape_of(question)] += 1
+        self._right[shape_of(question).family] += 1
 
 
 def is_right(question: Question, outcome: ProgramOutcome) -> bool:
