@@ -34,7 +34,7 @@ from vadar.library.docstrings import redocument
 from vadar.library.drafting import helper_source
 from vadar.library.fragments import code_tokens, helper_body, library_twins
 from vadar.library.frames import frame_questions, group_programs, question_frame
-from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, scored_right, source_rule
+from vadar.library.gate import Gate, Reproduces, SaysWhatItFixes, TruthCheck, admit, scored_right, source_rule
 from vadar.library.group_replies import Written, calls_of, misuse, parse_reply
 from vadar.library.problems import (CoverageProblem, DocstringProblem, Duplicate, NotShorter, Problem, ReplyProblem,
                                     WrongOnFrame)
@@ -127,7 +127,8 @@ class GroupWriter:
         messages = [system, {"role": "user", "content": prompts.render(
             "group_request", shown=group[:MAX_SHOWN], questions=[p.question for p in group])}]
         numbered = {p.question_id: number for number, p in enumerate(group, 1)}
-        gate = Gate([source_rule, Reproduces(self.executor, by_id, dataset, modules, library, numbered),
+        gate = Gate([source_rule, SaysWhatItFixes(library),
+                     Reproduces(self.executor, by_id, dataset, modules, library, numbered),
                      TruthCheck(self.truth, dataset, modules, library, list(by_id.values())),
                      FrameCheck(self, others, system, dataset, modules, library)])
         attempt = _Attempt()

@@ -28,7 +28,7 @@ from vadar import prompts
 from vadar.library.candidates import Candidate, Route, Use
 from vadar.library.drafting import HelperDraft, draft_helper
 from vadar.library.fragments import Pattern, code_tokens, find_patterns, library_twins
-from vadar.library.gate import Gate, Reproduces, TruthCheck, admit, source_rule
+from vadar.library.gate import Gate, Reproduces, SaysWhatItFixes, TruthCheck, admit, source_rule
 from vadar.library.problems import DocstringProblem, NameProblem, NoName, Problem
 from vadar.library.rewriting import rewrite
 from vadar.library.rules import (documents_an_example, example_words, name_problem, names_an_example,
@@ -174,7 +174,8 @@ class Distiller:
             return NameProblem(f"the name `{c.name}` claims something this body does not compute: {failure}. "
                                "Name what it does compute")
 
-        return Gate([not_placeholder, new_name, no_example_name, no_example_docstring, every_parameter, honest_claim])
+        return Gate([not_placeholder, new_name, no_example_name, SaysWhatItFixes(library), no_example_docstring,
+                     every_parameter, honest_claim])
 
     def _name(self, found: Found, codes: list[str], library: list[FunctionRecord],
               truth: TruthCheck) -> tuple[Candidate, dict[int, str]] | Problem:

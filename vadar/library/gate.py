@@ -24,7 +24,8 @@ from base_modules.module import ModuleSet
 from omni3d_bench.metrics import score_answer
 from omni3d_bench.types import Dataset, Question
 from vadar.library.candidates import Candidate, Route
-from vadar.library.problems import AnswersChanged, Case, Problem, SourceProblem, TruthFailed
+from vadar.library.claims import ATTRIBUTE_WORDS, RELATION_WORDS, claim_of, name_words
+from vadar.library.problems import AnswersChanged, Case, NameProblem, Problem, SourceProblem, TruthFailed
 from vadar.library.truth_checks import TruthChecks, TruthResult
 from vadar.programs.calls import helpers_called
 from vadar.programs.namespace import program_namespace
@@ -112,6 +113,45 @@ def source_rule(candidate: Candidate) -> Problem | None:
     except LibrarySourceError as exc:
         return SourceProblem(str(exc))
     return None
+
+
+class SaysWhatItFixes:
+    """A body that always applies one claim of a library helper says so in its name.
+
+    A distilled CLEVR helper `_filter_objects(image, bbox2, object_prompt)` kept the objects of the
+    same color as `bbox2` (it calls `_same_color`), and `_find_object` built on it read an attribute
+    of that object: programs for "same material" or "same shape" questions would call them by their
+    names. A body calling one helper of a kind (a shared attribute, a relation, one attribute read)
+    must name its value (`_objects_same_color`); one calling several of a kind (picked by a
+    parameter, as `read = {'color': _color_of_object, ...}[attribute]`) fixes none."""
+
+    def __init__(self, library: Sequence[Any]) -> None:
+        self.claims = {f.name: claim for f in library if (claim := claim_of(f)) is not None}
+
+    def __call__(self, candidate: Candidate) -> Problem | None:
+        called = sorted(helpers_called(candidate.code, set(self.claims)) - {candidate.name})
+        values: dict[str, dict[str, str]] = {}  # "attribute" or "relation" -> value -> the helper that fixes it
+        for name in called:
+            claim = self.claims[name]
+            group = _GROUPS.get(claim.kind)
+            if group is not None:
+                values.setdefault(group, {})[claim.value] = name
+        words = set(name_words(candidate.name))
+        said = {ATTRIBUTE_WORDS[w] for w in words if w in ATTRIBUTE_WORDS} | {
+            RELATION_WORDS[w] for w in words if w in RELATION_WORDS}
+        for group, fixed in values.items():
+            if len(fixed) != 1:
+                continue
+            [(value, helper)] = fixed.items()
+            if value not in said:
+                return NameProblem(f"the body always uses `{helper}` ({group} {value}), but the name "
+                                   f"`{candidate.name}` does not say {value}: programs would call it for the other "
+                                   f"{group}s. Put {value} in the name")
+        return None
+
+
+_GROUPS = {"same": "attribute", "attribute": "attribute", "relation": "relation", "relation_test": "relation"}
+"""Claim kinds by what their value names: an attribute shared or read, or a relation listed or tested."""
 
 
 class Reproduces:
