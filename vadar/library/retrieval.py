@@ -33,8 +33,10 @@ import bm25s
 from api_store import FunctionRecord
 from api_store.evidence import VerifiedProgram
 from vadar import prompts
+from vadar.library.claims import claim_of
 from vadar.library.composed_examples import fallback_example
-from vadar.library.shape_helpers import answered_by, catalogue_example, helpers_for, shape_helpers_first
+from vadar.library.shape_helpers import (answered_by, catalogue_example, helpers_for, is_catalogue_helper,
+                                         shape_helpers_first)
 from vadar.programs.api_text import ExampleCall
 from vadar.programs.calls import called_names
 from vadar.programs.question_shape import QuestionShape, shape_of
@@ -103,11 +105,22 @@ class LibraryRetriever:
         self.index = LexicalIndex([_text(f) for f in self.library]) if 0 < k < len(self.library) else None
 
     def select(self, question: str) -> list[FunctionRecord]:
-        """The top-k functions and what they call; the question's shape helpers always, and first."""
+        """The top-k functions and what they call; the question's shape helpers always, and first; the
+        step helpers named for a relation or attribute the question names always; question-shape
+        helpers of other shapes never by words alone.
+
+        With 18 helpers, "How many tiny matte cylinders are behind the tiny red shiny thing?" was
+        shown `_objects_along` and `_count_either` (their long docstrings share its words) and not
+        `_objects_behind`, whose score fell under half the best: the program called `_count_either`
+        on the cylinder and the thing. Listed beside `_compare_counts`, `_count_either` drew 4 of 5
+        count-comparison programs of a CLEVR build to a union count (`shape_helpers_first`)."""
         if self.index is None:
             return shape_helpers_first(self.library, question)
         own = {helper.name for helper in helpers_for(question)}
-        chosen = set(self.index.top(question, self.k)) | {i for i, f in enumerate(self.library) if f.name in own}
+        named = named_steps(self.library, shape_of(question))
+        picked = {i for i in self.index.top(question, self.k)
+                  if self.library[i].name in own or not is_catalogue_helper(self.library[i])}
+        chosen = picked | {i for i, f in enumerate(self.library) if f.name in own or f.name in named}
         chosen |= self._dependencies(chosen)
         return shape_helpers_first([f for i, f in enumerate(self.library) if i in chosen], question)
 
@@ -115,6 +128,23 @@ class LibraryRetriever:
         """Functions the chosen ones call: a program may need to know what they return."""
         position = {f.name: i for i, f in enumerate(self.library)}
         return {position[d] for i in chosen for d in self.library[i].dependencies if d in position}
+
+
+def named_steps(library: Sequence[FunctionRecord], shape: QuestionShape) -> set[str]:
+    """The step helpers whose names claim a relation the question names (`_objects_behind` for
+    "behind") or the attribute it asks or shares (`_color_of_object`, `_same_color` for "What color",
+    "the same color"): the call a program for it needs, whatever other helpers' words score."""
+    names = set()
+    for function in library:
+        claim = None if is_catalogue_helper(function) else claim_of(function)
+        if claim is None:
+            continue
+        if claim.kind in ("relation", "relation_test") and claim.value in shape.spatial:
+            names.add(function.name)
+        elif claim.value == shape.subject and (claim.kind == "same" and shape.relation == "shared" or claim.kind ==
+                                               "attribute" and (shape.answer == "attribute" or shape.relation == "shared")):
+            names.add(function.name)
+    return names
 
 
 @lru_cache(maxsize=4096)  # the same verified programs are read again by every retriever built
