@@ -3,6 +3,7 @@ Program agent reads the library in."""
 
 from __future__ import annotations
 
+from admitted_library import admitted_library
 from api_store import ApiStore
 from vadar.library.coverage import coverage_of
 from vadar.library.retrieval import LibraryRetriever
@@ -58,13 +59,7 @@ def test_a_question_a_library_helper_answers_whole_gets_the_catalogue_s_worked_p
     assert catalogue_example(COUNT_RELATED, ["_find_related"]) is None  # a link alone answers nothing whole
 
 
-def library(*entries):
-    store = ApiStore.memory()
-    for name, signature, doc in entries:
-        store.propose(name, signature, doc)
-        store.implement(name, f"def {name}(image):\n    return 1\n")
-        store.mark_admitted(name)
-    return store.library()
+library = admitted_library
 
 
 def test_the_retriever_always_shows_the_question_s_shape_helper_and_shows_it_first():
