@@ -115,6 +115,10 @@ def source_rule(candidate: Candidate) -> Problem | None:
     return None
 
 
+_GROUPS = {"same": "attribute", "attribute": "attribute", "relation": "relation", "relation_test": "relation"}
+"""Claim kinds by what their value names: an attribute shared or read, or a relation listed or tested."""
+
+
 class SaysWhatItFixes:
     """A body that always applies one claim of a library helper says so in its name.
 
@@ -148,10 +152,6 @@ class SaysWhatItFixes:
                                    f"`{candidate.name}` does not say {value}: programs would call it for the other "
                                    f"{group}s. Put {value} in the name")
         return None
-
-
-_GROUPS = {"same": "attribute", "attribute": "attribute", "relation": "relation", "relation_test": "relation"}
-"""Claim kinds by what their value names: an attribute shared or read, or a relation listed or tested."""
 
 
 class Reproduces:

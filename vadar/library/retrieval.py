@@ -139,10 +139,11 @@ def named_steps(library: Sequence[FunctionRecord], shape: QuestionShape) -> set[
         claim = None if is_catalogue_helper(function) else claim_of(function)
         if claim is None:
             continue
-        if claim.kind in ("relation", "relation_test") and claim.value in shape.spatial:
-            names.add(function.name)
-        elif claim.value == shape.subject and (claim.kind == "same" and shape.relation == "shared" or claim.kind ==
-                                               "attribute" and (shape.answer == "attribute" or shape.relation == "shared")):
+        relation = claim.kind in ("relation", "relation_test") and claim.value in shape.spatial
+        shared = shape.relation == "shared"
+        attribute = claim.value == shape.subject and (claim.kind == "same" and shared or
+                                                      claim.kind == "attribute" and (shared or shape.answer == "attribute"))
+        if relation or attribute:
             names.add(function.name)
     return names
 

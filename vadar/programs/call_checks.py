@@ -170,7 +170,6 @@ RELATION_WORDS = re.compile(
 """Words that make a noun phrase relational: loc finds objects by what they are, not where."""
 
 
-
 def relations_to_loc(facts: ProgramFacts) -> list[CallProblem]:
     """`loc` asked for a relational phrase ("the cube left of the sphere")."""
     problems = []
