@@ -17,7 +17,7 @@ PROGRAMS = {  # the first ten questions of the built-in sample
     "How many large things are there?": "final_result = len(loc(image, 'large things'))",  # same shape
     "Are there any metal cubes?": "final_result = 'no'",  # wrong (the answer is yes)
     "Are there any rubber cylinders?": "final_result = 'no'",  # same shape: written, the first was wrong
-    "How many things are left of the red sphere?": "final_result = 5",  # right
+    "How many things are left of the red sphere?": "final_result = 5 if loc(image, 'red sphere') else 1",  # right
     "How many things are in front of the cyan sphere?": "final_result = 0",  # its family: another relation
 }
 
@@ -62,9 +62,9 @@ def test_no_limit_writes_a_program_for_every_build_question(config, tmp_path):
 
 
 def _program(question: str, *, correct: bool = True, uses: tuple[str, ...] = (), withdrawn: str | None = None,
-             question_id: str = "q") -> VerifiedProgram:
-    return VerifiedProgram(1, 1, question_id, question, "build", "final_result = 1", "1", "1", None, correct, uses,
-                           withdrawn)
+             question_id: str = "q", code: str = "final_result = len(loc(image, 'thing'))",
+             gold: str = "3") -> VerifiedProgram:
+    return VerifiedProgram(1, 1, question_id, question, "build", code, gold, gold, None, correct, uses, withdrawn)
 
 
 def test_the_quota_counts_only_programs_a_worked_example_can_be():
@@ -74,10 +74,12 @@ def test_the_quota_counts_only_programs_a_worked_example_can_be():
         _program("How many balls are there?", question_id="c", withdrawn="lost at the gate"),
         _program("How many cones are there?", question_id="d", correct=False),
         _program("How many cubes are there?", question_id="a"),  # the same question twice counts once
+        _program("How many disks are there?", question_id="e", code="final_result = 3"),  # never looks
+        _program("How many rings are there?", question_id="f", gold="0"),  # a guessable count, no helper
     ]
     quota = ShapeQuota(recorded, {"_count"}, limit=2)
     assert not quota.full("How many red things are there?")
-    quota.add("How many red things are there?")
-    assert quota.full("How many red things are there?")
-    assert not quota.full("What color is the cube?")  # another shape
-    assert not ShapeQuota(recorded, {"_count"}, limit=0).full("How many cubes are there?")
+    more = [*recorded, _program("How many rings are there?", question_id="f", gold="0", uses=("_count",))]
+    assert ShapeQuota(more, {"_count"}, limit=2).full("How many red things are there?")  # a helper: not a guess
+    assert not ShapeQuota(more, {"_count"}, limit=2).full("What color is the cube?")  # another shape
+    assert not ShapeQuota(more, {"_count"}, limit=0).full("How many cubes are there?")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
@@ -194,16 +194,21 @@ def reads_one_frame(code: str) -> bool:
                    for node in ast.walk(tree))
 
 
+def usable_example(program: VerifiedProgram, allowed: Collection[str]) -> bool:
+    """Whether a right build program may be shown as a worked example: not withdrawn, looking at the
+    scene, not right by a guess, and calling no helper outside `allowed` (a refused candidate's
+    programs teach nothing). What a build counts towards its programs per shape family, too."""
+    return bool(program.code and program.correct and program.withdrawn is None and set(program.uses) <= set(allowed)
+                and looks_at_the_scene(program.code) and not right_by_chance_risk(program))
+
+
 class ExampleRetriever:
     """Worked examples: correct programs from build questions of the question's shape, most
     similar question first; within a shape, programs that call a library helper first."""
 
     def __init__(self, programs: Sequence[VerifiedProgram], k: int, allowed: set[str],
                  tiers: Sequence[ShapeTier] = SHAPE_TIERS, functions: Sequence[FunctionRecord] = ()) -> None:
-        # Only programs that look at the scene, are not right by a guess, and whose helpers are
-        # all still in the library; helpers shown first.
-        usable = [p for p in programs if p.code and p.correct and set(p.uses) <= allowed
-                  and looks_at_the_scene(p.code) and not right_by_chance_risk(p)]
+        usable = [p for p in programs if usable_example(p, allowed)]  # those calling a helper first
         usable.sort(key=lambda p: not p.uses)
         self.programs = _unique_questions(usable)
         self.allowed = allowed

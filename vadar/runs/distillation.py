@@ -32,6 +32,7 @@ from vadar.programs.question_shape import shape_of
 from vadar.library.batch import BuildBatch
 from vadar.library.clusters import GroupWriter
 from vadar.library.distill import Distiller
+from vadar.library.retrieval import usable_example
 from vadar.library.scene_check import SceneChecker, build_scenes, check_right_programs
 from vadar.library.sources import DistillReport, record_build_program
 from vadar.library.truth_checks import TruthChecks
@@ -57,8 +58,8 @@ def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> Di
         judge = BuildJudge(checker, fit_library(store.library()))
         answer, library = make_answerer("vadar", session, data, accept=judge.accept, tries=settings.build_tries)
         names = {f.name for f in library}
-        quota = ShapeQuota(recorded, names, settings.build_programs_per_shape)
         for question in todo:
+            quota = ShapeQuota(store.verified_programs(), names, settings.build_programs_per_shape)
             if quota.full(question.question):
                 batch.on_event(f"build question {question.question_id}: its shape family has "
                                f"{quota.limit} right programs already, none written")
@@ -68,8 +69,6 @@ def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> Di
             check = judge.scene_check(question, outcome)
             right = judge.right(question, outcome)
             record_build_program(store, batch.batch_id, question, outcome, right, names, other_scenes=check)
-            if right:
-                quota.add(question.question)
     checked, chance = check_right_programs(store, checker, build, batch.on_event)
     if checked:
         batch.on_event(f"ran {checked} right programs on other build scenes: {chance} right by chance")
@@ -82,20 +81,16 @@ Family = tuple[str, str | None, str | None]  # `QuestionShape.family`: answer ki
 
 class ShapeQuota:
     """Right build programs per shape family (one per question), against `limit` (0: no limit). Only
-    those a worked example can be: not withdrawn, calling no helper outside `library` (a refused
-    candidate's programs teach nothing)."""
+    those a worked example can be (`retrieval.usable_example`): a program shown to no question does
+    not stand for its family."""
 
     def __init__(self, recorded: Iterable[VerifiedProgram], library: Collection[str], limit: int) -> None:
         self.limit = limit
-        right = {p.question_id: p.question for p in recorded
-                 if p.correct and p.code and p.withdrawn is None and set(p.uses) <= set(library)}
+        right = {p.question_id: p.question for p in recorded if usable_example(p, library)}
         self._right: Counter[Family] = Counter(shape_of(text).family for text in right.values())
 
     def full(self, question: str) -> bool:
         return self.limit > 0 and self._right[shape_of(question).family] >= self.limit
-
-    def add(self, question: str) -> None:
-        self._right[shape_of(question).family] += 1
 
 
 def is_right(question: Question, outcome: ProgramOutcome) -> bool:
