@@ -79,7 +79,7 @@ def test_a_question_a_shape_helper_answers_is_covered():
 
 
 def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitted():
-    from vadar.library.shape_route import built_on
+    from vadar.library.shape_proposal import built_on
     functions = library(("_objects_left_of", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]",
                          "Boxes left of bbox."),
                         ("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."),
@@ -97,7 +97,7 @@ def test_a_shape_helper_is_asked_to_build_on_the_step_helpers_the_library_admitt
 
 
 def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_dict_that_picks_one():
-    from vadar.library.shape_route import built_on
+    from vadar.library.shape_proposal import built_on
     relation = "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]"
     functions = library(("_objects_left_of", relation, "Left."), ("_objects_behind", relation, "Behind."),
                         ("_same_color", "(image: Image, a: BBox, b: BBox) -> bool", "Same color."),
@@ -138,7 +138,7 @@ def test_a_shape_helper_choosing_among_step_helpers_by_a_parameter_is_shown_the_
 
 def test_a_shape_helper_built_on_step_helpers_is_not_shown_how_the_modules_do_those_steps():
     from vadar.library.shape_helpers import ASKED_HOW, ATTRIBUTE_HOW, RELATION_HOW, proposed_by_shape_route
-    from vadar.library.shape_route import proposed_docstring
+    from vadar.library.shape_proposal import proposed_docstring
     helper = shape_helper("_attribute_of_related")
     relations = library(("_objects_left_of", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]",
                          "Boxes left of bbox."))
@@ -183,7 +183,7 @@ def test_every_catalogue_example_call_fits_its_helper_s_signature_and_strings_fo
 
 def test_a_measure_shape_helper_builds_on_the_admitted_height_helper_never_on_another_shape_helper():
     from vadar.library.shape_helpers import HEIGHT_HOW
-    from vadar.library.shape_route import built_on, proposed_docstring
+    from vadar.library.shape_proposal import built_on, proposed_docstring
     ratio = "How many times taller is the lamp than the mug?"
     functions = library(("_height_of_object", "(image: Image, bbox: BBox) -> float", "Height in metres."),
                         ("_height_ratio", shape_helper("_height_ratio").signature, "Ratio."))
@@ -203,7 +203,7 @@ def test_a_shape_helper_reading_an_attribute_is_offered_no_reader_and_keeps_the_
     build's 16 samples branched on `attribute` and never called the relation helpers. A reader is one
     `vqa` call, which the hint does for every value; the relation helpers stay offered."""
     from vadar.library.shape_helpers import ATTRIBUTE_HOW
-    from vadar.library.shape_route import proposed_docstring
+    from vadar.library.shape_proposal import proposed_docstring
     reader = "(image: Image, bbox: BBox) -> str"
     relations = [(f"_objects_{r}", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]", "Boxes.")
                  for r in ("left_of", "right_of", "behind", "in_front_of")]
@@ -216,7 +216,7 @@ def test_a_shape_helper_reading_an_attribute_is_offered_no_reader_and_keeps_the_
 
 def test_a_comparing_helper_picks_among_the_readers_when_they_cover_more_values_than_the_comparisons():
     """A build offered `_count_same_attribute` four readers and only `_same_size`: the dict names the readers."""
-    from vadar.library.shape_route import built_on
+    from vadar.library.shape_proposal import built_on
     reader = "(image: Image, bbox: BBox) -> str"
     functions = library(*((f"_{a}_of_object", reader, f"The {a}.") for a in ("color", "shape", "material", "size")),
                         ("_same_size", "(image: Image, a: BBox, b: BBox) -> bool", "Same size."))
@@ -241,7 +241,7 @@ def test_a_helper_reading_the_attribute_of_a_match_is_told_which_object_and_read
     """Told to "test each other object", a CLEVR build's `_attribute_of_same` samples copied a loop over
     `loc` and never assigned the picked helper; offered the readers too, they returned a reader's dict."""
     from vadar.library.shape_helpers import ASKED_HOW
-    from vadar.library.shape_route import proposed_docstring
+    from vadar.library.shape_proposal import proposed_docstring
     reader = "(image: Image, bbox: BBox) -> str"
     functions = library(*((f"_{a}_of_object", reader, f"The {a}.") for a in ("color", "shape", "material", "size")),
                         *((f"_same_{a}", "(image: Image, a: BBox, b: BBox) -> bool", f"Same {a}.")
@@ -288,7 +288,7 @@ def test_an_exists_helper_is_built_on_its_admitted_count_twin():
     """Offered the `_same_` helpers and their dict, a build's `_exists_same_attribute` samples skipped
     the objects sharing the attribute; the one admitted elsewhere was `_count_same_attribute(...) > 0`."""
     from vadar.library.shape_helpers import ATTRIBUTE_HOW
-    from vadar.library.shape_route import proposed_docstring
+    from vadar.library.shape_proposal import proposed_docstring
     count = shape_helper("_count_same_attribute")
     same = ("_same_size", "(image: Image, a: BBox, b: BBox) -> bool", "Same size.")
     docstring = proposed_docstring(shape_helper("_exists_same_attribute"),
@@ -363,7 +363,7 @@ def test_programs_read_a_chain_helper_without_the_walk_it_was_proposed_with(tmp_
     """The walk in the docstring is for the implementer: the API text programs read stops before it,
     for the catalogue's inline walk and for the walk on the library's relation helpers."""
     from vadar.library.shape_helpers import CHAIN_WALK, WALK, for_programs
-    from vadar.library.shape_route import chain_walk
+    from vadar.library.shape_proposal import chain_walk
     along = shape_helper("_objects_along")
     with ApiStore(tmp_path / "walk.sqlite") as store:
         for name in ("_objects_left_of", "_objects_right_of", "_objects_in_front_of", "_objects_behind"):

@@ -47,7 +47,7 @@ CENTRE_HOW = (" Nearness is the distance between 3D centres: a box's centre is x
               "* d / image.focal_length, y = ((box[1] + box[3]) / 2 - image.height / 2) * d / image.focal_length, z = d, "
               "with d = depth(image, box).")
 WALK = "Walk it from the end"
-"""How every written walk of a chain begins (`CHAIN_WALK`, `shape_route.chain_walk`): what follows it in
+"""How every written walk of a chain begins (`CHAIN_WALK`, `shape_proposal.chain_walk`): what follows it in
 a docstring is for the helper's implementer, not for the programs that call it (`for_programs`)."""
 CHAIN_WALK = (
     WALK + ": `found = loc(image, chain[-1])[0]`, then for each `i` in `range(len(chain) - 2, 0, -2)`: "
@@ -58,7 +58,7 @@ CHAIN_WALK = (
     "`boxes` (every box, not one).")
 """How `_objects_along` walks its chain, each relation told by the word it holds (programs copy the question's
 'to the left of'). Told the comprehension with `and ...` for the relation, all 4 samples of a CLEVR build's
-search left the relation out or compared one coordinate; `shape_route.chain_walk` writes it with the
+search left the relation out or compared one coordinate; `shape_proposal.chain_walk` writes it with the
 library's relation helpers where they do all four."""
 # The generated benchmark's size-ratio programs subtracted two right heights in 12 of 20 questions
 # (+ the metric-height helper): a ratio, a fit count and a depth difference each carry their arithmetic.
@@ -84,7 +84,7 @@ class ShapeHelper:
     @property
     def what(self) -> str:
         """The docstring without the hints of how the modules do its steps: what every version the
-        route proposes begins with (`shape_route.proposed_docstring` drops a hint a step helper replaces)."""
+        route proposes begins with (`shape_proposal.proposed_docstring` drops a hint a step helper replaces)."""
         text = self.docstring
         for hint in (RELATION_HOW, ATTRIBUTE_HOW, ASKED_HOW, HEIGHT_HOW, CENTRE_HOW, CHAIN_WALK):
             text = text.replace(hint, "")

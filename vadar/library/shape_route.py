@@ -6,15 +6,16 @@ After a batch's step route (`vadar.library.proposals`), each catalogue helper
 of the library's earlier build runs on the same data) whose shape one call of it answers weigh at least
 `library.outcome_min_support` (a yes/no question counting half, as at the gate) and the store has
 never held its name (or it failed with another proposal than the route would make now, such as
-fewer step helpers to build on: it is tried again); at most `library.shape_helpers_per_batch` are
+fewer step helpers to build on, or was refused for too little support on questions weighing half
+what its shape's questions weigh now: it is tried again); at most `library.shape_helpers_per_batch` are
 tried per batch, those never tried before any retry, each the most supported first. A helper that
 is only a step of a shape (`_find_related` in a chain of relations) is never due: in six CLEVR
 builds none was admitted that way, and each try cost a proposal, a search and programs. One at a
 time:
 
 1. it is proposed with the catalogue's signature and docstring, the docstring naming the admitted
-   step helpers it composes (`built_on`: "Build it on the library's helpers: `_objects_left_of`
-   (relation left), ...");
+   step helpers it composes (`shape_proposal.built_on`: "Build it on the library's helpers:
+   `_objects_left_of` (relation left), ...");
 2. the API agent implements it, searched by outcome (`vadar.library.outcome_check`) on the build
    questions of its shape, from every batch built so far: the programs the Program agent writes
    for them, with the helper shown first, must call it and be right;
@@ -34,17 +35,12 @@ from dataclasses import dataclass, field
 
 from api_store import DuplicateFunctionError, FunctionRecord, FunctionStatus
 from omni3d_bench.types import Question
-from omni3d_bench.relations import ATTRIBUTES, RELATIONS
 from vadar.library.batch import BuildBatch
-from vadar.library.coverage import Step, covering
 from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
-from vadar.library.shape_helpers import (ASKED_HOW, ATTRIBUTE_HOW, CHAIN_WALK, HEIGHT_HOW, RELATION_HOW, WALK,
-                                         ShapeHelper,
-                                         proposed_by_shape_route, shape_helper, supported)
+from vadar.library.shape_helpers import ShapeHelper, proposed_by_shape_route, supported
+from vadar.library.shape_proposal import proposed_docstring
 from vadar.library.sources import support as evidence_weight
-from vadar.programs.call_signatures import Kind, annotation_kind, return_annotation
-from vadar.programs.helper_calls import list_parameters, parameter_names
 
 
 @dataclass
@@ -67,262 +63,50 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
         return []
     # this run's build questions so far and those of earlier build runs of the library
     labelled = [q for q in (*batch.earlier, *batch.built_from) if q.answer is not None]
-    due = [(helper, [labelled[i] for i in positions])
-           for helper, positions in supported([q.question for q in labelled])
-           # a helper tried before is not proposed again, unless its proposal would now differ
-           # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
-           if _untried(batch, helper) and evidence_weight([labelled[i].answer for i in positions])
-           >= settings.outcome_min_support]
+    due = []
+    for helper, positions in supported([q.question for q in labelled]):
+        # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
+        weight = evidence_weight([labelled[i].answer for i in positions])
+        # a helper tried before is not proposed again, unless its proposal would now differ
+        if weight >= settings.outcome_min_support and _untried(batch, helper, weight):
+            due.append((helper, [labelled[i] for i in positions]))
     # a retry never outranks a helper never tried: in a CLEVR build `_attribute_of_related` failed and
     # was retried in each of three batches, so `_compare_counts` and `_count_either` never got a slot
     due.sort(key=lambda pair: pair[0].name in batch.store)
     return due[:settings.shape_helpers_per_batch]
 
 
-def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
+def _untried(batch: BuildBatch, helper: ShapeHelper, weight: float) -> bool:
     """Never in the store; proposed by this route before an interruption and not implemented yet;
-    or failed when the route proposed it otherwise: with fewer step helpers to build on (a batch
+    failed when the route proposed it otherwise: with fewer step helpers to build on (a batch
     that admits `_objects_behind` gives `_find_related` another try) or an older catalogue text
     (`_attribute_of_same` failed all 16 samples offered only the `_same_` helpers, without the hint
-    of how to read an attribute). Failed with the proposal it would get now, it is not tried again."""
+    of how to read an attribute); or refused for too little support on questions of its shape that
+    weighed half of `weight` or less. Failed with the proposal it would get now, it is not tried again."""
     if helper.name not in batch.store:
         return True
     current = batch.store.current(helper.name)
     if not proposed_by_shape_route(current.name, current.docstring):
         return False
     if current.status is FunctionStatus.FAILED:
-        return proposed_docstring(helper, batch.store.library()) != current.docstring
+        return (proposed_docstring(helper, batch.store.library()) != current.docstring
+                or weight >= RETRY_GROWTH * _refused_at(batch, current))
     return current.status is FunctionStatus.PROPOSED
 
 
-_BUILDS_ON = {"relation": ("relation",), "attribute": ("same", "attribute"), "shared": ("same",)}
-"""The step kinds (`coverage.Step`) a parameter of a shape helper's signature says it composes, in the
-order `_chosen_by` prefers them when two cover as many values. The
-`asked` attribute builds on no reader: each is one `vqa` call, which the hint writes for every value;
-offered the four readers and the four `_same_` helpers, no sample of a CLEVR build's
-`_attribute_of_same` found the object, and those that ran returned a reader's dict or `asked` itself."""
+RETRY_GROWTH = 2
+"""A shape helper refused for too little support is tried again once its shape's build questions
+weigh this many times what they weighed then: `_exists_same_attribute` was refused in both 100-question
+CLEVR builds at batch 3, its programs calling it on 5 of 8 yes/no questions (2.5 of the 3 needed),
+and never tried again while 20 more such questions came."""
 
 
-def built_on(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
-    """A sentence naming the admitted step helpers the shape helper composes, each as a call, for its
-    docstring: the API agent asked for `_find_related` with the four relation conventions in one
-    docstring wrote depth comparisons for left and right in all 13 samples, while `_objects_left_of`
-    was admitted."""
-    signatures = {f.name: f.signature for f in library}
-    blocks = _blocks(helper, library)
-    named = [f"`{names[0]}({', '.join(parameter_names(names[0], signatures.get(names[0], '()')))})` "
-             f"({step.kind} {step.value})" for step, names in blocks]
-    if not named:
-        return ""
-    return (f" Build it on the library's helpers, which are checked right: {', '.join(named)}; call them "
-            "instead of comparing boxes or depths yourself." + _chosen_by(helper, blocks, signatures))
-
-
-def _chosen_by(helper: ShapeHelper, blocks: Sequence[tuple[Step, list[str]]], signatures: dict[str, str]) -> str:
-    """How to pick the step helper a string parameter names, as a dict from its values to the
-    helpers: asked for `_attribute_of_related(image, attribute, description, relation, reference)`
-    with the four relation helpers named, the API agent wrote if/elif ladders cut off at the token
-    limit in 5 of 6 samples, and the sixth called them on the wrong boxes. Where the helpers cover
-    only some values, the dict's `.get` finds none for the others, which the docstring's hint does:
-    offered only `_size_of_object` without the hint, all 16 samples of a CLEVR build's
-    `_attribute_of_related` read every attribute with it and never read `attribute`."""
-    parameters = parameter_names(helper.name, helper.signature)
-    sentences = []
-    for parameter in parameters:
-        # `_blocks` holds no comparison for a helper that compares none, and no reader for one that only reads
-        present = [k for k in _BUILDS_ON.get(parameter, ()) if any(step.kind == k for step, _ in blocks)]
-        if not present:
-            continue
-        # the kind its helpers do for the most values (readers for all four beat one `_same_size`)
-        missing, kind = min(((_missing(blocks, k), k) for k in present), key=lambda pair: len(pair[0]))
-        pairs = [(step.value, names[0]) for step, names in blocks if step.kind == kind]
-        chosen = ", ".join(f"'{value}': {name}" for value, name in pairs)
-        call, keep = _relation_call(parameter, parameters, [name for _, name in pairs], signatures,
-                                    annotation_kind(return_annotation(helper.signature)))
-        compared = _comparison(kind, parameters) if parameter in ("attribute", "shared") else None
-        if not missing and len(pairs) >= 2 and compared is not None:
-            picked, then = compared
-            sentences.append(f" Pick the one `{parameter}` names with a dict, `{picked} = {{{chosen}}}[{parameter}]`, "
-                             f"then {then}.")
-        elif not missing and len(pairs) >= 2:
-            sentences.append(f" Pick the one `{parameter}` names with a dict: `{{{chosen}}}[{parameter}]{call}`.{keep}")
-        elif missing:
-            others = ", ".join(repr(value) for value in missing)
-            sentences.append(f" Pick the one `{parameter}` names with `{{{chosen}}}.get({parameter})`"
-                             f"{f', called as `picked{call}`' if call else ''}; for {others}, which none of them does, "
-                             f"do it as said above.{keep}")
-    return "".join(sentences)
-
-
-def _comparison(kind: str, parameters: Sequence[str]) -> tuple[str, str] | None:
-    """The name for the picked step helper and how to compare two objects with it, for a
-    helper that compares two objects' attribute: shown the dict alone, 3 of the 9 replies of a
-    100-question CLEVR build's `_count_same_attribute` compared the objects by calling
-    `_count_same_attribute` itself (refused as recursion) and 4 called a name never defined; the one
-    admitted in another build had put the dict in a variable and called it on both boxes. The other
-    objects are told by `same_object`: a 30-question CLEVR build's `_count_same_attribute` skipped the
-    reference by `box != reference`, which a detector's second reading of it passes."""
-    pair = (("first", "second") if {"first", "second"} <= set(parameters)
-            else ("other", "reference") if "reference" in parameters else None)
-    if pair is None:
-        return None
-    one, two = pair
-    test = f"same(image, {one}, {two})" if kind == "same" else f"read(image, {one}) == read(image, {two})"
-    if one == "first":
-        how = f"compare `{test}`"
-    elif {"asked", "description"} <= set(parameters):
-        how = _FOUND_BY_SHARED.format(test=test)
-    else:
-        how = f"test each other object of `loc(image, description)`, `not same_object(image, other, reference)`, with `{test}`"
-    return ("same" if kind == "same" else "read"), how
-
-
-_FOUND_BY_SHARED = ("the object is the first `other` of `loc(image, description)` with `not same_object(image, other, "
-                    "reference) and {test}`: return `vqa(image, f'What {{asked}} is this object?', other)`")
-"""Which object a helper reading the `asked` attribute of a match reads, and the read written out:
-told to "test each other object", the samples of a CLEVR build's `_attribute_of_same` copied a loop
-over `loc` and never assigned the picked helper, or called themselves; written out the same way,
-`_attribute_of_related` had its first sample right by ground truth."""
-
-
-_KEEP_DESCRIBED = (" It returns every object in that relation: keep those `description` matches, "
-                   "`[b for b in related if any(same_object(image, b, m) for m in loc(image, description))]`.")
-
-
-_USE_OF_RELATED = {Kind.NUMBER: "the answer is how many there are, `len(related)`",
-                   Kind.BOOL: "the answer is whether there is any, `len(related) > 0`",
-                   Kind.BOX: "the object is the first of them, `related[0]`",
-                   Kind.STRING: "the object is the first of them, `related[0]`: return "
-                                "`vqa(image, f'What {attribute} is this object?', related[0])`"}
-"""How the boxes a picked relation helper returns answer the shape helper, by what it returns: 2 of the 4
-samples of a CLEVR build's `_attribute_of_related` compared each box's attribute with `description`, and
-the one `_count_related` sample that picked right returned the boxes it should have counted. Told to
-"return its `attribute`", all 7 replies of two seeds' `_attribute_of_related` searches returned `boxes[0][attribute]`."""
-
-
-def _relation_call(parameter: str, parameters: Sequence[str], names: Sequence[str],
-                   signatures: dict[str, str], returns: Kind | None) -> tuple[str, str]:
-    """The arguments a picked relation helper takes from the shape helper's own, and how its result
-    meets `description`. Helpers that choose among candidates take `(image, reference,
-    loc(image, description))`: shown the dict alone, 11 samples of a CLEVR build's
-    `_attribute_of_related` passed the `description` string as the candidates, or a dict never
-    defined. Helpers of the reference alone take `(image, reference)`, and their objects are kept
-    where `description` matches: offered three such helpers, none of the first 14 samples of another
-    build's `_attribute_of_related` called `loc(image, description)` (they read the reference's own
-    attribute, returned a relation's list, or compared an attribute with the description)."""
-    if parameter != "relation" or not {"description", "reference"} <= set(parameters):
-        return "", ""
-    shapes = [(parameter_names(name, signatures.get(name, "()")), list_parameters(name, signatures.get(name, "()")))
-              for name in names]
-    if all(_chooses_among_candidates(name, signatures.get(name, "()")) for name in names):
-        use = _USE_OF_RELATED.get(returns) if returns is not None else None
-        return "(image, reference, loc(image, description))", (
-            f" Call it `related`: those boxes already match `description`, so {use}." if use else "")
-    if all(len(names_) == 2 and not lists for names_, lists in shapes):
-        return "(image, reference)", _KEEP_DESCRIBED
-    return "", ""
-
-
-_VALUES_OF = {"relation": RELATIONS, "attribute": ATTRIBUTES, "same": ATTRIBUTES}
-"""Every value a step kind takes: a hint of how the modules do a step stays until helpers do them all."""
-
-
-def _missing(blocks: Sequence[tuple[Step, list[str]]], kind: str) -> list[str]:
-    """The values of `kind` no admitted step helper does."""
-    covered = {step.value for step, _ in blocks if step.kind == kind}
-    return [value for value in _VALUES_OF.get(kind, ()) if value not in covered]
-
-
-def _blocks(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> list[tuple[Step, list[str]]]:
-    """The steps the shape helper composes that admitted helpers cover, with their names."""
-    parameters = parameter_names(helper.name, helper.signature)
-    kinds = {kind for parameter in parameters for kind in _BUILDS_ON.get(parameter, ())}
-    if "same" not in helper.name.split("_"):
-        # reading an attribute is not comparing two objects' attributes: offered `_same_color` and the
-        # rest as its building blocks, a build's `_attribute_of` returned `_same_color(image, box, box)
-        # and "white"`, admitted on 1 right program of 5, then retired
-        kinds.discard("same")
-        # nor is an attribute reader a block worth a pick: each is one `vqa` call, which the hint does for
-        # every value in one line. Offered `_size_of_object` alone, 16 samples of a 100-question CLEVR
-        # build's `_attribute_of_related` branched on `attribute`, read the reference, and never called
-        # the relation helpers the same docstring named
-        kinds.discard("attribute")
-    blocks = []
-    for step, names in sorted(covering(library).items()):
-        steps = [name for name in names if shape_helper(name) is None]  # a shape helper is no step
-        if steps and (step.kind in kinds or step.label in helper.steps):
-            blocks.append((step, steps))
-    return blocks
-
-
-def proposed_docstring(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
-    """The catalogue docstring with the step helpers to build on; the hint of how the modules do a
-    step is left out where admitted helpers do it for every value (the first `_find_related` sample
-    offered both followed the hint, box centres for left, and called none of the four relation
-    helpers), and kept, with the values it is for, where they do it for some."""
-    docstring = helper.docstring
-    if helper.chained:
-        return docstring.replace(CHAIN_WALK, chain_walk(library) or CHAIN_WALK)
-    twin = counted_by(helper, library)
-    if twin:  # one call of an admitted count answers it: no hint of how to do the steps
-        for how in (RELATION_HOW, ATTRIBUTE_HOW, ASKED_HOW, HEIGHT_HOW):
-            docstring = docstring.replace(how, "")
-        return docstring + twin
-    blocks = _blocks(helper, library)
-    if not _missing(blocks, "relation"):  # a value no helper does keeps the hint
-        docstring = docstring.replace(RELATION_HOW, "")
-    if not _missing(blocks, "attribute"):  # comparing helpers read no attribute: with only them it stays
-        docstring = docstring.replace(ATTRIBUTE_HOW, "").replace(ASKED_HOW, "")
-    if any(step.label == "measure:height" for step, _ in blocks):
-        docstring = docstring.replace(HEIGHT_HOW, "")
-    return docstring + built_on(helper, library)
-
-
-def _chooses_among_candidates(name: str, signature: str) -> bool:
-    """A relation helper of the form `(image, reference, candidates: list)`: it keeps the candidates in
-    its relation, so its result already matches what the candidates were found for."""
-    parameters = parameter_names(name, signature)
-    return len(parameters) == 3 and list_parameters(name, signature) == parameters[2:]
-
-
-def chain_walk(library: Sequence[FunctionRecord]) -> str | None:
-    """`_objects_along`'s walk on the admitted relation helpers, where one that chooses among candidates
-    (`_objects_left_of(image, bbox, candidates)`) does each of the four relations; else None. Asked to
-    write the relation test inside the walk, all 4 samples of a CLEVR build's search left it out."""
-    signatures = {f.name: f.signature for f in library}
-    picks = {}
-    for step, names in covering(library).items():
-        if step.kind != "relation":
-            continue
-        for name in names:
-            if shape_helper(name) is None and _chooses_among_candidates(name, signatures.get(name, "()")):
-                picks.setdefault(step.value, name)
-    if set(picks) != set(RELATIONS):
-        return None
-    pick = ", ".join(f"'{relation}': {picks[relation]}" for relation in RELATIONS)
-    return (WALK + " on the library's relation helpers, which are checked right: `pick = {" + pick + "}`; "
-            "`found = loc(image, chain[-1])[0]`, then for each `i` in `range(len(chain) - 2, 0, -2)`: `word = next(w for "
-            "w in pick if w in chain[i])` (programs copy the question's 'to the left of'), `boxes = pick[word](image, "
-            "found, loc(image, chain[i - 1]))`; return [] when `boxes` is empty, else `found = boxes[0]`; after the "
-            "walk, return `boxes` (every box, not one).")
-
-
-def counted_by(helper: ShapeHelper, library: Sequence[FunctionRecord]) -> str:
-    """For a question-shape helper asking whether any object is so (`_exists_same_attribute`), the
-    sentence building it on its admitted count twin (`_count_same_attribute`, the same parameters):
-    the 4 samples of a 100-question CLEVR build's `_exists_same_attribute`, offered the `_same_`
-    helpers with their dict and `_count_same_attribute` admitted in the batch before, skipped the
-    objects that share the attribute and answered True for the others (2) or failed to run (2); the
-    one admitted in another build returned `_count_same_attribute(...) > 0`."""
-    if not helper.name.startswith("_exists_"):
-        return ""
-    twin = shape_helper("_count_" + helper.name.removeprefix("_exists_"))
-    admitted = twin is not None and any(f.name == twin.name and f.signature == twin.signature for f in library)
-    if not admitted or parameter_names(twin.name, twin.signature) != parameter_names(helper.name, helper.signature):
-        return ""
-    arguments = ", ".join(parameter_names(helper.name, helper.signature))
-    return (f" Build it on the library's `{twin.name}`, which is checked right: it is "
-            f"`{twin.name}({arguments}) > 0`.")
+def _refused_at(batch: BuildBatch, current: FunctionRecord) -> float:
+    """The weight of the questions the current version was refused on for too little support
+    (infinity: refused otherwise, or before the weight was recorded)."""
+    weights = [d.evidence["support_weight"] for d in batch.store.decisions(current.name)
+               if d.version == current.version and "support_weight" in d.evidence]
+    return weights[-1] if weights else float("inf")
 
 
 def shape_route(batch: BuildBatch) -> ShapeReport:
@@ -374,7 +158,9 @@ def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], 
         reason = (f"too few supporting build questions: programs for {support} of the {len(questions)} "
                   f"questions of its shape called it{weighing} (at least {settings.outcome_min_support} "
                   f"needed{written})")
-        store.record_decision(name, "rejected", mode=settings.admission, evidence={"reason": reason})
+        weight = evidence_weight([q.answer for q in questions])  # what a retry waits to see doubled
+        store.record_decision(name, "rejected", mode=settings.admission,
+                              evidence={"reason": reason, "support_weight": weight})
         store.mark_failed(name, f"not admitted: {reason}")
         report.not_admitted[name] = reason
         batch.on_event(f"rejected {name}: {reason}")
