@@ -18,8 +18,10 @@ from collections.abc import Iterator, Sequence
 from vadar.programs.call_signatures import NOT_A_BOX, CallableApi, CallSignature, Kind, annotation_kind
 from vadar.programs.chain_calls import chain_lists
 from vadar.programs.either_calls import union_phrases
+from vadar.programs.loc_phrases import phrases_from_question
 from vadar.programs.program_facts import (
     LOC,
+    RESULT_NAME,
     CallProblem,
     Check,
     ProgramFacts,
@@ -29,10 +31,9 @@ from vadar.programs.program_facts import (
     program_facts,
     starred,
 )
+from vadar.programs.result_paths import result_on_every_path
 from vadar.programs.stubs import StubFormatError, parse_bounded
 from vadar.text import clip
-
-RESULT_NAME = "final_result"  # read by the sandbox, never by the program
 
 
 # --- the checks -------------------------------------------------------------------------------
@@ -240,8 +241,8 @@ def redefined_api(facts: ProgramFacts) -> list[CallProblem]:
 
 
 CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, box_lists_given,
-                                  unused_results, uncalled_functions, relations_to_loc, redefined_api, chain_lists,
-                                  union_phrases)
+                                  unused_results, uncalled_functions, relations_to_loc, phrases_from_question,
+                                  redefined_api, chain_lists, union_phrases, result_on_every_path)
 """The checks every program passes before it runs, in the order their messages are shown."""
 
 

@@ -17,6 +17,9 @@ from vadar.text import clip
 LOC = "loc"
 """The detection module's name, as programs call it: the checks that read which phrases it was asked."""
 
+RESULT_NAME = "final_result"
+"""The name a program stores its answer in: read by the sandbox, never by the program."""
+
 
 @dataclass(frozen=True)
 class CallProblem:

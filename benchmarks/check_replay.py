@@ -1,0 +1,69 @@
+"""How often a program check would have spoken on recorded programs, right ones and wrong ones.
+
+    python benchmarks/check_replay.py [--checks phrases_from_question result_on_every_path] [FILE.jsonl ...]
+
+A check that costs a repair reply must speak far more often on wrong programs than on right ones.
+Every `results.jsonl`-style file under docs/results (or the files given) is read; each recorded
+program is checked against the base modules' API (a library helper the program calls is unknown
+here, so only checks that read the question and the program's own statements are meaningful) and
+counted by data set (CLEVR or other) and by whether it was scored right. Prints per check the
+programs it flags, right and wrong, and a few flagged right ones to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from vadar.programs import call_checks
+from vadar.programs.api_text import render_api
+from vadar.programs.call_signatures import callable_api
+from vadar.programs.call_checks import check_program
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--checks", nargs="+", default=["phrases_from_question", "result_on_every_path"])
+    parser.add_argument("--show", type=int, default=5, help="flagged right programs printed per check")
+    args = parser.parse_args()
+    checks = [getattr(call_checks, name) for name in args.checks]
+    api = callable_api(render_api())
+    files = args.files or sorted(RESULTS.rglob("*.jsonl"))
+    programs: Counter[tuple[str, bool]] = Counter()
+    flagged: Counter[tuple[str, str, bool]] = Counter()
+    shown: dict[str, list[str]] = {name: [] for name in args.checks}
+    for path in files:
+        kind = "clevr" if "clevr" in str(path) else "other"
+        for line in path.read_text().splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            code, question = record.get("program"), record.get("question")
+            if not code or not question or "correct" not in record:
+                continue
+            right = bool(record["correct"])
+            programs[kind, right] += 1
+            for check in checks:
+                if check_program(code, api, (check,), question):
+                    flagged[check.__name__, kind, right] += 1
+                    if right and len(shown[check.__name__]) < args.show:
+                        shown[check.__name__].append(f"{question}\n{code}")
+    print(f"{len(files)} files; programs: " + ", ".join(
+        f"{kind} {programs[kind, True]} right, {programs[kind, False]} wrong" for kind in ("clevr", "other")))
+    print(f"{'check':<24}{'data':>7}{'right':>8}{'wrong':>8}")
+    for name in args.checks:
+        for kind in ("clevr", "other"):
+            print(f"{name:<24}{kind:>7}{flagged[name, kind, True]:>8}{flagged[name, kind, False]:>8}")
+    for name, examples in shown.items():
+        for example in examples:
+            print(f"\n--- {name}, flagged and right:\n{example}")
+
+
+if __name__ == "__main__":
+    main()
