@@ -95,15 +95,16 @@ def test_an_index_error_after_an_empty_loc_names_the_phrase_that_found_nothing()
 
 def test_an_index_error_without_an_empty_call_gets_no_hint():
     llm = ScriptedLLM(["```python\nfinal_result = loc(image, 'cube')[5]\n```", "final_result = 1"])
-    ProgramAgent(llm, run).solve("q", render_api(), NAMESPACE)
+    ProgramAgent(llm, run).solve("How many cubes are there?", render_api(), NAMESPACE)
     assert "IndexError" in llm.calls[1][-1]["content"] and "Hint" not in llm.calls[1][-1]["content"]
 
 
 def test_an_empty_list_indexed_elsewhere_than_a_lookup_gets_the_plain_hint():
     llm = ScriptedLLM(["```python\nboxes = loc(image, 'small cube')\nfinal_result = depth(image, boxes[0])\n```",
                        "final_result = 1"])
-    ProgramAgent(llm, run).solve("q", render_api(), {"image": "img", "loc": lambda image, prompt: [],
-                                                     "depth": lambda image, box: 1.0})
+    ProgramAgent(llm, run).solve("How deep is the small cube?", render_api(),
+                                 {"image": "img", "loc": lambda image, prompt: [],
+                                  "depth": lambda image, box: 1.0})
     feedback = llm.calls[1][-1]["content"]
     assert "returned an empty list" in feedback and "keep the list" not in feedback
 

@@ -116,7 +116,7 @@ def test_the_option_comes_from_the_environment_and_the_flags_and_names_the_techn
 
 @pytest.fixture
 def scripted(monkeypatch, tmp_path):
-    llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'cylinder'))\n```"] * 4)
+    llm = ScriptedLLM(["```python\nfinal_result = len(loc(image, 'thing'))\n```"] * 4)
     answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     return llm
 

@@ -14,10 +14,11 @@ from scripted_jobs import answer_jobs_with
 
 
 def programs(messages):
-    """Three programs per question: the first and the third count cylinders, the second counts
-    everything (so the first two disagree and the vote needs the third)."""
+    """Three programs per question: the first and the third count an object the question names, the
+    second counts everything (so the first two disagree and the vote needs the third)."""
     programs.calls += 1
-    what = "thing" if programs.calls % 3 == 2 else "cylinder"
+    named = "cylinder" if "cylinders" in messages[-1]["content"] else "red sphere"
+    what = "thing" if programs.calls % 3 == 2 else named
     return f"```python\nfinal_result = len(loc(image, '{what}'))\n```"
 
 

@@ -15,6 +15,9 @@ pytest.importorskip("ipykernel", reason="ipykernel is not installed (the 'dev' e
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "quickstart.ipynb"
 PROGRAM = "```python\nfinal_result = len(loc(image, 'cylinder'))\n```"
+OTHERS = ("```python\nfinal_result = len(loc(image, 'things'))\n```",  # "How many things are left of ...?"
+          "```python\nfinal_result = vqa(image, 'What shape is this object?', loc(image, 'cyan object')[0])\n```")
+"""Programs for the evaluation's second and third questions, of the kind of answer each asks."""
 
 
 def outputs(cell) -> tuple[str, dict[str, str]]:
@@ -40,7 +43,7 @@ def test_the_example_notebook_is_saved_with_the_outputs_of_a_real_run():
 
 
 def test_the_example_notebook_runs_and_shows_its_results(server, tmp_path, monkeypatch):
-    server.script.extend({"content": PROGRAM} for _ in range(8))
+    server.script.extend({"content": program} for program in (PROGRAM, *OTHERS))
     monkeypatch.setenv("VADAR_LLM_BASE_URL", server.base_url)
     for name in ("VADAR_CONFIG", "VADAR_HOME"):
         monkeypatch.delenv(name, raising=False)
@@ -58,7 +61,8 @@ def test_the_example_notebook_runs_and_shows_its_results(server, tmp_path, monke
     assert "loc('cylinder') -> [[" in solved[0]
     assert shown[1]["text/plain"].startswith("Solution(answer=2, 1 module calls, 1 LLM reply")
     assert shown[1]["text/html"].startswith("<iframe srcdoc=") and "How many cylinders are there?" in shown[1]["text/html"]
-    assert evaluated[0].count(" -> 2 gold ") == 3
+    assert evaluated[0].count(" gold ") == 3 and "'How many cylinders are there?' -> 2 gold 2" in evaluated[0]
+    assert "<error>" not in evaluated[0]
     assert evaluated[1]["text/plain"].startswith("Evaluation(runs/sample-sample-static-api: static-api, 3 questions")
     assert "q-0" in evaluated[1]["text/html"] and (tmp_path / "runs/sample-sample-static-api/results.jsonl").is_file()
     assert "_count" in library[1]["text/plain"] and (tmp_path / "vadar-home").is_dir()

@@ -91,7 +91,8 @@ def test_bad_input_fails_before_any_model_starts(tmp_path):
 
 
 def test_evaluate_writes_and_returns_what_vadar_eval_writes(tmp_path):
-    with vadar.open(home=tmp_path / "home", llm=ScriptedLLM([COUNT] * 3)) as v:
+    things = "```python\nfinal_result = len(loc(image, 'things'))\n```"  # a phrase every sample question allows
+    with vadar.open(home=tmp_path / "home", llm=ScriptedLLM([things] * 3)) as v:
         evaluation = v.evaluate(limit=3, method="static-api", out=tmp_path / "run")
     assert evaluation.out_dir == tmp_path / "run" and evaluation.method == "static-api"
     written = ResultsFile(tmp_path / "run" / "results.jsonl").read()

@@ -72,7 +72,8 @@ def test_a_run_over_a_poisoned_library_answers_from_the_modules(tmp_path: Path, 
     _store_with(run_config.paths.database, {k: v for k, v in IMPOSTORS.items() if k != "_print_"})  # print's twin
     _store_with(run_config.paths.database, {"_huge_doc": "def _huge_doc(x):\n    return x\n"}, docstring=huge)
     _store_with(run_config.paths.database, {"_twice": TWICE}, docstring="Twice x.")
-    llm = ScriptedLLM(["```python\nfinal_result = _twice(len(loc(image, 'cylinder'))) // 2\n```"] * 2)
+    llm = ScriptedLLM([f"```python\nfinal_result = _twice(len(loc(image, '{what}'))) // 2\n```"
+                       for what in ("cylinder", "things")])  # each of the question's own objects
     data = DataSelection(limit=2).prepare()
     out = tmp_path / "run"
     with open_session(run_config, llm=llm) as session, caplog.at_level(logging.WARNING):
