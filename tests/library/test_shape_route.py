@@ -164,32 +164,8 @@ def test_a_shape_helper_no_program_calls_is_refused_for_too_little_support(clevr
     assert report.admitted == [] and "too few supporting build questions" in report.not_admitted[NAME]
     assert store.current(NAME).status is FunctionStatus.FAILED
     assert len(llm.calls_of(Role.API_IMPLEMENT)) == 1  # no search without support
-    assert store.decisions(NAME)[-1].evidence["support_weight"] == 4  # what a retry waits to see doubled
+    assert store.decisions(NAME)[-1].evidence["support_weight"] == 4  # the weight it was refused on
     assert due_helpers(batch(store, llm, questions, index=1)) == []
-
-
-def test_a_shape_helper_refused_for_too_little_support_is_tried_again_once_its_questions_weigh_twice_as_much(clevr):
-    """Refused on 12-15 (four yes/no questions: weight 2, recorded with the refusal), it is due again
-    on eight (weight 4); refused on those eight, it waits for questions weighing 8."""
-    from vadar.library.shape_helpers import shape_helper
-    from vadar.library.shape_proposal import proposed_docstring
-
-    store, llm = ApiStore.memory(), ScriptedLLM([])
-    helper = shape_helper("_exists_same_attribute")
-    four = Questions(clevr, {"12", "13", "14", "15"})
-    eight = Questions(clevr, {"12", "13", "14", "15", "20", "21", "22", "23"})
-
-    def refuse(weight):
-        store.propose(helper.name, helper.signature, proposed_docstring(helper, store.library()))
-        store.record_decision(helper.name, "rejected", mode="labelled",
-                              evidence={"reason": "too few supporting build questions", "support_weight": weight})
-        store.mark_failed(helper.name, "not admitted: too few supporting build questions")
-
-    refuse(2.0)
-    assert [h.name for h, _ in due_helpers(batch(store, llm, eight, outcome_min_support=2))] == [helper.name]
-    refuse(4.0)
-    assert due_helpers(batch(store, llm, eight, outcome_min_support=2)) == []  # no more evidence than then
-    assert due_helpers(batch(store, llm, four, outcome_min_support=2)) == []
 
 
 def test_programs_see_the_question_s_shape_helper_first(clevr):

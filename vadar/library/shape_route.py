@@ -6,8 +6,7 @@ After a batch's step route (`vadar.library.proposals`), each catalogue helper
 of the library's earlier build runs on the same data) whose shape one call of it answers weigh at least
 `library.outcome_min_support` (a yes/no question counting half, as at the gate) and the store has
 never held its name (or it failed with another proposal than the route would make now, such as
-fewer step helpers to build on, or was refused for too little support on questions weighing half
-what its shape's questions weigh now: it is tried again); at most `library.shape_helpers_per_batch` are
+fewer step helpers to build on: it is tried again); at most `library.shape_helpers_per_batch` are
 tried per batch, those never tried before any retry, each the most supported first. A helper that
 is only a step of a shape (`_find_related` in a chain of relations) is never due: in six CLEVR
 builds none was admitted that way, and each try cost a proposal, a search and programs. One at a
@@ -33,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from api_store import DuplicateFunctionError, FunctionRecord, FunctionStatus
+from api_store import DuplicateFunctionError, FunctionStatus
 from omni3d_bench.types import Question
 from vadar.library.batch import BuildBatch
 from vadar.library.proposals import api_agent, batch_admission
@@ -68,7 +67,7 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
         # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
         weight = evidence_weight([labelled[i].answer for i in positions])
         # a helper tried before is not proposed again, unless its proposal would now differ
-        if weight >= settings.outcome_min_support and _untried(batch, helper, weight):
+        if weight >= settings.outcome_min_support and _untried(batch, helper):
             due.append((helper, [labelled[i] for i in positions]))
     # a retry never outranks a helper never tried: in a CLEVR build `_attribute_of_related` failed and
     # was retried in each of three batches, so `_compare_counts` and `_count_either` never got a slot
@@ -76,37 +75,22 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     return due[:settings.shape_helpers_per_batch]
 
 
-def _untried(batch: BuildBatch, helper: ShapeHelper, weight: float) -> bool:
+def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
     """Never in the store; proposed by this route before an interruption and not implemented yet;
-    failed when the route proposed it otherwise: with fewer step helpers to build on (a batch
+    or failed when the route proposed it otherwise: with fewer step helpers to build on (a batch
     that admits `_objects_behind` gives `_find_related` another try) or an older catalogue text
     (`_attribute_of_same` failed all 16 samples offered only the `_same_` helpers, without the hint
-    of how to read an attribute); or refused for too little support on questions of its shape that
-    weighed half of `weight` or less. Failed with the proposal it would get now, it is not tried again."""
+    of how to read an attribute). Failed with the proposal it would get now, it is not tried again:
+    refused for too little support, it would cost another search on the same kind of questions (the
+    weight it was refused on is kept with the decision, `support_weight`)."""
     if helper.name not in batch.store:
         return True
     current = batch.store.current(helper.name)
     if not proposed_by_shape_route(current.name, current.docstring):
         return False
     if current.status is FunctionStatus.FAILED:
-        return (proposed_docstring(helper, batch.store.library()) != current.docstring
-                or weight >= RETRY_GROWTH * _refused_at(batch, current))
+        return proposed_docstring(helper, batch.store.library()) != current.docstring
     return current.status is FunctionStatus.PROPOSED
-
-
-RETRY_GROWTH = 2
-"""A shape helper refused for too little support is tried again once its shape's build questions
-weigh this many times what they weighed then: `_exists_same_attribute` was refused in both 100-question
-CLEVR builds at batch 3, its programs calling it on 5 of 8 yes/no questions (2.5 of the 3 needed),
-and never tried again while 20 more such questions came."""
-
-
-def _refused_at(batch: BuildBatch, current: FunctionRecord) -> float:
-    """The weight of the questions the current version was refused on for too little support
-    (infinity: refused otherwise, or before the weight was recorded)."""
-    weights = [d.evidence["support_weight"] for d in batch.store.decisions(current.name)
-               if d.version == current.version and "support_weight" in d.evidence]
-    return weights[-1] if weights else float("inf")
 
 
 def shape_route(batch: BuildBatch) -> ShapeReport:
@@ -158,9 +142,8 @@ def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], 
         reason = (f"too few supporting build questions: programs for {support} of the {len(questions)} "
                   f"questions of its shape called it{weighing} (at least {settings.outcome_min_support} "
                   f"needed{written})")
-        weight = evidence_weight([q.answer for q in questions])  # what a retry waits to see doubled
         store.record_decision(name, "rejected", mode=settings.admission,
-                              evidence={"reason": reason, "support_weight": weight})
+                              evidence={"reason": reason, "support_weight": evidence_weight([q.answer for q in questions])})
         store.mark_failed(name, f"not admitted: {reason}")
         report.not_admitted[name] = reason
         batch.on_event(f"rejected {name}: {reason}")
