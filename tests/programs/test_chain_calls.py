@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from vadar.programs.api_text import render_api
 from vadar.programs.call_checks import CALL_CHECKS, chain_lists, check_program
 from vadar.programs.call_signatures import callable_api
-from vadar.programs.chain_calls import question_chain
+from vadar.programs.chain_calls import chain_unwalked, question_chain
 from vadar.programs.helper_rules import MODULE_NAMES
 
 
@@ -73,3 +73,21 @@ def test_what_the_check_cannot_be_sure_of_is_never_blamed():
     other = callable_api(render_api([Helper("_count_all", "(image: Image, words: list[str]) -> int", "Count.")]),
                          {"image", *MODULE_NAMES, "_count_all"})
     assert check_program('final_result = _count_all(image, ["cube"])', other, [chain_lists], CHAINED) == []
+
+
+def test_a_chained_question_answered_without_the_chain_helper_is_refused_with_its_call():
+    composed = ('cube = loc(image, "cube")[0]\n'
+                'final_result = len([b for b in loc(image, "objects") if b[0] > cube[2]])')
+    [problem] = check_program(composed, API, (chain_unwalked,), CHAINED)
+    assert problem.check == "chain_unwalked"
+    assert "chains 2 relations ('right', 'behind')" in problem.message
+    assert "`_objects_along(image, ['objects', 'right', 'cube', 'behind', 'large yellow rubber object'])`" in problem.message
+
+
+def test_the_chain_helper_called_one_relation_or_no_chain_helper_needs_no_walk():
+    called = 'final_result = len(_objects_along(image, ["objects", "right", "cube", "behind", "large yellow rubber object"]))'
+    assert check_program(called, API, (chain_unwalked,), CHAINED) == []
+    one = "How many cubes are left of the sphere?"
+    assert check_program('final_result = len(loc(image, "cubes"))', API, (chain_unwalked,), one) == []
+    without = callable_api(render_api([]), {"image", *MODULE_NAMES})  # a library with no chain helper
+    assert check_program('final_result = len(loc(image, "objects"))', without, (chain_unwalked,), CHAINED) == []

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from vadar.programs.call_signatures import NOT_A_BOX, CallableApi, CallSignature, Kind, annotation_kind
-from vadar.programs.chain_calls import chain_lists
+from vadar.programs.chain_calls import chain_lists, chain_unwalked
 from vadar.programs.either_calls import union_phrases
 from vadar.programs.loc_phrases import phrases_from_question
 from vadar.programs.program_facts import (
@@ -242,7 +242,7 @@ def redefined_api(facts: ProgramFacts) -> list[CallProblem]:
 
 CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, box_lists_given,
                                   unused_results, uncalled_functions, relations_to_loc, phrases_from_question,
-                                  redefined_api, chain_lists, union_phrases, result_on_every_path)
+                                  redefined_api, chain_lists, chain_unwalked, union_phrases, result_on_every_path)
 """The checks every program passes before it runs, in the order their messages are shown."""
 
 
