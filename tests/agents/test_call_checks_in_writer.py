@@ -74,7 +74,7 @@ def test_a_bool_passed_as_a_box_is_caught_before_it_runs_and_the_repair_runs():
     assert outcome.attempts == 2 and outcome.checks_refused == 1
     assert len(sandbox.programs) == 1  # only the repaired program ran: one sandbox run saved
     feedback = llm.calls[1][-1]["content"]
-    assert feedback.startswith("The program was not run: it has these problems.")
+    assert feedback.startswith("The program was not run: its calls do not fit the API.")
     assert ("`_objects_left_of(reference=...)` gets a bool from `_is_left_of` at line 3; `reference` needs "
             "one box [x_min, y_min, x_max, y_max]") in feedback
     assert outcome.errors == [outcome.errors[0]] and "_objects_left_of(reference=...)" in outcome.errors[0]
