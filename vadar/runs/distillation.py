@@ -59,6 +59,7 @@ def distill_batch(session: Session, data: PreparedData, batch: BuildBatch) -> Di
         answer, library = make_answerer("vadar", session, data, accept=judge.accept, tries=settings.build_tries)
         names = {f.name for f in library}
         for question in todo:
+            # read again per question: this batch's programs count as soon as they are recorded
             quota = ShapeQuota(store.verified_programs(), names, settings.build_programs_per_shape)
             if quota.full(question.question):
                 batch.on_event(f"build question {question.question_id}: its shape family has "
