@@ -62,13 +62,12 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
         return []
     # this run's build questions so far and those of earlier build runs of the library
     labelled = [q for q in (*batch.earlier, *batch.built_from) if q.answer is not None]
-    due = []
-    for helper, positions in supported([q.question for q in labelled]):
-        # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
-        weight = evidence_weight([labelled[i].answer for i in positions])
-        # a helper tried before is not proposed again, unless its proposal would now differ
-        if weight >= settings.outcome_min_support and _untried(batch, helper):
-            due.append((helper, [labelled[i] for i in positions]))
+    due = [(helper, [labelled[i] for i in positions])
+           for helper, positions in supported([q.question for q in labelled])
+           # a helper tried before is not proposed again, unless its proposal would now differ
+           # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
+           if _untried(batch, helper) and evidence_weight([labelled[i].answer for i in positions])
+           >= settings.outcome_min_support]
     # a retry never outranks a helper never tried: in a CLEVR build `_attribute_of_related` failed and
     # was retried in each of three batches, so `_compare_counts` and `_count_either` never got a slot
     due.sort(key=lambda pair: pair[0].name in batch.store)
@@ -80,9 +79,7 @@ def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
     or failed when the route proposed it otherwise: with fewer step helpers to build on (a batch
     that admits `_objects_behind` gives `_find_related` another try) or an older catalogue text
     (`_attribute_of_same` failed all 16 samples offered only the `_same_` helpers, without the hint
-    of how to read an attribute). Failed with the proposal it would get now, it is not tried again:
-    refused for too little support, it would cost another search on the same kind of questions (the
-    weight it was refused on is kept with the decision, `support_weight`)."""
+    of how to read an attribute). Failed with the proposal it would get now, it is not tried again."""
     if helper.name not in batch.store:
         return True
     current = batch.store.current(helper.name)
@@ -142,8 +139,7 @@ def _one(batch: BuildBatch, helper: ShapeHelper, questions: Sequence[Question], 
         reason = (f"too few supporting build questions: programs for {support} of the {len(questions)} "
                   f"questions of its shape called it{weighing} (at least {settings.outcome_min_support} "
                   f"needed{written})")
-        store.record_decision(name, "rejected", mode=settings.admission,
-                              evidence={"reason": reason, "support_weight": evidence_weight([q.answer for q in questions])})
+        store.record_decision(name, "rejected", mode=settings.admission, evidence={"reason": reason})
         store.mark_failed(name, f"not admitted: {reason}")
         report.not_admitted[name] = reason
         batch.on_event(f"rejected {name}: {reason}")
