@@ -13,6 +13,7 @@ from vadar.library.problems import NameProblem
 class Helper:
     name: str
     signature: str
+    code: str = ""
 
 
 LIBRARY = [
@@ -74,3 +75,21 @@ def test_one_attribute_tested_and_the_others_read_is_a_pick_not_a_fixed_one():
               "    return _shape_of_object(image, bbox2)")
     library = [*LIBRARY, Helper("_same_size", "(image: Image, bbox1: BBox, bbox2: BBox) -> bool")]
     assert SaysWhatItFixes(library)(candidate("_count_same_attribute", picked)) is None
+
+
+def test_what_a_library_helper_fixes_passes_to_the_helpers_built_on_it():
+    # the next build distilled `_find_object` on a helper whose name said its color; its own did not
+    by_color = Helper("_filter_objects_by_color", "(image: Image, bbox2: BBox, object_prompt: str) -> list[BBox]",
+                      f"def _filter_objects_by_color(image, bbox2, object_prompt):\n{SAME_COLOR}\n")
+    read = "    return vqa(image, 'What shape is it?', _filter_objects_by_color(image, bbox2, object_prompt)[0])"
+    problem = SaysWhatItFixes([*LIBRARY, by_color])(candidate("_find_object", read))
+    assert problem is not None and "`_filter_objects_by_color` (attribute color)" in problem.log
+    assert SaysWhatItFixes([*LIBRARY, by_color])(candidate("_find_same_color_object", read)) is None
+
+
+def test_helpers_calling_each_other_in_a_cycle_end():
+    first = Helper("_first", "(image: Image) -> int", "def _first(image):\n    return _second(image)\n")
+    second = Helper("_second", "(image: Image) -> int",
+                    "def _second(image):\n    return _first(image) + len(_objects_behind(image, None, []))\n")
+    problem = SaysWhatItFixes([*LIBRARY, first, second])(candidate("_count_it", "    return _first(image)"))
+    assert problem is not None and "`_first` (relation behind)" in problem.log

@@ -127,19 +127,33 @@ class SaysWhatItFixes:
     of that object: programs for "same material" or "same shape" questions would call them by their
     names. A body calling one helper of a kind (a shared attribute, a relation, one attribute read)
     must name its value (`_objects_same_color`); one calling several of a kind (picked by a
-    parameter, as `read = {'color': _color_of_object, ...}[attribute]`) fixes none."""
+    parameter, as `read = {'color': _color_of_object, ...}[attribute]`) fixes none. What a library
+    helper fixes passes on to the helpers that call it: once `_filter_objects_by_color` said its
+    color, the next build distilled `_find_object` on it, as misleading as before."""
 
     def __init__(self, library: Sequence[Any]) -> None:
         self.claims = {f.name: claim for f in library if (claim := claim_of(f)) is not None}
+        self.code = {f.name: f.code or "" for f in library}
+
+    def fixes(self, name: str, seen: frozenset[str] = frozenset()) -> dict[str, set[str]]:
+        """Group ("attribute", "relation") -> the values `name` always applies: its own claim's,
+        else those of every helper it calls (`seen`: the callers above it, a cycle ends there)."""
+        claim = self.claims.get(name)
+        if claim is not None:
+            group = _GROUPS.get(claim.kind)
+            return {group: {claim.value}} if group is not None else {}
+        found: dict[str, set[str]] = {}
+        for called in helpers_called(self.code.get(name, ""), set(self.code)) - seen - {name}:
+            for group, values in self.fixes(called, seen | {name}).items():
+                found.setdefault(group, set()).update(values)
+        return found
 
     def __call__(self, candidate: Candidate) -> Problem | None:
-        called = sorted(helpers_called(candidate.code, set(self.claims)) - {candidate.name})
-        values: dict[str, dict[str, str]] = {}  # "attribute" or "relation" -> value -> the helper that fixes it
-        for name in called:
-            claim = self.claims[name]
-            group = _GROUPS.get(claim.kind)
-            if group is not None:
-                values.setdefault(group, {})[claim.value] = name
+        values: dict[str, dict[str, str]] = {}
+        for called in sorted(helpers_called(candidate.code, set(self.code)) - {candidate.name}):
+            for group, fixed in self.fixes(called, frozenset({candidate.name})).items():
+                for value in sorted(fixed):
+                    values.setdefault(group, {}).setdefault(value, called)
         words = set(name_words(candidate.name))
         said = {ATTRIBUTE_WORDS[w] for w in words if w in ATTRIBUTE_WORDS} | {
             RELATION_WORDS[w] for w in words if w in RELATION_WORDS}
