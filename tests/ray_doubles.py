@@ -38,7 +38,10 @@ def program_for(question: str) -> str:
         return "final_result = _count(image, 'cylinder')"
     if "How many" in question:
         return "final_result = len(loc(image, 'objects'))"
-    return "boxes = loc(image, 'objects')\nfinal_result = vqa(image, 'What color is this object?', boxes[0])"
+    if "Are there" in question:  # yes or no: a program answers in the kind its question asks
+        return "final_result = 'yes' if loc(image, 'objects') else 'no'"
+    asked = next((word for word in ("shape", "material", "size") if f"What {word}" in question), "color")
+    return f"boxes = loc(image, 'objects')\nfinal_result = vqa(image, 'What {asked} is this object?', boxes[0])"
 
 
 def scripted_llm(config, base_url):

@@ -6,4 +6,4 @@ from pathlib import Path
 RECORDED = Path(__file__).parent / "fixtures" / "program_requests_options_off.json"
 SCRIPT = ["```python\nfinal_result = loc(image, 'thing')[99]\n```",
           "```python\nfinal_result = len(loc(image, 'thing'))\n```",
-          "final_result = 'yes'"]
+          "final_result = 5"]

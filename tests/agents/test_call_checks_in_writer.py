@@ -135,3 +135,28 @@ def test_a_chain_list_that_drops_a_relation_of_the_question_is_sent_back_unrun()
     feedback = llm.calls[1][-1]["content"]
     assert "it walks 'behind', but the question's chain walks 'left', 'behind'" in feedback
     assert "['things', 'left', 'cube', 'behind', 'sphere']" in feedback
+
+
+def test_an_answer_of_another_kind_than_the_question_asks_is_sent_back_after_it_ran():
+    size = block("cube = loc(image, 'cube')[0]\nfinal_result = [cube[2] - cube[0], cube[3] - cube[1]]\n")
+    fixed = block("cube = loc(image, 'cube')[0]\nfinal_result = 'small'\n")
+    llm, sandbox = ScriptedLLM([size, fixed]), CountingSandbox()
+    outcome = ProgramAgent(llm, sandbox).solve("What size is the cube?", API, NAMESPACE)
+    assert outcome.answer == "small" and outcome.error is None and outcome.answers_refused == 1
+    assert len(sandbox.programs) == 2  # the first ran: only its answer shows the mistake
+    feedback = llm.calls[1][-1]["content"]
+    assert feedback.startswith("The program ran, but its answer cannot answer this question:")
+    assert "the program answered [10.0, 10.0], which is no size" in feedback
+
+
+def test_an_answer_of_another_kind_every_time_stands_once_the_repairs_are_spent():
+    """The check can fix a question, never cost one its answer: when no repair answers in kind, the
+    last program that ran stands, as it would have without the check."""
+    size = block("cube = loc(image, 'cube')[0]\nfinal_result = [cube[2] - cube[0], cube[3] - cube[1]]\n")
+    outcome, llm, _ = solve([size] * 5, question="What size is the cube?")
+    assert outcome.answer == [10.0, 10.0] and outcome.error is None and outcome.answers_refused == 5
+    assert len(llm.calls) == 5 and "which is no size" in outcome.errors[-1]
+    broken = block("final_result = undefined_name\n")
+    outcome, _, _ = solve([size] + [broken] * 4, question="What size is the cube?")
+    assert outcome.answer == [10.0, 10.0] and outcome.error is None and outcome.answers_refused == 1
+    assert outcome.program.startswith("cube = loc(image, 'cube')[0]") and "undefined_name" in outcome.errors[-1]

@@ -62,8 +62,10 @@ def test_a_constraint_refused_twice_leaves_the_question_unconstrained():
 
 
 def test_a_numeric_answer_to_a_yes_no_constraint_is_fed_back_as_an_error():
+    # a question whose wording fixes no kind of answer: the constraint's type is all there is to check
+    question = "Tell me whether the red cube is left of the small sphere."
     llm = ScriptedLLM([constraint(), "final_result = 3", "final_result = 'yes'"])
-    outcome = ProgramAgent(llm, run, reasoning=ReasoningConfig(formalize=True)).solve(QUESTION, render_api(), NAMESPACE)
+    outcome = ProgramAgent(llm, run, reasoning=ReasoningConfig(formalize=True)).solve(question, render_api(), NAMESPACE)
     assert outcome.answer == "yes"
     feedback = llm.calls[2][-1]["content"]
     assert "`final_result` is 3, but the answer must be \"yes\" or \"no\"" in feedback

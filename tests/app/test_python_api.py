@@ -16,7 +16,7 @@ from omni3d_bench import sample_path
 from omni3d_bench.types import DatasetError
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.results import ResultsFile
-from scripted_jobs import count_helper_router
+from scripted_jobs import count_helper_router, looking_program_of_its_kind
 
 ROOT = sample_path()
 SCENES = next((ROOT / "scenes").glob("*.json"))
@@ -91,8 +91,7 @@ def test_bad_input_fails_before_any_model_starts(tmp_path):
 
 
 def test_evaluate_writes_and_returns_what_vadar_eval_writes(tmp_path):
-    things = "```python\nfinal_result = len(loc(image, 'things'))\n```"  # a phrase every sample question allows
-    with vadar.open(home=tmp_path / "home", llm=ScriptedLLM([things] * 3)) as v:
+    with vadar.open(home=tmp_path / "home", llm=ScriptedLLM([looking_program_of_its_kind] * 3)) as v:
         evaluation = v.evaluate(limit=3, method="static-api", out=tmp_path / "run")
     assert evaluation.out_dir == tmp_path / "run" and evaluation.method == "static-api"
     written = ResultsFile(tmp_path / "run" / "results.jsonl").read()

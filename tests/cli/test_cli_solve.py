@@ -105,7 +105,7 @@ def test_solve_over_several_frames_gives_the_program_views(monkeypatch, tmp_path
     llm = ScriptedLLM([f"```python\n{program}\n```"] * 2)
     answer_jobs_with(monkeypatch, llm, tmp_path / "home")
     page = tmp_path / "page.html"
-    result = runner.invoke(app, ["solve", "--video", str(video), "--question", "How many cylinders?",
+    result = runner.invoke(app, ["solve", "--video", str(video), "--question", "Count the cylinders in each frame.",
                                  "--modules", "real", "--html", str(page)])
     assert result.exit_code == 0, result.output
     counts = [sum(o["shape"] == "cylinder" for o in s["objects"]) for s in scenes]
@@ -114,7 +114,8 @@ def test_solve_over_several_frames_gives_the_program_views(monkeypatch, tmp_path
     shown = "\n".join(str(m["content"]) for m in llm.calls[0])
     assert "`views` is the list of frames" in shown and "def objects_3d" not in shown
     images = ["--image", str(video / "frame0.png"), "--image", str(video / "frame1.png")]
-    again = runner.invoke(app, ["solve", *images, "--question", "How many cylinders?", "--modules", "real"])
+    again = runner.invoke(app, ["solve", *images, "--question", "Count the cylinders in each frame.",
+                                "--modules", "real"])
     assert again.exit_code == 0 and f"answer: {counts}" in again.output
     both = runner.invoke(app, ["solve", *images, "--video", str(video), "--question", "q"])
     assert both.exit_code != 0 and "not both" in both.output

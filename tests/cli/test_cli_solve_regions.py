@@ -63,7 +63,9 @@ def test_box_and_json_regions_reach_the_program_and_its_tools(monkeypatch, tmp_p
     program = ("left = is_left(image, 0, 1)\n"
                "final_result = [left, region(0), round(depth(image, region(1)), 3)]")
     llm = script(monkeypatch, tmp_path, [program])
-    result = solve("--region", CYLINDER, "--region", str(sphere_json), "--question", QUESTION)
+    # a question whose wording fixes no kind of answer, so the program may answer what it read
+    question = "Report whether the cylinder <mask> is left of the sphere <mask>, its box and the sphere's depth."
+    result = solve("--region", CYLINDER, "--region", str(sphere_json), "--question", question)
     assert result.exit_code == 0, result.output
     sphere_depth = round(next(o for o in SCENE["objects"] if o["shape"] == "sphere")["pixel_coords"][2], 3)
     # is_left from the box centre and the mask centroid; depth resolves region(1)'s box to the sphere
@@ -73,7 +75,7 @@ def test_box_and_json_regions_reach_the_program_and_its_tools(monkeypatch, tmp_p
     system, user = (m["content"] for m in llm.requests[0]["messages"][:2])
     assert "# Regions of this question: <cylinder_0>, <sphere_0>" in system
     assert "def is_left(image: Image, region_a: Region, region_b: Region) -> bool:" in system
-    assert "Question: Is the cylinder <cylinder_0> left of the sphere <sphere_0>?" in user
+    assert "Question: Report whether the cylinder <cylinder_0> is left of the sphere <sphere_0>," in user
     assert "<mask>" not in user
 
 

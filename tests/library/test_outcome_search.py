@@ -36,6 +36,12 @@ def data():
     return DataSelection(limit=12).prepare()
 
 
+def writer(llm, **options) -> ProgramAgent:
+    """The Program agent; the samples' one wrong word answers questions of every kind, so none is
+    sent back for its kind (`agents.answer_kind_check`, tested in tests/programs)."""
+    return ProgramAgent(llm, executor, check_answers=False, **options)
+
+
 def implementation(table: dict[str, str]) -> str:
     """A sample whose answer to question `qN` is `table`'s (else a wrong word)."""
     return f"```python\ndef {NAME}(image, key):\n    return {table!r}.get(key, 'unknown')\n```"
@@ -57,7 +63,7 @@ def router(questions, samples, calls_helper=lambda question: True, without_right
 
 
 def agent(llm, store, data, questions, *, samples, min_support=3):
-    outcome = OutcomeVerifier(ProgramAgent(llm, executor), store, executor, data.dataset, data.modules, questions,
+    outcome = OutcomeVerifier(writer(llm), store, executor, data.dataset, data.modules, questions,
                               min_support=min_support)
     return ApiAgent(llm, store, executor, log=StoreLog(store), search=SearchSettings(samples=samples, rounds=1),
                     outcome=outcome)
@@ -102,7 +108,7 @@ def test_a_later_round_shows_the_closest_sample_the_questions_its_programs_got_w
     llm = router(questions, samples)
     store = ApiStore.memory()
     store.propose(NAME, SIGNATURE, "The answer recorded for a key.")
-    outcome = OutcomeVerifier(ProgramAgent(llm, executor), store, executor, data.dataset, data.modules, questions,
+    outcome = OutcomeVerifier(writer(llm), store, executor, data.dataset, data.modules, questions,
                               min_support=3)
     report = ApiAgent(llm, store, executor, log=StoreLog(store), search=SearchSettings(samples=2, rounds=2),
                       outcome=outcome).implement([NAME], [context(data, questions[0])])
@@ -162,7 +168,7 @@ def test_only_the_batch_questions_judge_a_sample_never_a_scored_one(data):
     record = store.start_batch(run.id, [q.question_id for q in built])
     batch = BuildBatch(store, llm, executor, data.dataset, data.modules, tuple(built), tuple(built), tuple(built),
                        index=0, run_id=run.id, batch_id=record.id, model=None, settings=settings, limits=AgentsConfig(),
-                       writer=lambda sampling: ProgramAgent(llm, executor, sampling=sampling))
+                       writer=lambda sampling: writer(llm, sampling=sampling))
     report = api_agent(batch, batch.questions).implement([NAME], [context(data, built[0])])
 
     assert report.searches[NAME].passed == [2]
@@ -198,7 +204,7 @@ def test_programs_are_written_only_for_the_questions_needing_a_step_the_name_cov
     llm = ScriptedLLM([ByRole({Role.API_IMPLEMENT: lambda messages: sample, Role.PROGRAM: program})] * 50)
     store = ApiStore.memory()
     store.propose(counter, signature, "How many things answer to a key.")
-    outcome = OutcomeVerifier(ProgramAgent(llm, executor), store, executor, data.dataset, data.modules, questions,
+    outcome = OutcomeVerifier(writer(llm), store, executor, data.dataset, data.modules, questions,
                               min_support=3)
     agent = ApiAgent(llm, store, executor, log=StoreLog(store), search=SearchSettings(samples=2, rounds=1),
                      outcome=outcome)
@@ -244,7 +250,7 @@ def test_a_helper_for_a_step_no_batch_question_needs_writes_no_program(data):
                                Role.PROGRAM: lambda messages: f"```python\nfinal_result = {counter}(image, 'x')\n```"})] * 20)
     store = ApiStore.memory()
     store.propose(counter, "(image: Image, key: str) -> int", "How many things answer to a key.")
-    outcome = OutcomeVerifier(ProgramAgent(llm, executor), store, executor, data.dataset, data.modules, questions,
+    outcome = OutcomeVerifier(writer(llm), store, executor, data.dataset, data.modules, questions,
                               min_support=3)
     report = ApiAgent(llm, store, executor, log=StoreLog(store), search=SearchSettings(samples=2, rounds=1),
                       outcome=outcome).implement([counter], [context(data, questions[0])])
@@ -265,7 +271,7 @@ def test_a_program_right_on_its_scene_but_wrong_on_another_build_scene_earns_not
     def judged(checker):
         store = ApiStore.memory()
         store.propose(NAME, SIGNATURE, "The answer recorded for a key.")
-        outcome = OutcomeVerifier(ProgramAgent(router(questions, [lookup]), executor), store, executor, data.dataset,
+        outcome = OutcomeVerifier(writer(router(questions, [lookup])), store, executor, data.dataset,
                                   data.modules, questions, min_support=2, scenes=checker)  # the yes/no one weighs half
         return outcome.verify(NAME, SIGNATURE, "The answer recorded for a key.", lookup[10:-4], [])
 

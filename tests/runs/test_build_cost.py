@@ -13,6 +13,7 @@ from vadar.runs.build_cost import COST_FILE, build_cost
 from vadar.runs.pipeline import build_api
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
+from scripted_jobs import looking_program_of_its_kind, program_of_its_kind
 
 HELPER = '''
 def _named(image: Image) -> str:
@@ -49,7 +50,7 @@ def test_a_build_writes_what_each_stage_asked_of_the_model(tmp_path):
     config.sandbox.timeout_s = 10
     config.library.propose = config.library.distill = False  # the hand helper alone: validation only
     data = DataSelection(limit=4).prepare()
-    llm = ScriptedLLM(['```python\nloc(image, "objects")\nfinal_result = "word"\n```'] * 40, usage=UsageTracker())
+    llm = ScriptedLLM([looking_program_of_its_kind] * 40, usage=UsageTracker())
     with open_session(config, llm=llm) as session:
         add_functions(session.store, HELPER)
         build_api(session, data, tmp_path / "build", batch_size=4)
@@ -70,7 +71,7 @@ def test_a_build_writes_what_each_of_its_batches_asked_of_the_model(tmp_path):
     config.library.distill_groups, config.library.build_tries, config.library.scene_checks = False, 1, 0
     config.library.build_programs_per_shape = 0
     data = DataSelection(limit=5).prepare()
-    llm = ScriptedLLM(['```python\nfinal_result = 1\n```'] * 40, usage=UsageTracker())
+    llm = ScriptedLLM([program_of_its_kind] * 40, usage=UsageTracker())
     with open_session(config, llm=llm) as session:
         build_api(session, data, tmp_path / "build", batch_size=2)
     cost = json.loads((tmp_path / "build" / COST_FILE).read_text())

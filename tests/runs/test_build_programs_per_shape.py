@@ -6,6 +6,7 @@ from api_store.evidence import VerifiedProgram
 from vadar.config import VadarConfig
 from vadar.llm.chat import Role
 from vadar.llm.doubles import ByRole, ScriptedLLM
+from vadar.programs.question_shape import shape_of
 from vadar.runs.distillation import ShapeQuota
 from vadar.runs.pipeline import build_api
 from vadar.runs.prepare import DataSelection
@@ -39,7 +40,8 @@ def _build(config, tmp_path, limit: int) -> list[str]:
     def program(messages):
         question = messages[1]["content"].removeprefix("Question: ").split("\n")[0]
         asked.append(question)
-        return "```python\n" + PROGRAMS.get(question, "final_result = 0") + "\n```"
+        wrong = "final_result = 'teal'" if shape_of(question).answer == "attribute" else "final_result = 0"
+        return "```python\n" + PROGRAMS.get(question, wrong) + "\n```"  # wrong, of the kind asked
 
     with open_session(config, llm=ScriptedLLM([ByRole(NO_HELPER, default=program)] * 60)) as session:
         build_api(session, DataSelection(limit=limit).prepare(), tmp_path / "run", batch_size=limit)

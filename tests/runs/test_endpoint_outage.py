@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from llm_fake_server import FakeServer, MESSAGES, make_client, make_config
+from scripted_jobs import program_of_its_kind
 from vadar.cli.errors import user_errors
 from vadar.config import LLMConfig, VadarConfig
 from vadar.llm.chat import ChatRequest
@@ -24,7 +25,7 @@ from vadar.runs.pipeline import evaluate
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
 
-PROGRAM = "```python\nfinal_result = 2\n```"
+PROGRAM = program_of_its_kind  # the third question asks for a shape
 OUTAGES = [LLMUnavailableError("LLM endpoint x kept failing with HTTP 500 after 5 attempt(s)"),
            LLMBadResponseError("LLM endpoint x answered with a body that is not a chat completion"),
            LLMSilentError("LLM endpoint x sent nothing for 30 s")]

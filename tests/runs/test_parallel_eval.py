@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+from scripted_jobs import looking_program_of_its_kind
 from vadar.config import VadarConfig
 from vadar.runs.evaluation import run_questions
 from vadar.llm.doubles import ScriptedLLM
@@ -19,7 +20,6 @@ from vadar.runs.results import ResultsFile
 from vadar.runs.session import open_session
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRAM = "```python\nfinal_result = len(loc(image, 'objects'))\n```"
 
 
 def config_for(home: Path, jobs: int) -> VadarConfig:
@@ -46,7 +46,7 @@ class SlowProgram:
         time.sleep(self.delay_s)
         with self.lock:
             self.active -= 1
-        return PROGRAM
+        return looking_program_of_its_kind(messages)
 
 
 def lines_of(path: Path) -> list[dict]:
@@ -98,6 +98,7 @@ CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     sys.path.insert(0, {root!r})
+    sys.path.insert(0, {root!r} + "/tests")
     sys.path.insert(0, {tests!r})
     from test_parallel_eval import SlowProgram, config_for
     from vadar.llm.doubles import ScriptedLLM

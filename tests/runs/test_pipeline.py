@@ -12,6 +12,7 @@ from vadar.llm.doubles import ByRole, ScriptedLLM
 from vadar.runs.pipeline import build_api, evaluate
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
+from scripted_jobs import looking_program_of_its_kind
 
 STUB = '''```python
 def _count(image: Image, object_prompt: str) -> int:
@@ -175,7 +176,7 @@ class Crash(Exception):
 def test_eval_resumes_after_a_crash_without_duplicates(config, tmp_path):
     data = DataSelection(limit=3).prepare()
     out = tmp_path / "run"
-    program = "```python\nfinal_result = len(loc(image, 'objects'))\n```"
+    program = looking_program_of_its_kind  # the third question asks for a shape
     with open_session(config, llm=ScriptedLLM([program, Crash("killed")])) as session:
         with pytest.raises(Crash):
             evaluate(session, data, out, show_progress=False)

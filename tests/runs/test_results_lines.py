@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from vadar.cli import app
 from vadar.llm.doubles import ScriptedLLM
 from vadar.runs.results import ResultsFile, ResultsFileError
-from scripted_jobs import answer_jobs_with
+from scripted_jobs import answer_jobs_with, program_of_its_kind
 
 runner = CliRunner()
 
@@ -23,7 +23,7 @@ runner = CliRunner()
 def finished(tmp_path_factory) -> list[str]:
     """The results.jsonl lines of a finished three-question run."""
     root = tmp_path_factory.mktemp("run")
-    llm = ScriptedLLM(["```python\nfinal_result = 2\n```"] * 3)
+    llm = ScriptedLLM([program_of_its_kind] * 3)
     with pytest.MonkeyPatch.context() as patch:
         answer_jobs_with(patch, llm, root / "home")
         result = runner.invoke(app, ["eval", "--limit", "3", "--method", "static-api", "--out", str(root / "run")])

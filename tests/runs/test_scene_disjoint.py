@@ -20,7 +20,7 @@ from vadar.runs.prepare import DataSelection
 from vadar.runs.progress import Progress
 from vadar.runs.results import ResultsFile
 from vadar.runs.session import open_session
-from scripted_jobs import count_helper_router
+from scripted_jobs import count_helper_router, looking_program_of_its_kind
 
 COUNT = "```python\nfinal_result = len(loc(image, 'cylinder'))\n```"
 
@@ -90,7 +90,7 @@ def test_an_evaluation_sharing_scenes_with_its_build_says_so(tmp_path):
     config.library.propose = config.library.distill = config.library.validation = False  # a build of record only
     data = DataSelection(limit=6).prepare()
     progress = Announcements()
-    with open_session(config, llm=ScriptedLLM([COUNT] * 20), progress=progress) as session:
+    with open_session(config, llm=ScriptedLLM([looking_program_of_its_kind] * 20), progress=progress) as session:
         build_api(session, dataclasses.replace(data, questions=data.questions[:2]), tmp_path / "build", batch_size=2)
         shared = evaluate(session, data, tmp_path / "shared", method="static-api", show_progress=False)
         apart = evaluate(session, dataclasses.replace(data, questions=data.questions[3:]), tmp_path / "apart",

@@ -45,7 +45,7 @@ def scripted(golds: dict[str, str], good: set[str] = GOOD, bad: set[str] = BAD) 
     """static-api: wrong on `good`, right elsewhere; vadar: `_good` (right) on `good`, `_bad` on `bad`
     while its prompt offers them."""
     def reply(messages):
-        system, asked = messages[0]["content"], messages[-1]["content"]
+        system, asked = messages[0]["content"], messages[1]["content"]
         question = next(q for q in golds if q in asked)
         if question in good:
             if "def _good(" in system:

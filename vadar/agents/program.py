@@ -29,10 +29,10 @@ class ProgramAgent:
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5,
                  sampling: Sampling = PROGRAM, same_error_limit: int | None = None,
-                 reasoning: ReasoningConfig | None = None) -> None:
+                 reasoning: ReasoningConfig | None = None, check_answers: bool = True) -> None:
         self.reasoning = reasoning or ReasoningConfig()
         self.writer = PlainWriter(llm, executor, max_attempts=max_attempts, sampling=sampling,
-                                  same_error_limit=same_error_limit,
+                                  same_error_limit=same_error_limit, check_answers=check_answers,
                                   sample_temperature=self.reasoning.sample_temperature)
 
     def solve(self, question: str, api_text: str, namespace: Mapping[str, Any],

@@ -1,8 +1,8 @@
 """Reflect before answering: does the evidence the program gathered answer the question? (ViSRA)
 
-Cheap checks come first and need no LLM: the form of the question fixes the answer's type ("Is
-there ...?" wants yes or no, "How many ...?" a whole number) and measurements have a plausible
-range; with size priors (`reasoning.size_priors`), a metric size far outside what the measured object
+Cheap checks come first and need no LLM: measurements have a plausible range, and an answer must be
+of the constraint's type (the kind the question's own wording fixes, "Is there ...?" yes or no, is
+checked for every program by the writer: `vadar.programs.answer_kinds`); with size priors (`reasoning.size_priors`), a metric size far outside what the measured object
 usually measures is caught too (`size_check`). Only when those pass and a task constraint exists does
 one short LLM request compare the program with the constraint (frame, objects, quantity). A reason
 found is sent back once as a revision request (`vadar.agents.techniques.revise`).
@@ -47,8 +47,8 @@ BLIND = ("the program called no module (loc, depth, vqa, ...), so its answer doe
 
 def deterministic_issue(question: QuestionForm, answer: Any, constraint: Constraint | None = None,
                         priors: Sequence[SizePrior] = (), looked: bool = True) -> str | None:
-    """What the answer's type or range contradicts (the question's form, the constraint, the size
-    priors of the question's nouns when given), or None. A program that made no module call
+    """What the answer's type or range contradicts (the constraint, the size priors of the question's
+    nouns when given), or None. A program that made no module call
     (`looked` False) answers the same for every image: the size-priors measurement found programs
     that wrote a prior's numbers down as the answer, so that comes first."""
     if not looked:
@@ -56,8 +56,6 @@ def deterministic_issue(question: QuestionForm, answer: Any, constraint: Constra
     issue = plausibility_issue(answer)
     if issue is None and constraint is not None:
         issue = type_issue(answer, constraint.answer_type)
-    if issue is None and question.answer_type is not None:
-        issue = type_issue(answer, question.answer_type)
     if issue is None and priors:
         issue = size_issue(question, answer, priors)
     return issue

@@ -127,6 +127,9 @@ class AgentsConfig:
     program_attempts: int = 5
     program_same_error_limit: int = 3  # give a question up after the same error this many times in a row
     tool_budget: int = 8
+    # send back a program that runs but answers another kind of answer than its question asks (a
+    # list for "How many", a sentence for "What color"): `vadar.programs.answer_kinds`
+    answer_kind_check: bool = True
 
     # Every limit must be at least 1 (a zero would silently disable an agent) and at most 20 (64 tool
     # replies): each is a model request.

@@ -35,6 +35,7 @@ class ProgramOutcome:
     techniques: TechniqueRecords = field(default_factory=TechniqueRecords)  # what reasoning techniques recorded
     infrastructure: bool = False  # the endpoint or the sandbox failed, not the program: asked again on resume
     checks_refused: int = 0  # programs the call checks sent back before the sandbox ran them
+    answers_refused: int = 0  # programs that ran and answered another kind of answer than the question's
 
     @property
     def failed(self) -> bool:

@@ -91,7 +91,8 @@ def program_agent_for(config: VadarConfig, llm: ChatModel, executor: Executor,
     reasoning = (config.reasoning if techniques
                  else ReasoningConfig(find_order=True) if config.reasoning.find_order else None)
     return ProgramAgent(llm, executor, max_attempts=limits.program_attempts, sampling=sampling,
-                        same_error_limit=limits.program_same_error_limit, reasoning=reasoning)
+                        same_error_limit=limits.program_same_error_limit, reasoning=reasoning,
+                        check_answers=limits.answer_kind_check)
 
 
 def _test_scenes(config: VadarConfig, dataset: Dataset, library: list[FunctionRecord]) -> TestScenes | None:

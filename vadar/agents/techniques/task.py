@@ -52,7 +52,8 @@ def merged(chosen: ProgramOutcome, outcomes: Sequence[ProgramOutcome]) -> Progra
     the errors of all of them."""
     result = dataclasses.replace(chosen, cost=LLMCost(), errors=[e for o in outcomes for e in o.errors],
                                  techniques=chosen.techniques.copy(),
-                                 checks_refused=sum(o.checks_refused for o in outcomes))
+                                 checks_refused=sum(o.checks_refused for o in outcomes),
+                                 answers_refused=sum(o.answers_refused for o in outcomes))
     for outcome in outcomes:
         result.cost.include(outcome.cost)
     return result

@@ -21,6 +21,7 @@ from vadar import prompts
 from vadar.agents.formalize import Constraint
 from vadar.agents.techniques.task import Task
 from vadar.llm.chat import ChatModel, Message, Role
+from vadar.programs.answer_kinds import answer_problem
 from vadar.programs.answers import ERROR_ANSWER, normalize_answer
 from vadar.programs.call_checks import CALL_CHECKS, Check, check_program
 from vadar.programs.call_signatures import callable_api
@@ -61,6 +62,16 @@ def opening_messages(question: str, api_text: str, examples: str | None = None,
     ]
 
 
+@dataclass(frozen=True)
+class Ran:
+    """A program that ran without an error, and what it answered."""
+
+    program: str
+    answer: Any
+    stdout: str
+    calls: list[Any]
+
+
 @dataclass
 class Draft:
     """A program being written: its outcome so far and the conversation that can go on."""
@@ -70,6 +81,9 @@ class Draft:
     messages: list[Message]
     loop: StepLoop
     steps: int  # replies so far
+    # the last program that ran but answered another kind of answer than the question asks: it
+    # stands when no repair answers in kind (a repair may fix it, never make the question worse)
+    unfitting: Ran | None = None
 
     @property
     def steps_left(self) -> bool:
@@ -81,9 +95,10 @@ class PlainWriter:
 
     def __init__(self, llm: ChatModel, executor: Executor, *, max_attempts: int = 5, sampling: Sampling = PROGRAM,
                  same_error_limit: int | None = None, sample_temperature: float = 0.7,
-                 call_checks: tuple[Check, ...] = CALL_CHECKS) -> None:
+                 call_checks: tuple[Check, ...] = CALL_CHECKS, check_answers: bool = True) -> None:
         self.llm, self.executor, self.max_attempts = llm, executor, max_attempts
         self.call_checks = call_checks  # run before the sandbox; a failed one is repaired like an error
+        self.check_answers = check_answers  # an answer of another kind than the question's, repaired alike
         self.loop = StepLoop(llm, sampling, max_attempts, role=Role.PROGRAM)
         self.same_error_limit = same_error_limit  # None: always use every attempt
         self.sample_temperature = sample_temperature
@@ -135,8 +150,13 @@ class PlainWriter:
                 outcome.stdout, outcome.calls = result.stdout, list(result.calls)
                 error, stdout = program_error(result), result.stdout
                 if error is None:
-                    outcome.answer, outcome.error = normalize_answer(result.value), None
-                    return Verdict.accept()
+                    answer = normalize_answer(result.value)
+                    mismatch = answer_problem(draft.task.question.text, answer) if self.check_answers else None
+                    if mismatch is None:
+                        outcome.answer, outcome.error, draft.unfitting = answer, None, None
+                        return Verdict.accept()
+                    draft.unfitting = Ran(code, answer, result.stdout, list(result.calls))
+                    return self._refuse_answer(outcome, mismatch)
                 error += _example_variable_hint(error, messages[0]["content"])
             outcome.errors.append(error)
             outcome.error = error
@@ -145,6 +165,10 @@ class PlainWriter:
             return Verdict.retry(prompts.render("program_retry", error=error, stdout=stdout[-1500:]))
 
         draft.steps = draft.loop.run(messages, judge, outcome.cost, first_step=first_step).steps
+        if outcome.error is not None and draft.unfitting is not None:
+            ran = draft.unfitting
+            outcome.program, outcome.answer, outcome.error = ran.program, ran.answer, None
+            outcome.stdout, outcome.calls = ran.stdout, list(ran.calls)
 
     def _refuse(self, outcome: ProgramOutcome, problems: list[str]) -> Verdict:
         """A program whose calls do not fit the API: repaired as an error would be, never run."""
@@ -156,6 +180,16 @@ class PlainWriter:
         if self._stuck(outcome.errors):
             return Verdict.give_up()
         return Verdict.retry(prompts.render("program_check", problems=problems))
+
+    def _refuse_answer(self, outcome: ProgramOutcome, problem: str) -> Verdict:
+        """A program that ran but answered something no gold answer of its question could be: repaired
+        as an error would be (`answer_kinds`); when no repair answers in kind, it stands (`_run`)."""
+        outcome.errors.append(problem)
+        outcome.error = problem
+        outcome.answers_refused += 1
+        if self._stuck(outcome.errors):
+            return Verdict.give_up()
+        return Verdict.retry(prompts.render("program_answer", problem=problem))
 
     def _sample_loop(self, sample: int) -> StepLoop:
         """Sample 0 is today's greedy program; sample k is drawn warmer with seed k."""
