@@ -150,8 +150,8 @@ def test_an_answer_of_another_kind_than_the_question_asks_is_sent_back_after_it_
 
 
 def test_an_answer_of_another_kind_every_time_stands_once_the_repairs_are_spent():
-    """The check can fix a question, never cost one its answer: when no repair answers in kind, the
-    last program that ran stands, as it would have without the check."""
+    """When no repair answers in kind, the last program that ran stands, as it would have without
+    the check: a question is never left without an answer by it."""
     size = block("cube = loc(image, 'cube')[0]\nfinal_result = [cube[2] - cube[0], cube[3] - cube[1]]\n")
     outcome, llm, _ = solve([size] * 5, question="What size is the cube?")
     assert outcome.answer == [10.0, 10.0] and outcome.error is None and outcome.answers_refused == 5
