@@ -2,8 +2,9 @@
 
 Cheap checks come first and need no LLM: measurements have a plausible range, and an answer must be
 of the constraint's type (the kind the question's own wording fixes, "Is there ...?" yes or no, is
-checked for every program by the writer: `vadar.programs.answer_kinds`); with size priors (`reasoning.size_priors`), a metric size far outside what the measured object
-usually measures is caught too (`size_check`). Only when those pass and a task constraint exists does
+checked for every program by the writer: `vadar.programs.answer_kinds`); with size priors
+(`reasoning.size_priors`), a metric size far outside what the measured object usually measures is
+caught too (`size_check`). Only when those pass and a task constraint exists does
 one short LLM request compare the program with the constraint (frame, objects, quantity). A reason
 found is sent back once as a revision request (`vadar.agents.techniques.revise`).
 """

@@ -82,7 +82,7 @@ class Draft:
     loop: StepLoop
     steps: int  # replies so far
     # the last program that ran but answered another kind of answer than the question asks: it
-    # stands when no repair answers in kind (a repair may fix it, never make the question worse)
+    # stands when no repair answers in kind, so the check never leaves a question without an answer
     unfitting: Ran | None = None
 
     @property
