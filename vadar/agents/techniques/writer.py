@@ -158,11 +158,7 @@ class PlainWriter:
                     draft.unfitting = Ran(code, answer, result.stdout, list(result.calls))
                     return self._refuse_answer(outcome, mismatch)
                 error += _example_variable_hint(error, messages[0]["content"])
-            outcome.errors.append(error)
-            outcome.error = error
-            if self._stuck(outcome.errors):
-                return Verdict.give_up()
-            return Verdict.retry(prompts.render("program_retry", error=error, stdout=stdout[-1500:]))
+            return self._send_back(outcome, error, prompts.render("program_retry", error=error, stdout=stdout[-1500:]))
 
         draft.steps = draft.loop.run(messages, judge, outcome.cost, first_step=first_step).steps
         if outcome.error is not None and draft.unfitting is not None:
@@ -172,24 +168,24 @@ class PlainWriter:
 
     def _refuse(self, outcome: ProgramOutcome, problems: list[str]) -> Verdict:
         """A program whose calls do not fit the API: repaired as an error would be, never run."""
-        error = "\n".join(problems)
         outcome.stdout, outcome.calls = "", []  # nothing ran: no earlier attempt's calls shown as this one's
-        outcome.errors.append(error)
-        outcome.error = error
         outcome.checks_refused += 1
-        if self._stuck(outcome.errors):
-            return Verdict.give_up()
-        return Verdict.retry(prompts.render("program_check", problems=problems))
+        return self._send_back(outcome, "\n".join(problems), prompts.render("program_check", problems=problems))
 
     def _refuse_answer(self, outcome: ProgramOutcome, problem: str) -> Verdict:
         """A program that ran but answered something no gold answer of its question could be: repaired
         as an error would be (`answer_kinds`); when no repair answers in kind, it stands (`_run`)."""
-        outcome.errors.append(problem)
-        outcome.error = problem
         outcome.answers_refused += 1
+        return self._send_back(outcome, problem, prompts.render("program_answer", problem=problem))
+
+    def _send_back(self, outcome: ProgramOutcome, error: str, feedback: str) -> Verdict:
+        """A failed attempt becomes the outcome's error and goes back with `feedback`, unless the same
+        error keeps coming (`_stuck`)."""
+        outcome.errors.append(error)
+        outcome.error = error
         if self._stuck(outcome.errors):
             return Verdict.give_up()
-        return Verdict.retry(prompts.render("program_answer", problem=problem))
+        return Verdict.retry(feedback)
 
     def _sample_loop(self, sample: int) -> StepLoop:
         """Sample 0 is today's greedy program; sample k is drawn warmer with seed k."""
