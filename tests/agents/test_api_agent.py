@@ -48,7 +48,10 @@ def test_depth_first_dependency_is_implemented_before_its_caller(store):
     assert report.implemented == ["_center_x", "_count_all"]  # the callee finished first
     assert store.current("_count_all").status == FunctionStatus.CANDIDATE
     assert store.dependencies("_count_all") == ["_center_x"]
-    assert "Implement this function:\n```python\ndef _center_x(bbox: BBox) -> float:" in llm.calls[1][-1]["content"]
+    assert "Implement this function:\n```python\ndef _center_x(bbox: BBox) -> float:" in llm.calls[1][-2]["content"]
+    # the reply starts with the stub: the model writes the body only
+    assert llm.calls[1][-1] == {"role": "assistant", "content": '```python\ndef _center_x(bbox: BBox) -> float:\n'
+                                                                '    """\n    Horizontal centre of a box.\n    """\n'}
     # the caller's prompt showed the proposed signature it could call
     assert "def _center_x(bbox: BBox) -> float:" in llm.calls[0][0]["content"]
     attempt = store.attempts("_count_all")[-1]
@@ -63,7 +66,7 @@ def test_retry_feeds_back_the_failing_line_then_succeeds(store):
     ])
     report = ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_center_x"], [CONTEXT])
     assert report.implemented == ["_center_x"] and report.attempts["_center_x"] == 2
-    feedback = llm.calls[1][-1]["content"]
+    feedback = llm.calls[1][-2]["content"]
     assert "IndexError" in feedback and "line 3" in feedback
     attempts = store.attempts("_center_x")
     assert [a.passed for a in attempts] == [False, True]
@@ -79,7 +82,7 @@ def test_a_value_of_another_kind_than_the_signature_promises_is_sent_back(store)
     report = ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_count_all"], [CONTEXT])
     assert report.implemented == ["_count_all"] and report.attempts["_count_all"] == 2
     assert ("it returned a list of boxes, but its signature promises a number (`-> int`): return what the "
-            "signature says") in llm.calls[1][-1]["content"]
+            "signature says") in llm.calls[1][-2]["content"]
     assert [a.passed for a in store.attempts("_count_all")] == [False, True]
 
 
@@ -129,7 +132,7 @@ def test_two_cycle_is_detected_and_the_caller_recovers(store):
     report = ApiAgent(llm, store, log=StoreLog(store), executor=executor).implement(["_count_all", "_center_x"], [CONTEXT])
     assert report.failed["_center_x"] == "cycle of calls: _count_all -> _center_x -> _count_all"
     assert report.implemented == ["_count_all"]
-    assert "`_center_x` is not available" in llm.calls[2][-1]["content"]
+    assert "`_center_x` is not available" in llm.calls[2][-2]["content"]
     assert llm.remaining == 0  # nothing more was asked for the failed function
 
 

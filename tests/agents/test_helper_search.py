@@ -170,7 +170,9 @@ def test_a_sample_that_does_not_run_gets_no_second_reply(sample_data):
     llm = ScriptedLLM([code(WRONG), code(broken), code(RIGHT)])
     report = agent_for(llm, store, sample_data, samples=4).implement(["_objects_left_of"], [context(sample_data)])
     assert report.implemented == ["_objects_left_of"] and len(llm.calls) == 3
-    assert [m["role"] for m in llm.calls[2]][-1] == "user" and "undefined_name" not in llm.calls[2][-1]["content"]
+    # the next sample opens a new conversation: the request, then the stub the reply starts with
+    assert [m["role"] for m in llm.calls[2]][-2:] == ["user", "assistant"]
+    assert "undefined_name" not in llm.calls[2][-2]["content"] + llm.calls[2][-1]["content"]
     attempts = store.attempts("_objects_left_of")
     assert [a.passed for a in attempts] == [True, False, True] and "undefined_name" in attempts[1].error
 
@@ -180,9 +182,9 @@ def test_failing_cases_reach_the_next_round_without_any_question_or_its_answer(s
     store.propose("_objects_left_of", SIGNATURE, "Objects left of the reference object.")
     llm = ScriptedLLM([code(WRONG), code(WRONG), code(RIGHT)])
     agent_for(llm, store, sample_data, samples=2).implement(["_objects_left_of"], [context(sample_data)])
-    request = llm.calls[2][-1]["content"]
+    request = llm.calls[2][-2]["content"]
     assert request.startswith("Your implementation of `_objects_left_of` runs, but it is wrong on these cases")
-    assert "missing" in request and llm.calls[2][-2]["content"].startswith("```python\ndef _objects_left_of")
+    assert "missing" in request and llm.calls[2][-3]["content"].startswith("```python\ndef _objects_left_of")
     for question in sample_data.questions:
         assert question.question not in request and "Expected answer" not in request
 

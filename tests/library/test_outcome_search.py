@@ -115,9 +115,9 @@ def test_a_later_round_shows_the_closest_sample_the_questions_its_programs_got_w
 
     assert report.searches[NAME].passed == [3] and report.searches[NAME].rounds == 2
     shown = llm.calls_of(Role.API_IMPLEMENT)[2]
-    assert "'unknown'" in shown[-2]["content"] and f"'q{questions[0].question_id}'" in shown[-2]["content"]
-    assert f"the right answer is {questions[1].answer!r}" in shown[-1]["content"]
-    assert questions[2].question in shown[-1]["content"]
+    assert "'unknown'" in shown[-3]["content"] and f"'q{questions[0].question_id}'" in shown[-3]["content"]
+    assert f"the right answer is {questions[1].answer!r}" in shown[-2]["content"]
+    assert questions[2].question in shown[-2]["content"]
 
 
 def test_a_helper_whose_samples_are_all_worse_than_programs_without_it_fails(data):

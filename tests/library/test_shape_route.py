@@ -265,7 +265,7 @@ def test_a_sample_right_on_its_questions_but_wrong_on_a_value_none_took_is_refus
     report = shape_route(batch(store, llm, questions, search_rounds=2))
 
     assert report.admitted == [NAME] and "if attribute == 'size'" not in store.current(NAME).code, report
-    shown = str(llm.calls_of(Role.API_IMPLEMENT)[2][-1]["content"])
+    shown = str(llm.calls_of(Role.API_IMPLEMENT)[2][-2]["content"])
     assert "on a ground-truth case: _count_same_attribute(image, 'size', 'objects', box of" in shown
     programs = [c for c in llm.calls_of(Role.PROGRAM)]
     assert all("if attribute == 'size'" not in str(c[0]["content"]) for c in programs)  # none written with it

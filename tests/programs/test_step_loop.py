@@ -100,3 +100,31 @@ def test_every_request_says_which_role_asks_and_a_sampled_loop_keeps_it():
     loop.run([], lambda r: Verdict.retry("again"))
     dataclasses.replace(loop, seed=1, max_steps=1).run([], lambda r: Verdict.accept())
     assert llm.roles == [Role.API_IMPLEMENT] * 3 and len(llm.calls_of(Role.API_IMPLEMENT)) == 3
+
+
+PREFILL = '```python\ndef _f(x: int) -> int:\n    """Twice x."""\n'
+
+
+def test_a_prefill_ends_every_request_and_its_continuation_is_judged_whole():
+    llm = ScriptedLLM([reply("    return x\n```"), reply(PREFILL + "    return 2 * x\n```")])
+    seen: list[str] = []
+    messages = [{"role": "user", "content": "implement _f"}]
+    loop = StepLoop(llm, Sampling(max_tokens=50), max_steps=3, role=Role.API_IMPLEMENT, prefill=PREFILL)
+    end = loop.run(messages, lambda r: seen.append(r.text) or (Verdict.accept() if "2 * x" in r.text
+                                                                 else Verdict.retry("wrong")))
+    assert end.done
+    # an endpoint that returns only the continuation gets the prefill added; one that returns both is read as is
+    assert seen == [PREFILL + "    return x\n```", PREFILL + "    return 2 * x\n```"]
+    assert all(r["messages"][-1] == {"role": "assistant", "content": PREFILL} for r in llm.requests)
+    # the conversation keeps whole replies, never the prefill as a turn of its own
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+
+
+def test_a_whole_reply_from_an_endpoint_that_does_not_continue_is_used_as_it_is():
+    from vadar.programs.step_loop import continued
+
+    assert continued(PREFILL, "```python\ndef _f(x): return 2 * x\n```") == "```python\ndef _f(x): return 2 * x\n```"
+    assert continued(PREFILL, "def _f(x):\n    return 2 * x") == "def _f(x):\n    return 2 * x"
+    # a body's nested def and a bare closing fence (an empty body) are continuations
+    assert continued(PREFILL, "    def g():\n        return x\n    return g()\n```").startswith(PREFILL)
+    assert continued(PREFILL, "```") == PREFILL + "```"

@@ -50,7 +50,7 @@ def test_an_interrupted_build_resumes_without_reproposing_and_keeps_the_limits(c
         assert [a.attempt for a in store.attempts("_count")] == [1, 2, 3]
         # attempt 2 sees attempt 1's code and its error, as it would have without the interruption
         resumed = next(call for call in second.calls if implementing(call) == "def _count(")
-        assert [m["role"] for m in resumed] == ["system", "user", "assistant", "user"]
+        assert [m["role"] for m in resumed] == ["system", "user", "assistant", "user", "assistant"]  # the stub last
         assert "undefined_helper" in resumed[2]["content"]
         assert store.attempts("_count")[0].error.split("\n")[0] in resumed[3]["content"]
         assert store.current("_count").status == FunctionStatus.FAILED

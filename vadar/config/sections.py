@@ -130,6 +130,9 @@ class AgentsConfig:
     # send back a program that runs but answers another kind of answer than its question asks (a
     # list for "How many", a sentence for "What color"): `vadar.programs.answer_kinds`
     answer_kind_check: bool = True
+    # the API agent's replies start with the stub (`def` line and docstring) sent for the model to
+    # continue, so it writes only the body: `vadar.agents.api.ApiAgent`
+    implementation_prefill: bool = True
 
     # Every limit must be at least 1 (a zero would silently disable an agent) and at most 20 (64 tool
     # replies): each is a model request.

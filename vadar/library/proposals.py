@@ -203,7 +203,8 @@ def api_agent(batch: BuildBatch, judged_on: Sequence[Question], samples: int | N
                if settings.admission == "labelled" else None)
     return ApiAgent(batch.llm, batch.store, batch.executor, log=StoreLog(batch.store, **batch.provenance),
                     max_attempts=batch.limits.implementation_attempts, on_event=batch.on_event, search=search,
-                    verifier=verifier, outcome=outcome, api_options=batch.api_options)
+                    verifier=verifier, outcome=outcome, api_options=batch.api_options,
+                    prefill=batch.limits.implementation_prefill)
 
 
 def batch_admission(batch: BuildBatch, agent: ApiAgent) -> Admission:

@@ -98,6 +98,8 @@ class StepLoop:
     seed: int | None = None  # None: the configured one; another seed draws another sample
     response_format: dict[str, Any] | None = None  # structured output, e.g. a JSON schema
     role: Role = field(kw_only=True)
+    # the start of every reply, sent as a final assistant message the model continues (`continued`)
+    prefill: str | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
@@ -128,17 +130,29 @@ class StepLoop:
         for attempt in range(first_step, self.max_steps + 1):
             if on_step is not None:
                 on_step(attempt)
-            response = self.llm.complete(ChatRequest(messages, max_tokens=self.sampling.max_tokens,
+            asked = messages if self.prefill is None else [*messages, {"role": "assistant", "content": self.prefill}]
+            response = self.llm.complete(ChatRequest(asked, max_tokens=self.sampling.max_tokens,
                                                      temperature=self.sampling.temperature(attempt),
                                                      seed=self.seed, response_format=self.response_format,
                                                      role=self.role))
             if cost is not None:
                 cost.add(response)
-            messages.append({"role": "assistant", "content": response.text})
-            verdict = judge(Reply(response.text, attempt, response.finish_reason in _UNFINISHED,
+            text = response.text if self.prefill is None else continued(self.prefill, response.text)
+            messages.append({"role": "assistant", "content": text})
+            verdict = judge(Reply(text, attempt, response.finish_reason in _UNFINISHED,
                                   self.cut_off_error(response)))
             if verdict.done or verdict.stop:
                 return LoopEnd(done=verdict.done, steps=attempt)
             if attempt < self.max_steps and verdict.feedback is not None:
                 messages.append({"role": "user", "content": verdict.feedback})
         return LoopEnd(done=False, steps=self.max_steps)
+
+
+def continued(prefill: str, text: str) -> str:
+    """A reply to a request ending in `prefill`, whole. llama.cpp's server continues a final assistant
+    message and returns it with its continuation; an endpoint that only continues returns the rest
+    (prefill added here); one that cannot continue writes a whole reply of its own, fenced or a `def`."""
+    head = text.lstrip("\n")  # a body's indentation stays: a nested `def` is a continuation
+    if head.startswith(("```py", "def ")):
+        return text
+    return prefill + text
