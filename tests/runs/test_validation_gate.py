@@ -23,39 +23,7 @@ from vadar.runs.pipeline import build_api, select_questions
 from vadar.runs.validation import BuiltBatch, spread_over_batches
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
-
-GOOD_HELPER = '''
-def _good(image: Image, answer: str) -> str:
-    """The answer it is given, after looking at the image."""
-    loc(image, "objects")
-    return answer
-'''
-BAD_HELPER = '''
-def _bad(image: Image) -> str:
-    """A wrong answer, after looking at the image."""
-    loc(image, "objects")
-    return "wrong"
-'''
-GOOD = {"How many large things are there?", "How many things are in front of the cyan sphere?"}
-BAD = {"What material is the yellow cylinder?", "Are there any rubber cylinders?",
-       "What color is the cylinder that is right of the blue cube?", "Are there fewer cylinders than cubes?"}
-
-
-def scripted(golds: dict[str, str], good: set[str] = GOOD, bad: set[str] = BAD) -> ScriptedLLM:
-    """static-api: wrong on `good`, right elsewhere; vadar: `_good` (right) on `good`, `_bad` on `bad`
-    while its prompt offers them."""
-    def reply(messages):
-        system, asked = messages[0]["content"], messages[1]["content"]
-        question = next(q for q in golds if q in asked)
-        if question in good:
-            if "def _good(" in system:
-                return f"```python\nfinal_result = _good(image, {golds[question]!r})\n```"
-            return "```python\nloc(image, 'objects')\nfinal_result = 'nope'\n```"
-        if question in bad and "def _bad(" in system:
-            return "```python\nfinal_result = _bad(image)\n```"
-        return f"```python\nloc(image, 'objects')\nfinal_result = {golds[question]!r}\n```"
-
-    return ScriptedLLM([reply] * 600)
+from validation_doubles import BAD_HELPER, GOOD_HELPER, scripted
 
 
 @pytest.fixture
@@ -119,6 +87,8 @@ def test_a_thirty_question_build_judges_each_helper_only_on_the_batches_that_did
     assert sum(d["helpers"] == ["_bad"] and d["vadar"] < d["static"] for d in first["differing"]) == 4
     assert (second["won"], second["lost"], second["passed"]) == (2, 0, True)
     assert "withdrawn: _bad" in report["decision"] and validated[0].judged == 30
+    # something was withdrawn: static-api answered every question, and the round was judged on them all
+    assert report["static_api_answered"] == 30 and first["assumed_ties"] == second["assumed_ties"] == 0
     store = ApiStore(config.paths.database)
     retired = [d for d in store.decisions("_bad") if d.decision == "retired"][-1]
     assert retired.mode == "validation" and retired.evidence["validation"]["losses"] == 4  # never 8: batch 3 added it

@@ -91,12 +91,16 @@ def _print_validation(report: ValidationReport) -> None:
                   f"(references: {references}): {report.decision}")
     for index, round_ in enumerate(report.rounds, 1):
         gone = [*round_.retired, *(f"example #{i}" for i in round_.withdrawn)]
-        console.print(f"  round {index}: vadar {round_.vadar:g}, static-api {round_.static:g} on {round_.questions} "
-                      f"questions ({round_.won} won, {round_.lost} lost, one-sided sign test p "
+        bound = "at most " if round_.assumed else ""
+        console.print(f"  round {index}: vadar {round_.vadar:g}, static-api {bound}{round_.static:g} on {round_.questions} "
+                      f"questions ({bound and 'at least '}{round_.won} won, {round_.lost} lost, one-sided sign test p "
                       f"{round_.behind_p:.2f}, withdrawing at {round_.level:g} or less)"
                       + ("" if not gone else
                          f"; withdrawn{_withdrawn_how(round_)}: {', '.join(gone)}"),
                       highlight=False, markup=False)
+        if round_.assumed:
+            console.print(f"    static-api not asked on {round_.assumed} questions vadar got right (a tie at most "
+                          f"there, which changes no decision)", highlight=False, markup=False)
         if round_.differing:
             console.print(f"    vadar against static-api where they differ: {round_.differing_text()}",
                           highlight=False, markup=False)

@@ -88,6 +88,8 @@ class ValidationRound:
     everything: bool = False  # nothing lost on its own: the whole library was withdrawn
     spared: str = ""  # "helpers" or "examples": kept when all else went, as no question lost used them
     level: float = WITHDRAW_P  # the one-sided sign test's level at which losses are evidence
+    assumed: int = 0  # questions vadar got right where static-api was not asked, scored a tie: `static`
+    # is then at most what it says and `won` at least (`runs.validation`; a decision is the same either way)
 
     differing: list[Answered] = field(default_factory=list)  # the questions won or lost, in build order
 
@@ -118,7 +120,8 @@ class ValidationRound:
     def to_dict(self) -> dict[str, Any]:
         return {"questions": self.questions, "vadar": round(self.vadar, 4), "static": round(self.static, 4),
                 "won": self.won, "lost": self.lost, "sign_test_p": round(self.p_value, 4),
-                "behind_p": round(self.behind_p, 4), "level": self.level, "passed": self.passed, "retired": self.retired, "withdrawn": self.withdrawn,
+                "behind_p": round(self.behind_p, 4), "level": self.level, "passed": self.passed,
+                "assumed_ties": self.assumed, "retired": self.retired, "withdrawn": self.withdrawn,
                 "everything": self.everything, "spared": self.spared or None,
                 "differing": [{"question": a.question_id, "vadar": round(a.vadar, 4), "static": round(a.static, 4),
                                "helpers": sorted(a.helpers), "examples": sorted(a.examples)} for a in self.differing],
@@ -130,7 +133,7 @@ class ValidationRound:
                          + (f" ({', '.join(sorted(a.helpers))})" if a.helpers else "") for a in self.differing)
 
 
-def judge(answered: Sequence[Answered], level: float = WITHDRAW_P) -> ValidationRound:
+def judge(answered: Sequence[Answered], level: float = WITHDRAW_P, *, assumed: int = 0) -> ValidationRound:
     """Totals of both methods, and each helper's and example's wins and losses against static-api."""
     helpers: dict[str, Tally] = {}
     examples: dict[int, Tally] = {}
@@ -147,7 +150,8 @@ def judge(answered: Sequence[Answered], level: float = WITHDRAW_P) -> Validation
                 tally.losses -= difference
                 tally.lost += 1
     return ValidationRound(len(answered), sum(a.vadar for a in answered), sum(a.static for a in answered),
-                           helpers, examples, differing=[a for a in answered if a.vadar != a.static], level=level)
+                           helpers, examples, differing=[a for a in answered if a.vadar != a.static], level=level,
+                           assumed=assumed)
 
 
 def sign_test(won: int, lost: int) -> float:
