@@ -246,7 +246,7 @@ def test_where_the_data_set_defines_the_claim_that_definition_is_the_docstring_t
 
 
 def test_a_claimed_helper_choosing_from_candidates_is_told_to_choose_from_them():
-    from vadar.agents.api import claimed_docstring
+    from vadar.agents.api_request import claimed_docstring
 
     store = ApiStore.memory()
     store.propose("_objects_behind", "(image: Image, bbox: BBox, candidates: list[BBox]) -> list[BBox]", "Behind.")

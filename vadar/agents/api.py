@@ -24,6 +24,7 @@ from typing import Any
 from api_store import FunctionRecord, FunctionStatus
 from api_store.names import prompt_hash
 from vadar import prompts
+from vadar.agents.api_request import opening_messages, reply_prefill
 from vadar.programs.outcome import Executor, check_infrastructure
 from vadar.programs.sampling import IMPLEMENTATION, implementation_sampling
 from vadar.agents.helper_search import (FIRST_PASS, CaseCheck, ComparingVerifier, HelperVerifier, Sample,
@@ -35,8 +36,8 @@ from vadar.programs.calls import called_names
 from vadar.programs.stubs import StubFormatError, parse_implementation
 from vadar.programs.call_signatures import return_mismatch
 from vadar.programs.helper_rules import MAX_CODE_CHARS, cycle_text, name_problem, recursion_problem
-from vadar.programs.helper_calls import build_test_call, list_parameters
-from vadar.programs.api_text import composes_helpers, function_stub, render_api
+from vadar.programs.helper_calls import build_test_call
+from vadar.programs.api_text import render_api
 from vadar.llm.chat import ChatModel, Role
 from vadar.programs.namespace import library_functions
 from vadar.sandbox import LibraryFunction, LibrarySourceError, check_library_source
@@ -148,29 +149,13 @@ class ApiAgent:
         return self._attempts(record, stack, context, report, messages=messages, fail=False)
 
     def _opening(self, record: FunctionRecord, convention: str | None = None) -> list[dict[str, str]]:
-        """The system prompt and the request. Where the data set defines what the name claims, that
-        definition is the docstring shown: a proposed one that says otherwise ("whose box centre is
-        lower in the image" for `_objects_behind`) was followed over the definition by every sample
-        of a CLEVR build's search."""
-        docstring = claimed_docstring(record, convention) if convention else record.docstring
-        composing = composes_helpers(docstring, self._implemented_names(exclude=record.name))
-        return [
-            {"role": "system", "content": prompts.render("api_system", api=self._api_text(exclude=record.name),
-                                                         composing=composing)},
-            {"role": "user", "content": prompts.render(
-                "api_implement", stub=function_stub(record.name, record.signature, docstring),
-                convention=convention)},
-        ]
+        return opening_messages(record, self._api_text(exclude=record.name),
+                                self._implemented_names(exclude=record.name), convention)
 
     def _loop_for(self, record: FunctionRecord, convention: str | None = None) -> StepLoop:
-        """The step loop with room for the docstring. With `prefill`, every reply starts with the stub
-        the request shows and the model writes only the body: replies repeated it word for word (49%
-        of a CLEVR build's implementation characters), written six times slower than read."""
+        """The step loop with room for the docstring; with `prefill`, each reply starts with the stub."""
         loop = dataclasses.replace(self.loop, sampling=implementation_sampling(record.docstring))
-        if not self.prefill:
-            return loop
-        docstring = claimed_docstring(record, convention) if convention else record.docstring
-        return dataclasses.replace(loop, prefill=f"```python\n{function_stub(record.name, record.signature, docstring)}\n")
+        return dataclasses.replace(loop, prefill=reply_prefill(record, convention)) if self.prefill else loop
 
     def _attempts(self, record: FunctionRecord, stack: list[str], context: TestContext,
                   report: ImplementationReport, *, messages: list[dict[str, str]] | None = None,
@@ -380,18 +365,6 @@ class _Step:
     dependencies: list[str] = field(default_factory=list)
     fatal: bool = False
     repeated: bool = False  # the same code and error as an earlier reply of its conversation
-
-
-def claimed_docstring(record: FunctionRecord, convention: str) -> str:
-    """The docstring shown for a helper whose name makes a claim the data set defines: that
-    definition, and the list parameters it must choose from (a body that ignored its `candidates`
-    for `loc(image, "objects")` was right on the scene and refused for the unread parameter)."""
-    text = f"What the name claims, checked on the true scene: {convention}."
-    lists = list_parameters(record.name, record.signature)
-    if lists:
-        text += (f" Return only objects from {', '.join(f'`{n}`' for n in lists)} (the objects to choose from, "
-                 "never the reference itself); do not call loc for them.")
-    return text
 
 
 def _prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:
