@@ -227,5 +227,5 @@ def record_validated(store: ApiStore, last: ValidationRound, helpers: Sequence[s
         tally = last.helpers.get(name)
         store.record_decision(name, "validated", mode="validation", evidence={
             "questions": last.questions, "vadar": last.vadar, "static": last.static,
-            "won": last.won, "lost": last.lost,
+            "won": last.won, "lost": last.lost, "assumed_ties": last.assumed,
             **({"tally": tally.to_dict()} if tally is not None else {"tally": None})})
