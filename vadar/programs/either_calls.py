@@ -21,7 +21,8 @@ import ast
 import re
 from typing import TypeGuard
 
-from base_modules.oracle.clevr_vocab import ATTRIBUTES, GENERIC_NOUNS, WORDS
+from base_modules.oracle.clevr_vocab import ATTRIBUTES, GENERIC_NOUNS
+from vadar.programs.loc_phrases import word_meaning
 from vadar.programs.program_facts import LOC, CallProblem, ProgramFacts
 from vadar.programs.relation_chain import find_order
 
@@ -47,19 +48,14 @@ def _kept_words(outer: str) -> list[str]:
     return [word for word in _WORD.findall(outer) if word not in GENERIC_NOUNS]
 
 
-def _meaning(word: str) -> tuple[str, str] | str:
-    """What a word says of an object: (attribute, value) for CLEVR's words, else the word in the singular."""
-    return WORDS.get(word) or WORDS.get(word.rstrip("s")) or word.rstrip("s")
-
-
 def missing_words(phrase: str, outer: list[str]) -> list[str]:
     """The outer words that `phrase` does not say, by meaning; none where the phrase names another
     value of the same attribute (the side counts no object then, and the words would contradict)."""
-    said = {_meaning(word) for word in _WORD.findall(phrase.lower())}
+    said = {word_meaning(word) for word in _WORD.findall(phrase.lower())}
     attributes = {meaning[0]: meaning for meaning in said if isinstance(meaning, tuple)}
     missing = []
     for word in outer:
-        meaning = _meaning(word)
+        meaning = word_meaning(word)
         if meaning in said:
             continue
         if isinstance(meaning, tuple) and meaning[0] in attributes:
@@ -114,7 +110,7 @@ def union_phrases(facts: ProgramFacts) -> list[CallProblem]:
 def with_words(phrase: str, missing: list[str]) -> str:
     """`phrase` saying the missing outer words too: a noun ("blocks") in place of a generic one
     ("things"), or after the phrase; the other words before it."""
-    adjectives = [w for w in missing if isinstance(m := _meaning(w), tuple) and m[0] != "shape"]
+    adjectives = [w for w in missing if isinstance(m := word_meaning(w), tuple) and m[0] != "shape"]
     nouns = [w for w in missing if w not in adjectives]
     words = phrase.split()
     if nouns:
@@ -123,11 +119,11 @@ def with_words(phrase: str, missing: list[str]) -> str:
         else:
             words += nouns
     words = [*adjectives, *words]
-    if all(isinstance(_meaning(w.lower()), tuple) or w.lower() in GENERIC_NOUNS for w in words):
+    if all(isinstance(word_meaning(w.lower()), tuple) or w.lower() in GENERIC_NOUNS for w in words):
         words.sort(key=_clevr_order)  # CLEVR says size, colour, material, shape: "big yellow rubber balls"
     return " ".join(words)
 
 
 def _clevr_order(word: str) -> int:
-    meaning = _meaning(word.lower())
+    meaning = word_meaning(word.lower())
     return ATTRIBUTES.index(meaning[0]) if isinstance(meaning, tuple) else len(ATTRIBUTES)

@@ -27,14 +27,14 @@ _FILLER = frozenset({"the", "a", "an", "of", "object", "objects", "thing", "thin
                      "another", "any", "all", "that", "is", "are", "and", "or", "in", "on", "with", "it", "its"})
 
 
-def _meaning(word: str) -> tuple[str, str] | str:
+def word_meaning(word: str) -> tuple[str, str] | str:
     """What a word says: (attribute, value) for CLEVR's words, else the word in the singular."""
     singular = _PLURAL.sub("", word) if len(word) > 3 else word
     return WORDS.get(word) or WORDS.get(singular) or singular
 
 
 def _content(text: str) -> set[tuple[str, str] | str]:
-    return {_meaning(word) for word in _WORD.findall(text.lower()) if word not in _FILLER}
+    return {word_meaning(word) for word in _WORD.findall(text.lower()) if word not in _FILLER}
 
 
 def _shared(said: tuple[str, str] | str, asked: set[tuple[str, str] | str]) -> bool:
