@@ -3,6 +3,9 @@ wrong exactly where the right helper helps (tests/runs/test_validation_gate.py a
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from vadar.config import VadarConfig
 from vadar.llm.doubles import ScriptedLLM
 
 GOOD_HELPER = '''
@@ -37,3 +40,12 @@ def scripted(golds: dict[str, str], good: set[str] = GOOD, bad: set[str] = BAD) 
         return f"```python\nloc(image, 'objects')\nfinal_result = {golds[question]!r}\n```"
 
     return ScriptedLLM([reply] * 600)
+
+
+def gate_config(tmp_path: Path) -> VadarConfig:
+    """A home under `tmp_path`, the hand-written library only: no proposals, no distillation."""
+    config = VadarConfig()
+    config.paths.home = tmp_path / "home"
+    config.sandbox.timeout_s = 10
+    config.library.propose = config.library.distill = False
+    return config

@@ -23,16 +23,12 @@ from vadar.runs.pipeline import build_api, select_questions
 from vadar.runs.validation import BuiltBatch, spread_over_batches
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
-from validation_doubles import BAD_HELPER, GOOD_HELPER, scripted
+from validation_doubles import BAD_HELPER, GOOD_HELPER, gate_config, scripted
 
 
 @pytest.fixture
 def config(tmp_path):
-    config = VadarConfig()
-    config.paths.home = tmp_path / "home"
-    config.sandbox.timeout_s = 10
-    config.library.propose = config.library.distill = False  # the library is the hand-written one
-    return config
+    return gate_config(tmp_path)
 
 
 def thirty_questions(tmp_path):

@@ -7,21 +7,16 @@ import json
 
 import pytest
 
-from vadar.config import VadarConfig
 from vadar.library.hand import add_functions
 from vadar.runs.pipeline import build_api
 from vadar.runs.prepare import DataSelection
 from vadar.runs.session import open_session
-from validation_doubles import BAD_HELPER, GOOD_HELPER, scripted
+from validation_doubles import BAD_HELPER, GOOD_HELPER, gate_config, scripted
 
 
 @pytest.fixture
 def config(tmp_path):
-    config = VadarConfig()
-    config.paths.home = tmp_path / "home"
-    config.sandbox.timeout_s = 10
-    config.library.propose = config.library.distill = False  # the library is the hand-written one
-    return config
+    return gate_config(tmp_path)
 
 
 def test_with_gold_answers_static_api_is_asked_only_where_vadar_is_wrong_when_nothing_would_go(config, tmp_path):
