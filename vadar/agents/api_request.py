@@ -25,7 +25,7 @@ from vadar import prompts
 from vadar.programs.api_text import composes_helpers, function_stub
 from vadar.programs.helper_calls import list_parameters, parameter_names
 
-_PICK = re.compile(r"`(?P<line>(?P<name>[a-z_]\w*) = \{[^`{}]*\}\[(?P<parameter>\w+)\])`")
+_PICK = re.compile(r"`(?P<line>[a-z_]\w* = \{[^`{}]*\}\[(?P<parameter>\w+)\])`")
 """An assignment a docstring spells, picking from a dict of helpers by one of its parameters."""
 
 

@@ -39,6 +39,8 @@ def implementation_sampling(docstring: str) -> Sampling:
     example reply does), so a docstring past 400 characters adds its length at 4 characters a token.
     A question-shape helper's docstring, built on eight step helpers and two dicts, is about 1,000
     characters: 9 of the 21 replies for a CLEVR build's `_attribute_of_related` were cut off at 400
-    tokens, most of them the docstring and a few lines of body."""
+    tokens, most of them the docstring and a few lines of body. With the stub sent as the reply's
+    start (`agents.implementation_prefill`) the model no longer writes the docstring, and the room
+    stays: a cap, not a target (a tighter one would have to be measured first)."""
     extra = max(0, len(docstring) - 400) // 4
     return dataclasses.replace(IMPLEMENTATION, max_tokens=IMPLEMENTATION.max_tokens + extra)
