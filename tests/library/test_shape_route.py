@@ -77,8 +77,33 @@ def test_a_helper_that_is_only_a_step_of_a_shape_is_never_due(clevr):
     and `_attribute_of` are links of their chains, refused in every CLEVR build for want of programs
     calling them, so they cost no proposal, search or gate."""
     questions = Questions(clevr, {"2", "3", "4", "5", "8", "9", "10", "11"})
-    due = due_helpers(batch(ApiStore.memory(), ScriptedLLM([]), questions))
+    due = due_helpers(batch(ApiStore.memory(), ScriptedLLM([]), questions, shape_search_support=0))
     assert [(h.name, len(qs)) for h, qs in due] == [("_objects_along", 8), ("_attribute_of_related", 8)]
+
+
+def test_questions_an_admitted_shape_helper_answers_whole_leave_no_support_to_another(clevr):
+    """The same chained attribute questions once `_objects_along` is admitted: their programs are shown
+    its call, so `_attribute_of_related`, later in the catalogue, could gather no support there."""
+    questions = Questions(clevr, {"2", "3", "4", "5", "8", "9", "10", "11"})
+    store = ApiStore.memory()
+    store.propose("_objects_along", "(image: Image, chain: list[str]) -> list[BBox]", "Walks a chain.")
+    store.implement("_objects_along", "def _objects_along(image, chain):\n    return []\n")
+    store.mark_admitted("_objects_along")
+    assert due_helpers(batch(store, ScriptedLLM([]), questions)) == []
+
+
+def test_a_shape_helper_is_searched_on_its_latest_questions_weighing_at_most_the_cap(clevr):
+    """Attribute questions weigh 1 and yes/no questions half: of eight attribute questions the last
+    five, of eight yes/no questions the last six for a cap of 3; a cap below the minimum is raised to it."""
+    counts = Questions(clevr, {"2", "3", "4", "5", "8", "9", "10", "11"})
+    due = due_helpers(batch(ApiStore.memory(), ScriptedLLM([]), counts))
+    assert [(h.name, [q.question_id for q in qs]) for h, qs in due][0] == ("_objects_along", ["5", "8", "9", "10", "11"])
+    due = due_helpers(batch(ApiStore.memory(), ScriptedLLM([]), counts, shape_search_support=1))
+    assert [len(qs) for _, qs in due] == [3, 3]  # the minimum of 3
+    yes_no = Questions(clevr, {"12", "13", "14", "15", "20", "21", "22", "23"})
+    due = due_helpers(batch(ApiStore.memory(), ScriptedLLM([]), yes_no, shape_search_support=3))
+    assert [(h.name, [q.question_id for q in qs]) for h, qs in due] == [
+        ("_exists_same_attribute", ["14", "15", "20", "21", "22", "23"])]  # six yes/no weigh 3
 
 
 def test_build_questions_of_an_earlier_run_count_toward_a_shape_helper(clevr):

@@ -202,6 +202,9 @@ class LibraryConfig:
     # implementations sampled per round for a question-shape helper. 4: of the 46 such searches
     # recorded over 25 builds, 31 kept a sample among the first 4, 3 a later one, 12 none after 8-16
     shape_search_samples: int = 4
+    # the latest build questions of its shape a question-shape helper is searched and judged on, weighed
+    # as the gate weighs evidence (a yes/no question half; 0: every one): each costs two programs
+    shape_search_support: float = 5.0
     # The validation gate: each batch's questions answered without what that batch added; what loses is withdrawn
     validation: bool = True
     # build questions it answers at most, spread evenly over the built batches (0: every one); each
@@ -224,7 +227,7 @@ class LibraryConfig:
         "build_program_attempts": ATTEMPTS,
         "search_samples": Range(1, MAX_SEARCH_SAMPLES), "search_rounds": Range(1, MAX_SAMPLES),
         "outcome_min_support": Range(1, MAX_OUTCOME_SUPPORT), "shape_helpers_per_batch": Range(0, 20),
-        "shape_search_samples": Range(1, MAX_SEARCH_SAMPLES),
+        "shape_search_samples": Range(1, MAX_SEARCH_SAMPLES), "shape_search_support": Range(0, 1000),
         "scene_checks": Range(0, 100), "validation_questions": Range(0, 100_000),
         "search_seed": Range(0, 2**31 - 1),
     }

@@ -3,7 +3,8 @@ questions show enough of a shape, searched and admitted by outcome on every buil
 
 After a batch's step route (`vadar.library.proposals`), each catalogue helper
 (`vadar.library.shape_helpers`) is due when the labelled build questions so far (this run's and those
-of the library's earlier build runs on the same data) whose shape one call of it answers weigh at least
+of the library's earlier build runs on the same data) whose shape one call of it answers, and no
+admitted helper earlier in the catalogue does (`_its_own`), weigh at least
 `library.outcome_min_support` (a yes/no question counting half, as at the gate) and the store has
 never held its name (or it failed with another proposal than the route would make now, such as
 fewer step helpers to build on: it is tried again); at most `library.shape_helpers_per_batch` are
@@ -15,8 +16,9 @@ time:
 1. it is proposed with the catalogue's signature and docstring, the docstring naming the admitted
    step helpers it composes (`shape_proposal.built_on`: "Build it on the library's helpers:
    `_objects_left_of` (relation left), ...");
-2. the API agent implements it, searched by outcome (`vadar.library.outcome_check`) on the build
-   questions of its shape, from every batch built so far: the programs the Program agent writes
+2. the API agent implements it, searched by outcome (`vadar.library.outcome_check`) on the latest
+   build questions of its shape, from every batch built so far, that weigh at most
+   `library.shape_search_support` (`searched_on`): the programs the Program agent writes
    for them, with the helper shown first, must call it and be right;
 3. below the minimum support (too few of those programs called it) it is refused, not kept as a
    greedy guess: a shape helper is there to carry the composition, and no program showed it does;
@@ -37,7 +39,7 @@ from omni3d_bench.types import Question
 from vadar.library.batch import BuildBatch
 from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
-from vadar.library.shape_helpers import ShapeHelper, proposed_by_shape_route, supported
+from vadar.library.shape_helpers import ShapeHelper, answered_by, proposed_by_shape_route, supported
 from vadar.library.shape_proposal import proposed_docstring
 from vadar.library.sources import support as evidence_weight
 
@@ -62,16 +64,46 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
         return []
     # this run's build questions so far and those of earlier build runs of the library
     labelled = [q for q in (*batch.earlier, *batch.built_from) if q.answer is not None]
-    due = [(helper, [labelled[i] for i in positions])
-           for helper, positions in supported([q.question for q in labelled])
-           # a helper tried before is not proposed again, unless its proposal would now differ
-           # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
-           if _untried(batch, helper) and evidence_weight([labelled[i].answer for i in positions])
-           >= settings.outcome_min_support]
+    admitted = {f.name for f in batch.store.library()}
+    # never below the minimum support, which a search on fewer questions could not reach
+    most = settings.shape_search_support and max(settings.shape_search_support, settings.outcome_min_support)
+    due = []
+    for helper, positions in supported([q.question for q in labelled]):
+        # a helper tried before is not proposed again, unless its proposal would now differ
+        own = _its_own([labelled[i] for i in positions], helper, admitted)
+        # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
+        if _untried(batch, helper) and evidence_weight([q.answer for q in own]) >= settings.outcome_min_support:
+            due.append((helper, searched_on(own, most)))
     # a retry never outranks a helper never tried: in a CLEVR build `_attribute_of_related` failed and
     # was retried in each of three batches, so `_compare_counts` and `_count_either` never got a slot
     due.sort(key=lambda pair: pair[0].name in batch.store)
     return due[:settings.shape_helpers_per_batch]
+
+
+def _its_own(questions: Sequence[Question], helper: ShapeHelper, admitted: set[str]) -> list[Question]:
+    """The questions whose programs would be shown `helper` as their one call (`answered_by`): not
+    those an admitted helper earlier in the catalogue already answers whole, whose programs are shown
+    that one's call and checked towards it. Three 100-question CLEVR builds searched `_count_related`
+    on chained counts `_objects_along` answered, and no program called it; one searched
+    `_attribute_of_related` on such attribute questions, and programs for 1 of 6 called it (with
+    `_count_related`, 4.3 minutes of that build)."""
+    return [q for q in questions if answered_by(q.question, admitted | {helper.name}) == helper.name]
+
+
+def searched_on(questions: Sequence[Question], most: float) -> list[Question]:
+    """The latest of `questions` (in their order) that weigh at most `most` as the gate weighs
+    evidence (`sources.support`: a yes/no question counts half; 0: all of them). The latest first:
+    the batch's own questions the gate records programs for need no build program after it, while
+    earlier batches' have theirs. Each question costs a program with the helper and one without it,
+    10 to 25 s each; a 100-question CLEVR build searched six helpers on 8 to 12 questions."""
+    if most <= 0:
+        return list(questions)
+    kept: list[Question] = []
+    for question in reversed(questions):
+        if kept and evidence_weight([q.answer for q in (*kept, question)]) > most:
+            break
+        kept.append(question)
+    return kept[::-1]
 
 
 def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
