@@ -361,3 +361,24 @@ def test_the_chain_helper_walks_on_the_relation_helpers_where_they_do_all_four()
     assert CHAIN_WALK not in four and "'behind': _objects_behind}" in four
     assert "boxes = pick[word](image, found, loc(image, chain[i - 1]))" in four
     assert proposed_by_shape_route("_objects_along", four) and proposed_by_shape_route("_objects_along", three)
+
+
+def test_a_helper_admitted_in_the_batch_leaves_the_next_one_the_questions_it_answers(clevr, monkeypatch):
+    """Both are due for the chained attribute questions when the batch starts; once `_objects_along` is
+    admitted, `_attribute_of_related` has none of them left and is not tried."""
+    from vadar.library import shape_route as route
+
+    tried = []
+
+    def admitted(batch_, helper, questions, report):
+        tried.append(helper.name)
+        batch_.store.propose(helper.name, helper.signature, "Walks a chain.")
+        batch_.store.implement(helper.name, f"def {helper.name}(image, chain):\n    return []\n")
+        batch_.store.mark_admitted(helper.name)
+
+    monkeypatch.setattr(route, "try_shape_helper", admitted)
+    questions = Questions(clevr, {"2", "3", "4", "5", "8", "9", "10", "11"})
+    assert [h.name for h, _ in due_helpers(batch(ApiStore.memory(), ScriptedLLM([]), questions))] == [
+        "_objects_along", "_attribute_of_related"]
+    route.shape_route(batch(ApiStore.memory(), ScriptedLLM([]), questions))
+    assert tried == ["_objects_along"]

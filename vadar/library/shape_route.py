@@ -25,8 +25,9 @@ time:
 4. otherwise the gate (`vadar.library.admission`) judges it on the same questions, and its right
    programs become the worked examples that call it.
 
-One helper is admitted before the next is proposed, so the next one's programs see it, and the
-gate's programs are the search's own requests (the response cache answers them).
+One helper is admitted before the next is chosen, so the next one's programs see it (and it is not
+chosen for questions the admitted one answers whole), and the gate's programs are the search's own
+requests (the response cache answers them).
 """
 
 from __future__ import annotations
@@ -123,9 +124,15 @@ def _untried(batch: BuildBatch, helper: ShapeHelper) -> bool:
 
 
 def shape_route(batch: BuildBatch) -> ShapeReport:
-    """Propose, implement, search and judge the batch's due question-shape helpers, one at a time."""
-    report = ShapeReport()
-    for helper, questions in due_helpers(batch):
+    """Propose, implement, search and judge the batch's due question-shape helpers, one at a time,
+    each chosen after the one before was judged: one admitted may answer the next one's questions."""
+    report, tried = ShapeReport(), set()
+    for _ in range(batch.settings.shape_helpers_per_batch):
+        due = [(helper, questions) for helper, questions in due_helpers(batch) if helper.name not in tried]
+        if not due:
+            break
+        helper, questions = due[0]
+        tried.add(helper.name)
         batch.on_event(f"batch {batch.index + 1}: question-shape helper {helper.name} "
                        f"for {len(questions)} build questions")
         try_shape_helper(batch, helper, questions, report)
