@@ -8,7 +8,7 @@ from api_store import ApiStore
 from left_of_helpers import RIGHT, STUB, WRONG
 from test_library_admission import admission_config, build, scripted
 from vadar.library import truth_checks
-from vadar.library.admission import OutcomeRule
+from vadar.library.outcome_rule import OutcomeRule
 from vadar.library.gate import MIN_TRUTH_CASES
 from vadar.library.candidates import Candidate, Route
 from vadar.llm.chat import Role
@@ -72,6 +72,10 @@ def evidence_item(with_right: bool, without_right: bool):
         with_: Outcome = None
         without: Outcome = None
         question: object = None
+        assumed: bool = False
+
+        def score_without(self):
+            return self.score(self.without)
 
         def score(self, outcome):
             return 1.0 if outcome.answer == self.reference else 0.0

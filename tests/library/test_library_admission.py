@@ -276,7 +276,7 @@ def test_retirement_removes_a_function_from_the_prompt_but_keeps_its_history(con
 
 
 def test_a_rejection_with_partial_credit_reads_as_scores_not_counts():
-    from vadar.library.admission import _compared
+    from vadar.library.outcome_rule import _compared
 
     assert _compared(1, 2, 2) == "programs using it were right 1 of 2 times, 2 without it"
     assert _compared(0, 0.2, 2).startswith("programs using it scored 0.00 on 2 questions, 0.20 without it")

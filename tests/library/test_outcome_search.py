@@ -95,7 +95,8 @@ def test_the_sample_whose_programs_are_right_most_often_is_kept_over_wrong_ones(
     searched = store.decisions(NAME)[-1]
     assert searched.decision == "searched" and searched.evidence["kept"] == 2
     assert searched.evidence["outcome"] == {"support": 3, "minimum": 3, "right_without": 0.0, "right": [0.0, 2.0, 1.0],
-                                            "questions": [q.question_id for q in questions], "asked": 3, "weight": 3.0}
+                                            "questions": [q.question_id for q in questions], "asked": 3, "weight": 3.0,
+                                            "assumed": 0}
     story = helper_story(NAME, [dataclasses.asdict(d) for d in store.decisions(NAME)])
     assert "by outcome on 3 build questions: sample 2 of 3 kept" in story.text()
     assert "right 2 of 3 times (0 without it" in story.text()

@@ -106,6 +106,7 @@ class OutcomeEvidence:
     question_ids: tuple[str, ...] = ()
     asked: int = 0  # build questions a program was written for, to find the support
     weight: float | None = None  # the support as the gate weighs it (a yes/no question counts half)
+    assumed: int = 0  # supporting questions no program without it was written for: counted right
 
     @property
     def weighed(self) -> float:
@@ -123,7 +124,7 @@ class OutcomeEvidence:
     def to_dict(self) -> dict[str, Any]:
         return {"support": self.support, "minimum": self.minimum, "right_without": round(self.right_without, 4),
                 "right": [round(r, 4) for r in self.right], "questions": list(self.question_ids),
-                "asked": self.asked, "weight": self.weighed}
+                "asked": self.asked, "weight": self.weighed, "assumed": self.assumed}
 
 
 def weighing_note(support: int, weight: float) -> str:

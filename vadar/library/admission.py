@@ -10,7 +10,9 @@ without them is not written: on generated, warehouse and multi-view builds that 
 questions (95 of 126 over four 30-question builds; 3 of the programs not written now had been
 right where the one with the candidates was not), on a CLEVR build none of 42. A candidate is admitted when programs
 used it (directly or through another helper), at least one of them is right, and they are right
-at least as often as the same questions answered without the candidates. A rejected candidate
+more often than the same questions answered without the candidates (`vadar.library.outcome_rule`;
+labelled, a question whose program with them is right is written its program without them only
+when the decision turns on it). A rejected candidate
 with wrong answers gets one repair: the API agent sees the questions, expected and given answers;
 the programs that used it run again with the new version, and the rule is applied again.
 Every program and decision is stored with its evidence (`api_store.evidence`).
@@ -33,13 +35,12 @@ from vadar.agents.api import TestContext
 from vadar.agents.program import ProgramAgent
 from vadar.library.candidates import Candidate, Route
 from vadar.library.checks import BehaviourChecks, CheckResult
-from vadar.library.gate import Gate, TruthCheck, admit, confirmed, reject
-from vadar.library.sources import support
+from vadar.library.gate import Gate, TruthCheck, admit, reject
+from vadar.library.outcome_rule import OutcomeRule, QuestionEvidence
 from vadar.library.composed_examples import fallback_example
 from vadar.library.shape_helpers import catalogue_calls, shape_helpers_first
 from vadar.library.retrieval import worked_examples
-from vadar.library.problems import (BehaviourFailed, Case, DependencyRejected, NoReference, NotBetter, Problem,
-                                    TooFewUses, Unused)
+from vadar.library.problems import BehaviourFailed, Case, DependencyRejected, NotBetter, Problem
 from vadar.library.truth_checks import TruthChecks, TruthResult
 from vadar.programs.api_text import render_api, with_regions
 from vadar.programs.namespace import library_functions, program_namespace
@@ -52,23 +53,6 @@ MODES = ("labelled", "unlabelled", "off")
 GATE_PROGRAMS = "gate programs"  # the usage scope of the gate's programs (`runs.build_cost`)
 
 Repairer = Callable[[str, Sequence[Mapping[str, Any]], TestContext], bool]
-
-
-@dataclass
-class QuestionEvidence:
-    """One build question: the programs written with and without the candidates, and the reference."""
-
-    question: Question
-    without: ProgramOutcome | None  # None: labelled, and the 'with' program reached no candidate
-    with_: ProgramOutcome
-    reference: str | None = None
-    uses: set[str] = field(default_factory=set)  # candidates the 'with' program reached
-
-    def score(self, outcome: ProgramOutcome | None) -> float:
-        if self.reference is None or outcome is None or outcome.error is not None:
-            return 0.0
-        return score_answer(outcome.answer, self.reference, self.question.answer_type,
-                            self.question.metric)
 
 
 def gate_program(agent: ProgramAgent, question: Question, context: QuestionContext,
@@ -169,7 +153,7 @@ class Admission:
         decided: dict[str, tuple[Candidate, Problem | None]] = {}
         for record in candidates:
             candidate = self._candidate(record.name)
-            problem = self._gate(judging, [*before, *candidates]).first_problem(candidate)
+            problem = self._settled(candidate, judging, [*before, *candidates])
             if problem is not None and self.repair is not None and problem.repairable and problem.cases:
                 candidate, problem = self._repair(candidate, problem, judging)
             decided[record.name] = (candidate, problem)
@@ -203,31 +187,48 @@ class Admission:
     def _question(self, question: Question, dataset: Dataset, modules: ModuleSet, before: list[FunctionRecord],
                   candidates: Sequence[FunctionRecord], report: AdmissionReport,
                   confirmed: AbstractSet[str] = frozenset()) -> QuestionEvidence:
-        context = QuestionContext(dataset, modules, self.view_modules)
         self.on_event(f"checking helpers on question {question.question_id}")
-
-        def solve(agent: ProgramAgent, library: list[FunctionRecord]) -> ProgramOutcome:
-            with usage_scope(GATE_PROGRAMS):
-                return gate_program(agent, question, context, library)
-
-        with_ = solve(self.agent, [*before, *candidates])
+        with_ = self._program(self.agent, question, dataset, modules, [*before, *candidates])
         uses = self._reached(with_.program, candidates)
         labelled = self.mode == "labelled" and question.answer is not None
+        item = QuestionEvidence(question, None, with_, str(question.answer) if labelled else None, uses)
         # A labelled question judges only the candidates its program reached that ground truth has not
-        # confirmed (`OutcomeRule`): where there are none, its program without them is not written.
-        without = solve(self.agent, before) if uses - confirmed or not labelled else None
-        item = QuestionEvidence(question, without, with_, uses=uses)
-        outcomes = {"with": with_} if without is None else {"without": without, "with": with_}
-        if labelled:
-            item.reference = str(question.answer)
-        else:  # a second program without the candidates: the reference must not lean on them
-            outcomes["sample"] = solve(self.sampler, before)
-            item.reference = scorable_reference(majority([without, outcomes["sample"]]), question)
+        # confirmed (`OutcomeRule`): where there are none, its program without them is not written; where
+        # its program with them is right, not yet (`outcome_rule`: it can at most tie)
+        needed = bool(uses - confirmed) or not labelled
+        item.assumed = needed and labelled and item.score(with_) >= 1.0
+        if needed and not item.assumed:
+            item.without = self._program(self.agent, question, dataset, modules, before)
+        outcomes = {"with": with_} if item.without is None else {"without": item.without, "with": with_}
+        if not labelled:  # a second program without the candidates: the reference must not lean on them
+            outcomes["sample"] = self._program(self.sampler, question, dataset, modules, before)
+            item.reference = scorable_reference(majority([item.without, outcomes["sample"]]), question)
         for variant, outcome in outcomes.items():
             library = [*before, *candidates] if variant == "with" else before
             self._record(item, variant, outcome, self._reached(outcome.program, library))
         report.programs += len(outcomes)
         return item
+
+    def _program(self, agent: ProgramAgent, question: Question, dataset: Dataset, modules: ModuleSet,
+                 library: list[FunctionRecord]) -> ProgramOutcome:
+        with usage_scope(GATE_PROGRAMS):
+            return gate_program(agent, question, QuestionContext(dataset, modules, self.view_modules), library)
+
+    def _settled(self, candidate: Candidate, judging: _Judging, library: list[FunctionRecord]) -> Problem | None:
+        """The gate's first problem with `candidate`; where it would refuse it as no better while
+        programs without the candidates are assumed right, those are written one at a time until it
+        passes or none is left: the decision all of them would give."""
+        gate = self._gate(judging, library)
+        problem = gate.first_problem(candidate)
+        pending = [e for e in judging.evidence if candidate.name in e.uses and e.assumed]
+        while isinstance(problem, NotBetter) and pending:
+            item = pending.pop(0)
+            item.without, item.assumed = self._program(self.agent, item.question, judging.dataset, judging.modules,
+                                                       judging.before), False
+            self._record(item, "without", item.without, self._reached(item.without.program, judging.before))
+            judging.report.programs += 1
+            problem = gate.first_problem(candidate)
+        return problem
 
     def _reached(self, program: str | None, candidates: Sequence[FunctionRecord]) -> set[str]:
         """Functions of `candidates` a program calls, directly or through the helpers it calls."""
@@ -257,7 +258,7 @@ class Admission:
                 item.with_ = self._rerun(item.with_, item.question, judging.dataset, judging.modules, library)
                 self._record(item, "with", item.with_, self._reached(item.with_.program, library))
         repaired = self._candidate(name)
-        return repaired, self._gate(judging, library).first_problem(repaired)
+        return repaired, self._settled(repaired, judging, library)
 
     def _rerun(self, outcome: ProgramOutcome, question: Question, dataset: Dataset, modules: ModuleSet,
                library: list[FunctionRecord]) -> ProgramOutcome:
@@ -272,8 +273,9 @@ class Admission:
         record = candidate.evidence
         record.questions, record.used_by = len(evidence), [e.question.question_id for e in used]
         record.right_with = sum(e.score(e.with_) for e in used)
-        compared = [e for e in used if e.without is not None]
-        record.right_without = sum(e.score(e.without) for e in compared) if compared else None
+        compared = [e for e in used if e.without is not None or e.assumed]
+        record.right_without = sum(e.score_without() for e in compared) if compared else None
+        record.assumed_ties = sum(e.assumed for e in compared) or None
 
 
 class BehaviourCheck:
@@ -302,48 +304,6 @@ class BehaviourCheck:
             return None
         return BehaviourFailed(f"its behaviour check failed: {result.error}", cases=(
             Case(f"behaviour check:\n{result.code}", "every assertion holds", result.error or ""),))
-
-
-class OutcomeRule:
-    """Programs using the helper must be right more often than without it, on at least `min_uses`
-    programs (a few yes/no questions answered alike by chance are no evidence).
-
-    A helper whose ground-truth check passed on at least `MIN_TRUTH_CASES` cases is right by
-    evidence far stronger than a batch's outcomes, and is admitted on it: its batch's questions are
-    not written programs without it (the validation gate later withdraws what loses when each batch
-    is judged without what it added). Of 97 such helpers at the gates of 20 builds, the batch's
-    outcomes refused 4, each right by its cases: `_shape_of_object` and `_same_size` on 0 programs
-    right of 2 against 1 of 2, `_color_of_object` on 0 of 3 against 2, `_distance_from_camera` on 1
-    of 3 against 3. Programs calling a right helper and losing misuse it; a repair of the helper
-    cannot help (one turned a right `_color_of_object` into one returning '0')."""
-
-    def __init__(self, evidence: Sequence[QuestionEvidence], min_uses: int) -> None:
-        self.evidence, self.min_uses = evidence, min_uses
-
-    def __call__(self, candidate: Candidate) -> Problem | None:
-        name = candidate.name
-        truth = candidate.evidence.truth_check or {}
-        if confirmed(truth):
-            return None
-        used = [e for e in self.evidence if name in e.uses]
-        judged = [e for e in used if e.reference is not None]
-        right_with = sum(e.score(e.with_) for e in judged)
-        right_without = sum(e.score(e.without) for e in judged)
-        cases = tuple(Case(e.question.question, str(e.reference), str(e.with_.error or e.with_.answer))
-                      for e in judged if e.score(e.with_) < 1.0)
-        if not used:
-            return Unused("no program on its batch used it")
-        verified = truth.get("passed") is True
-        better = right_with > right_without or (verified and right_with >= right_without)
-        weight = support([e.reference for e in judged]) + len(used) - len(judged)  # unjudged uses count whole
-        if weight >= self.min_uses and judged and right_with >= 1 and better:
-            return None
-        if not judged:
-            return NoReference("no reference answer to check it against", cases=cases)
-        if weight < self.min_uses:
-            return TooFewUses(f"used by {len(used)} programs, fewer than the {self.min_uses} needed as evidence"
-                              + (" (a yes/no answer counts half)" if weight < len(used) else ""), cases=cases)
-        return NotBetter(_compared(right_with, right_without, len(judged)), cases=cases)
 
 
 def _drop_dependents_of_rejected(decided: dict[str, tuple[Candidate, Problem | None]], store: ApiStore) -> None:
@@ -378,11 +338,3 @@ def majority(outcomes: Any) -> str | None:
         return None
     answer, count = answers.most_common(1)[0]
     return answer if count >= 2 else None
-
-
-def _compared(with_: float, without: float, questions: int) -> str:
-    """Counts of right answers; a score sum when numeric answers earned partial credit."""
-    if float(with_).is_integer() and float(without).is_integer():
-        return f"programs using it were right {with_:g} of {questions} times, {without:g} without it"
-    return (f"programs using it scored {with_:.2f} on {questions} questions, {without:.2f} without it "
-            "(1 per right answer, partial credit for numbers)")

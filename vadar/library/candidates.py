@@ -52,6 +52,7 @@ class Evidence:
     used_by: list[str] | None = None
     right_with: float | None = None
     right_without: float | None = None
+    assumed_ties: int | None = None  # of those, questions its programs got right, no program without it written
     tokens_saved: int | None = None
     pattern: str | None = None
     frame: str | None = None

@@ -12,11 +12,14 @@ is kept as the greedy implementation (no search: a couple of yes/no answers deci
 gate would refuse it for too few uses), and programs stop as soon as the questions left could not
 reach the minimum (they are the search's most costly part: half of a 20-question CLEVR build's
 model time). Otherwise the same programs
-run again with each later sample (no LLM reply: only the helper's body changes), and programs
-written without the helper answer the supporting questions once (the same requests as the gate's
-programs without the batch's candidates, so the response cache answers those at admission). A
-sample right on every supporting question is kept at once; else the search keeps the sample whose
-programs are right most often, when that is at least as often as without the helper.
+run again with each later sample (no LLM reply: only the helper's body changes). A sample right on
+every supporting question is kept at once; else the search keeps the sample whose programs are
+right most often, when that is at least as often as without the helper. Programs without the helper
+(the same requests as the gate's programs without the batch's candidates, so the response cache
+answers those at admission) are written only as a sample's judgement needs them: until then each
+supporting question counts as answered right without it, the sample's worst case, and one is
+written at a time while the sample falls short of that (`vadar.library.outcome_rule` does the same
+at the gate). A sample right everywhere needs none.
 
 Where other build scenes know a supporting question's answer (`vadar.library.scene_check`), a
 program right on its own scene counts as right only if it is right on those too, with the helper and
@@ -98,13 +101,22 @@ class _Support:
     questions: list[Question]
     programs: dict[str, str]  # question id -> the program written with the first sample
     asked: int = 0  # the questions a program was written for (fewer once the minimum is out of reach)
-    right_without: float = 0.0
+    without: dict[str, float] = field(default_factory=dict)  # question id -> its program's score without it
     right: list[float] = field(default_factory=list)
 
     @property
     def weight(self) -> float:
         """The support as the gate weighs it: a yes/no question counts half."""
         return evidence_weight([q.answer for q in self.questions])
+
+    @property
+    def right_without(self) -> float:
+        """Programs without the helper right on the supporting questions, a question none was written
+        for counting right (the worst case of a sample compared with it)."""
+        return sum(self.without.get(q.question_id, 1.0) for q in self.questions)
+
+    def unasked(self) -> list[Question]:
+        return [q for q in self.questions if q.question_id not in self.without]
 
 
 class OutcomeVerifier:
@@ -150,11 +162,10 @@ class OutcomeVerifier:
             self._support[name] = support
             if support.weight < self.min_support:
                 return OutcomeResult(None, len(support.questions))
-            support.right_without = self._without(name, support)
         else:
             answers = {q.question_id: self._rerun(q, support.programs[q.question_id], library)
                        for q in support.questions}
-        return self._judged(support, answers, library)
+        return self._judged(name, support, answers, library)
 
     def evidence(self, name: str) -> OutcomeEvidence | None:
         support = self._support.get(name)
@@ -162,7 +173,7 @@ class OutcomeVerifier:
             return None
         return OutcomeEvidence(len(support.questions), self.min_support, support.right_without,
                                tuple(support.right), tuple(q.question_id for q in support.questions), support.asked,
-                               support.weight)
+                               support.weight, len(support.unasked()))
 
     # ----------------------------------------------------------------- programs
 
@@ -192,16 +203,14 @@ class OutcomeVerifier:
                 answers[question.question_id] = None if outcome.error is not None else outcome.answer
         return support, answers
 
-    def _without(self, name: str, support: _Support) -> float:
-        """The supporting questions answered by programs written without the batch's candidates."""
+    def _without(self, name: str, support: _Support, question: Question) -> None:
+        """One supporting question answered by a program written without the batch's candidates."""
         before = self.store.library()
-        total = 0.0
-        for question in support.questions:
-            self.on_event(f"{name}: writing a program for question {question.question_id} without it")
-            outcome = self._solve(question, before)
-            earned = _score(question, None if outcome.error is not None else outcome.answer)
-            total += earned if earned < 1.0 or self._elsewhere(question, outcome.program, before) is None else 0.0
-        return total
+        self.on_event(f"{name}: writing a program for question {question.question_id} without it")
+        outcome = self._solve(question, before)
+        earned = _score(question, None if outcome.error is not None else outcome.answer)
+        support.without[question.question_id] = (
+            earned if earned < 1.0 or self._elsewhere(question, outcome.program, before) is None else 0.0)
 
     def _elsewhere(self, question: Question, program: str | None,
                    library: Sequence[FunctionRecord | Candidate]) -> str | None:
@@ -227,7 +236,7 @@ class OutcomeVerifier:
         run = run_program(self.executor, program, namespace)
         return None if run.error is not None else run.answer
 
-    def _judged(self, support: _Support, answers: dict[str, object],
+    def _judged(self, name: str, support: _Support, answers: dict[str, object],
                 library: Sequence[FunctionRecord | Candidate]) -> OutcomeResult:
         right, failures = 0.0, []
         for question in support.questions:
@@ -243,8 +252,10 @@ class OutcomeVerifier:
                 failures.append(f"for {one_line(question.question, 160)!r} the program answered {one_line(got, 80)}; "
                                 f"the right answer is {question.answer!r}")
         support.right.append(right)
-        passed = not failures
-        return OutcomeResult(passed, len(support.questions), failures, right, support.right_without)
+        unasked = support.unasked()
+        while right < support.right_without and unasked:  # short of the worst case: ask, one at a time
+            self._without(name, support, unasked.pop(0))
+        return OutcomeResult(not failures, len(support.questions), failures, right, support.right_without)
 
 
 def _score(question: Question, answer: object) -> float:

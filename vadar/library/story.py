@@ -98,6 +98,8 @@ def _verdict_lines(version: str, kind: str, mode: str, evidence: Mapping[str, An
         # no programs without it where ground truth confirmed it (`admission.OutcomeRule`)
         without = (f"{evidence['right_without']:g} without it" if evidence.get("right_without") is not None
                    else "none written without it")
+        if evidence.get("assumed_ties"):  # right with it, not written without it (`outcome_rule`)
+            without = f"at most {without}, {evidence['assumed_ties']} of them assumed"
         lines.append(f"    programs using it right {evidence['right_with']:g} times, "
                      f"{without} ({len(evidence.get('used_by') or [])} used it)")
     return lines
