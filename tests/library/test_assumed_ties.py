@@ -11,6 +11,7 @@ from vadar.agents.program import ProgramAgent
 from vadar.library.admission import Admission, AdmissionSetup
 from vadar.library.outcome_rule import OutcomeRule, QuestionEvidence
 from vadar.library.candidates import Candidate, Route
+from vadar.library.story import helper_story
 from vadar.llm.doubles import ScriptedLLM
 from vadar.programs.outcome import ProgramOutcome
 from vadar.runs.prepare import DataSelection
@@ -50,6 +51,8 @@ def test_a_helper_right_everywhere_is_written_programs_without_it_only_until_one
     assert variants.count("with") == 3 and variants.count("without") == 1  # before: 3 without it
     evidence = store.decisions("_objects_left_of")[-1].evidence
     assert evidence["right_with"] == 3 and evidence["right_without"] == 2 and evidence["assumed_ties"] == 2
+    story = helper_story("_objects_left_of", [dataclasses.asdict(d) for d in store.decisions("_objects_left_of")])
+    assert "programs using it right 3 times, at most 2 without it, 2 of them assumed (3 used it)" in story.text()
 
 
 def test_a_helper_no_better_is_refused_on_every_program_without_it():
