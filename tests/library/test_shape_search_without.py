@@ -3,11 +3,14 @@ judgement turns on them (`vadar.library.outcome_check`): a right question counts
 
 from __future__ import annotations
 
+import dataclasses
+
 from api_store import ApiStore
 from shape_samples import CALLS, NAME, RIGHT, program_writer
 import test_shape_route
 from test_shape_route import Questions, batch, scripted
 from vadar.library.shape_route import shape_route
+from vadar.library.story import helper_story
 from vadar.llm.chat import Role
 from vadar.llm.doubles import ByRole, ScriptedLLM
 
@@ -19,8 +22,11 @@ def test_a_sample_right_on_every_question_is_written_no_program_without_it(clevr
     cases confirming it, asks for none either (before, the search wrote one per question)."""
     questions = Questions(clevr, set(CALLS))
     llm = scripted(questions, [RIGHT])
-    report = shape_route(batch(ApiStore.memory(), llm, questions))
+    store = ApiStore.memory()
+    report = shape_route(batch(store, llm, questions))
     assert report.admitted == [NAME]
+    story = helper_story(NAME, [dataclasses.asdict(d) for d in store.decisions(NAME)]).text()
+    assert "right 4 of 4 times (at most 4 without it, 4 assumed;" in story
     programs = llm.calls_of(Role.PROGRAM)  # the search's, then the gate's (a response cache answers those)
     assert len(programs) == 2 * len(questions) and all(f"def {NAME}(" in m[0]["content"] for m in programs)
 

@@ -76,8 +76,11 @@ def _outcome_line(evidence: Mapping[str, Any], outcome: Mapping[str, Any]) -> st
     verdict = f"sample {kept} of {evidence.get('samples', 0)} kept" if kept else \
         f"none of {evidence.get('samples', 0)} samples kept"
     best = f"{max(right):g}" if right else "0"
+    assumed = outcome.get("assumed") or 0  # never written without it: counted right (`outcome_check`)
+    without = f"at most {outcome.get('right_without', 0):g} without it, {assumed} assumed" if assumed else \
+        f"{outcome.get('right_without', 0):g} without it"
     return (f"by outcome on {support} build questions: {verdict}, the best sample's programs right {best} of "
-            f"{support} times ({outcome.get('right_without', 0):g} without it; samples judged right "
+            f"{support} times ({without}; samples judged right "
             f"{', '.join(f'{r:g}' for r in right)}), {rounds} round{'s' if rounds != 1 else ''}")
 
 
