@@ -70,9 +70,9 @@ def due_helpers(batch: BuildBatch) -> list[tuple[ShapeHelper, list[Question]]]:
     most = settings.shape_search_support and max(settings.shape_search_support, settings.outcome_min_support)
     due = []
     for helper, positions in supported([q.question for q in labelled]):
-        # a helper tried before is not proposed again, unless its proposal would now differ
         own = _its_own([labelled[i] for i in positions], helper, admitted)
-        # weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
+        # a helper tried before is not proposed again, unless its proposal would now differ; its own
+        # questions weighed as the gate weighs evidence: four yes/no questions (2) can never admit it
         if _untried(batch, helper) and evidence_weight([q.answer for q in own]) >= settings.outcome_min_support:
             due.append((helper, searched_on(own, most)))
     # a retry never outranks a helper never tried: in a CLEVR build `_attribute_of_related` failed and
@@ -86,8 +86,8 @@ def _its_own(questions: Sequence[Question], helper: ShapeHelper, admitted: set[s
     those an admitted helper earlier in the catalogue already answers whole, whose programs are shown
     that one's call and checked towards it. Three 100-question CLEVR builds searched `_count_related`
     on chained counts `_objects_along` answered, and no program called it; one searched
-    `_attribute_of_related` on such attribute questions, and programs for 1 of 6 called it (with
-    `_count_related`, 4.3 minutes of that build)."""
+    `_attribute_of_related` on such attribute questions, and programs for 1 of 6 called it (the two
+    together 4.3 minutes of that build)."""
     return [q for q in questions if answered_by(q.question, admitted | {helper.name}) == helper.name]
 
 
@@ -96,7 +96,7 @@ def searched_on(questions: Sequence[Question], most: float) -> list[Question]:
     evidence (`sources.support`: a yes/no question counts half; 0: all of them). The latest first:
     the batch's own questions the gate records programs for need no build program after it, while
     earlier batches' have theirs. Each question costs a program with the helper and one without it,
-    10 to 25 s each; a 100-question CLEVR build searched six helpers on 8 to 12 questions."""
+    10 to 25 s each; a 100-question CLEVR build searched seven helpers, eight times, on 8 to 12 each."""
     if most <= 0:
         return list(questions)
     kept: list[Question] = []
