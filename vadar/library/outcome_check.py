@@ -203,9 +203,8 @@ class OutcomeVerifier:
                 answers[question.question_id] = None if outcome.error is not None else outcome.answer
         return support, answers
 
-    def _without(self, name: str, support: _Support, question: Question) -> None:
-        """One supporting question answered by a program written without the batch's candidates."""
-        before = self.store.library()
+    def _without(self, name: str, support: _Support, question: Question, before: list[FunctionRecord]) -> None:
+        """One supporting question answered by a program written without the batch's candidates (`before`)."""
         self.on_event(f"{name}: writing a program for question {question.question_id} without it")
         outcome = self._solve(question, before)
         earned = _score(question, None if outcome.error is not None else outcome.answer)
@@ -253,8 +252,9 @@ class OutcomeVerifier:
                                 f"the right answer is {question.answer!r}")
         support.right.append(right)
         unasked = support.unasked()
+        before = self.store.library() if right < support.right_without and unasked else []
         while right < support.right_without and unasked:  # short of the worst case: ask, one at a time
-            self._without(name, support, unasked.pop(0))
+            self._without(name, support, unasked.pop(0), before)
         return OutcomeResult(not failures, len(support.questions), failures, right, support.right_without)
 
 

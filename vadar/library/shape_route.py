@@ -42,7 +42,7 @@ from vadar.library.proposals import api_agent, batch_admission
 from vadar.library.retirement import retire_harmful
 from vadar.library.shape_helpers import ShapeHelper, answered_by, proposed_by_shape_route, supported
 from vadar.library.shape_proposal import proposed_docstring
-from vadar.library.sources import support as evidence_weight
+from vadar.library.sources import success_weight, support as evidence_weight
 
 
 @dataclass
@@ -100,8 +100,10 @@ def searched_on(questions: Sequence[Question], most: float) -> list[Question]:
     if most <= 0:
         return list(questions)
     kept: list[Question] = []
+    weight = 0.0
     for question in reversed(questions):
-        if kept and evidence_weight([q.answer for q in (*kept, question)]) > most:
+        weight += success_weight(question.answer)
+        if kept and weight > most:
             break
         kept.append(question)
     return kept[::-1]
