@@ -168,8 +168,8 @@ CATALOGUE: tuple[ShapeHelper, ...] = (
         (("count", "either"),)),
     ShapeHelper(
         "_compare_counts", "(image: Image, first: list[BBox], second: list[BBox], order: str) -> bool",
-        "Whether `first` holds 'more', 'fewer' or an 'equal' number (`order`) of objects compared with "
-        "`second`. Each list is what loc or a relation helper returns, so either side may name a relation.",
+        "Whether `first` holds more, fewer or as many objects as `second`, as `order` ('more', 'fewer' or "
+        "'equal') says. Each list is what loc or a relation helper returns, so either side may name a relation.",
         (("yes/no", "count comparison"),)),
     ShapeHelper(
         "_height_ratio", "(image: Image, first: BBox, second: BBox) -> float",

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 
 from vadar.programs.call_signatures import NOT_A_BOX, CallableApi, CallSignature, Kind, annotation_kind
 from vadar.programs.chain_calls import chain_lists, chain_unwalked
+from vadar.programs.choice_args import choices_given
 from vadar.programs.either_calls import union_phrases
 from vadar.programs.loc_phrases import phrases_from_question
 from vadar.programs.program_facts import (
@@ -82,6 +83,9 @@ def argument_counts(facts: ProgramFacts) -> list[CallProblem]:
 
 
 def _box_hint(kind: Kind, argument: ast.expr) -> str:
+    if kind is Kind.BOXES and isinstance(argument, ast.Call):
+        # Told "for example `boxes[0]`", a CLEVR build's programs sent `loc(image, "small cube")` back unchanged.
+        return f"take one box of the list: `{clip(ast.unparse(argument), 60)}[0]`"
     if kind is Kind.BOXES:
         shown = argument.id if isinstance(argument, ast.Name) else "boxes"
         return f"take one box of the list (for example `{shown}[0]`) or loop over its boxes"
@@ -240,7 +244,7 @@ def redefined_api(facts: ProgramFacts) -> list[CallProblem]:
     return problems
 
 
-CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, box_lists_given,
+CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_given, box_lists_given, choices_given,
                                   unused_results, uncalled_functions, relations_to_loc, phrases_from_question,
                                   redefined_api, chain_lists, chain_unwalked, union_phrases, result_on_every_path)
 """The checks every program passes before it runs, in the order their messages are shown."""
@@ -248,11 +252,13 @@ CALL_CHECKS: tuple[Check, ...] = (unknown_functions, argument_counts, boxes_give
 
 def check_program(code: str, api: CallableApi, checks: Sequence[Check] = CALL_CHECKS,
                   question: str = "") -> list[CallProblem]:
-    """Every problem the checks find in `code` written for `question`; none for code that does not
-    parse (the sandbox says why)."""
+    """Every problem the checks find in `code` written for `question`, each message once (two calls
+    alike on one line are one mistake); none for code that does not parse (the sandbox says why)."""
     try:
         tree = parse_bounded(code)
     except StubFormatError:
         return []
     facts = program_facts(tree, api, question)
-    return [problem for check in checks for problem in check(facts)]
+    problems = [problem for check in checks for problem in check(facts)]
+    return [problem for index, problem in enumerate(problems)
+            if all(problem.message != earlier.message for earlier in problems[:index])]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import enum
 import functools
 import inspect
@@ -102,11 +103,16 @@ class CallSignature:
     signature: inspect.Signature
     helper: bool  # a library helper, not a module or a namespace function
     text: str  # `name(params) -> ret`, as the API text writes it
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (parameter, its documented values), `documented_choices`
 
     def annotation(self, parameter: str) -> str | None:
         if parameter not in self.parameters:
             return None
         return self.annotations[self.parameters.index(parameter)]
+
+    def choices_of(self, parameter: str) -> tuple[str, ...]:
+        """The values the docstring allows `parameter`, or () where it lists none."""
+        return next((values for name, values in self.choices if name == parameter), ())
 
     def positional(self, index: int) -> str | None:
         """The parameter a positional argument at `index` binds, where one does."""
@@ -144,6 +150,8 @@ class CallableApi:
 
 _SANDBOX_NAMES = frozenset(dir(builtins)) | NAMESPACE_NAMES
 _DEF_LINE = re.compile(r"^def\s+\w+\s*\(", re.MULTILINE)
+_CHOICE_LIST = re.compile(r"`(\w+)`\s*\(\s*((?:'[^'\n]+'(?:,\s*|,?\s+or\s+)){1,}'[^'\n]+')")
+"""A parameter's values as the catalogue writes them: "`relation` ('left', 'right', 'front' or 'behind')"."""
 
 
 def callable_api(api_text: str, namespace_names: Iterable[str] = ()) -> CallableApi:
@@ -155,11 +163,31 @@ def callable_api(api_text: str, namespace_names: Iterable[str] = ()) -> Callable
 def read_signatures(api_text: str) -> dict[str, CallSignature]:
     """Every `def` stub of the API text by name; a stub that does not parse is skipped (unchecked)."""
     signatures: dict[str, CallSignature] = {}
-    for match in _DEF_LINE.finditer(api_text):
-        node = _parse_header(api_text, match.start())
+    starts = [match.start() for match in _DEF_LINE.finditer(api_text)]
+    for start, end in zip(starts, [*starts[1:], len(api_text)]):
+        node = _parse_header(api_text, start)
         if node is not None:
-            signatures[node.name] = _signature(node)
+            signature = _signature(node)
+            choices = documented_choices(_docstring(api_text[start:end]), signature.parameters)
+            signatures[node.name] = dataclasses.replace(signature, choices=choices)
     return signatures
+
+
+def _docstring(stub: str) -> str:
+    """The first triple-quoted text of one stub (its `def` up to the next), or ""."""
+    parts = stub.split('"""', 2)
+    return parts[1] if len(parts) == 3 else ""
+
+
+def documented_choices(docstring: str, parameters: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each parameter whose docstring lists its values in quotes right after its name, with those
+    values: what a program's literal argument is checked against (`choice_args`)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for match in _CHOICE_LIST.finditer(docstring):
+        name = match.group(1)
+        if name in parameters and name not in found:
+            found[name] = tuple(re.findall(r"'([^'\n]+)'", match.group(2)))
+    return tuple(found.items())
 
 
 def _parse_header(text: str, start: int) -> ast.FunctionDef | None:
