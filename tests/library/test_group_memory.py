@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from types import SimpleNamespace
 
 from group_samples import COUNT, OFF_BY_ONE, run, sample_fixture, writer  # noqa: F401 (a fixture)
 
 from api_store import ApiStore
 from vadar.library.clusters import GroupWriter, asked_before
 from vadar.library.frames import group_programs
+from vadar.library.shape_helpers import CATALOGUE
 from vadar.library.truth_checks import TruthChecks
 from vadar.llm.doubles import ScriptedLLM
 from vadar.programs.namespace import program_namespace
@@ -74,3 +76,27 @@ def test_only_a_group_that_overlaps_a_refused_one_and_adds_too_little_is_held_ba
     assert not asked_before(("a", "d", "e", "f"), refused, 3)  # three new questions
     assert not asked_before(("x", "y"), refused, 3)  # another group
     assert not asked_before(("a", "b"), [], 3)
+
+
+def _program(question, code, uses=()):
+    return SimpleNamespace(question=question, code=code, uses=list(uses))
+
+
+def test_questions_an_admitted_shape_helper_answers_whole_are_not_grouped():
+    """Their programs are shown that helper's call: a group helper for them repeats it (a CLEVR build's
+    group writer handed back `_attribute_of_same`'s docstring with no body, twice)."""
+    entry = next(h for h in CATALOGUE if h.name == "_attribute_of_same")
+    events: list[str] = []
+    grouper = GroupWriter(ApiStore.memory(), ScriptedLLM([]), run, min_uses=2, on_event=events.append)
+    same = [_program(q, 'ref = loc(image, "cube")[0]\nfinal_result = vqa(image, "What color?", ref)\n') for q in (
+        "What color is the other cylinder that is the same size as the red cube?",
+        "What is the material of the yellow sphere that is the same size as the rubber cube?")]
+    count = _program("How many cylinders are there?", 'c = loc(image, "cylinders")\nfinal_result = len(c)\n')
+    one_call = _program("How many spheres are there?", "final_result = _count(image, 'spheres')", uses=["_count"])
+    admitted = [SimpleNamespace(name=entry.name, signature=entry.signature)]
+    assert grouper._ungrouped([*same, count, one_call], admitted) == [count]
+    assert events == ["2 right program(s) not grouped: `_attribute_of_same` answers their questions in one call"]
+    # a step helper of that name with another signature answers nothing whole
+    events.clear()
+    step = [SimpleNamespace(name=entry.name, signature="(image: Image, box: BBox) -> str")]
+    assert grouper._ungrouped([*same, count], step) == [*same, count] and events == []
