@@ -150,8 +150,10 @@ class CallableApi:
 
 _SANDBOX_NAMES = frozenset(dir(builtins)) | NAMESPACE_NAMES
 _DEF_LINE = re.compile(r"^def\s+\w+\s*\(", re.MULTILINE)
-_CHOICE_LIST = re.compile(r"`(\w+)`\s*\(\s*((?:'[^'\n]+'(?:,\s*|,?\s+or\s+)){1,}'[^'\n]+')")
-"""A parameter's values as the catalogue writes them: "`relation` ('left', 'right', 'front' or 'behind')"."""
+_CHOICE_LIST = re.compile(r"`(\w+)`\s*\(\s*((?:'[^'\n]+'(?:,\s*|,?\s+or\s+)){1,}'[^'\n]+')"
+                          r"(?!\s*,?\s*(?:\.\.\.|…|etc\b|or other|and other|and so on))")
+"""A parameter's values as the catalogue writes them: "`relation` ('left', 'right', 'front' or 'behind')";
+not a list left open ("`side` ('left', 'right', ...)"), whose values are examples."""
 
 
 def callable_api(api_text: str, namespace_names: Iterable[str] = ()) -> CallableApi:
