@@ -40,7 +40,7 @@ def test_a_list_across_lines_and_a_list_of_two_are_read():
     assert documented_choices(text, ["side"]) == (("side", ("left", "right")),)
     assert documented_choices("`side` ('left')", ["side"]) == ()
     # a list left open gives examples, not the values
-    for open_list in ("`side` ('left', 'right', ...)", "`side` ('left', 'right', etc.)", "`side` ('left' or 'right' or other words)",
+    for open_list in ("`side` ('left', 'right', ...)", "`side` ('left', 'right', 'front', ...)", "`side` ('left', 'right', etc.)", "`side` ('left' or 'right' or other words)",
                       "`side` ('left', 'right' and so on)"):
         assert documented_choices(open_list, ["side"]) == (), open_list
     assert documented_choices("`side` ('left' or 'right', as seen from the camera)", ["side"]) == (("side", ("left", "right")),)

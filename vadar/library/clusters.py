@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -125,11 +126,11 @@ class GroupWriter:
         programs are shown that call. A 100-question CLEVR build asked twice (3 minutes) for a helper of
         questions `_attribute_of_same` answered, and was given its docstring back and no body."""
         shapes = {f.name for f in library if is_catalogue_helper(f)}
-        kept, answered = [], {}
+        kept, answered = [], Counter()
         for program in sources:
             whole = answered_by(program.question, shapes)
             if whole is not None:
-                answered[whole] = answered.get(whole, 0) + 1
+                answered[whole] += 1
             elif not _one_call(program):
                 kept.append(program)
         for name, count in answered.items():

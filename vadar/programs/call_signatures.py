@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from vadar.programs.helper_calls import value_lists
 from vadar.programs.helper_rules import MODULE_NAMES, NAMESPACE_NAMES
 
 
@@ -150,10 +151,6 @@ class CallableApi:
 
 _SANDBOX_NAMES = frozenset(dir(builtins)) | NAMESPACE_NAMES
 _DEF_LINE = re.compile(r"^def\s+\w+\s*\(", re.MULTILINE)
-_CHOICE_LIST = re.compile(r"`(\w+)`\s*\(\s*((?:'[^'\n]+'(?:,\s*|,?\s+or\s+)){1,}'[^'\n]+')"
-                          r"(?!\s*,?\s*(?:\.\.\.|…|etc\b|or other|and other|and so on))")
-"""A parameter's values as the catalogue writes them: "`relation` ('left', 'right', 'front' or 'behind')";
-not a list left open ("`side` ('left', 'right', ...)"), whose values are examples."""
 
 
 def callable_api(api_text: str, namespace_names: Iterable[str] = ()) -> CallableApi:
@@ -182,13 +179,15 @@ def _docstring(stub: str) -> str:
 
 
 def documented_choices(docstring: str, parameters: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each parameter whose docstring lists its values in quotes right after its name, with those
-    values: what a program's literal argument is checked against (`choice_args`)."""
+    """Each parameter whose docstring lists its values in quotes right after its name, as the catalogue
+    writes them ("`relation` ('left', 'right', 'front' or 'behind')"), with those values: what a
+    program's literal argument is checked against (`choice_args`). A list of one value, or one left
+    open ("('left', 'right', ...)"), gives examples, not the values."""
     found: dict[str, tuple[str, ...]] = {}
-    for match in _CHOICE_LIST.finditer(docstring):
-        name = match.group(1)
-        if name in parameters and name not in found:
-            found[name] = tuple(re.findall(r"'([^'\n]+)'", match.group(2)))
+    for listed in value_lists(docstring):
+        if (listed.parameter in parameters and listed.parameter not in found and listed.right_after
+                and not listed.open and len(listed.values) > 1):
+            found[listed.parameter] = listed.values
     return tuple(found.items())
 
 

@@ -67,7 +67,6 @@ def choices_given(facts: ProgramFacts) -> list[CallProblem]:
             message = (f"line {call.lineno}: `{signature.name}({parameter}={argument.value!r})`: `{parameter}` "
                        f"is one of {_listed(choices)}, and {argument.value!r} is none of them")
             meant = meant_value(argument.value, choices)
-            message += (f"; write {meant!r}" if meant is not None and meant != argument.value
-                        else "; write the one that means what the question asks")
+            message += f"; write {meant!r}" if meant is not None else "; write the one that means what the question asks"
             problems.append(CallProblem(call.lineno, "choices_given", message + "."))
     return problems

@@ -24,8 +24,27 @@ GENERIC_WORDS = {"attribute": "color", "property": "color", "relation": "left", 
                  "asked": "shape", "shared": "color", "order": "more"}
 """Values for text parameters named after these words; a data set adds its own (`example_words`)."""
 
-_LISTED_VALUES = re.compile(r"`(?P<param>\w+)`[^`(]{0,40}\(\s*'(?P<value>[^']+)'")
-"""A parameter the docstring names with its values in brackets: "The `asked` attribute ('color', ...)"."""
+_VALUE_LIST = re.compile(r"`(?P<param>\w+)`(?P<gap>[^`(]{0,40})\(\s*"
+                         r"(?P<values>'[^'\n]+'(?:(?:,\s*|,?\s+or\s+)'[^'\n]+')*)"
+                         r"(?P<open>\s*,?\s*(?:\.\.\.|…|etc\b|or other|and other|and so on))?")
+"""A parameter the docstring names with values in brackets: "The `asked` attribute ('color', ...)"."""
+
+
+@dataclass(frozen=True)
+class ValueList:
+    """Values a docstring lists in brackets for a parameter it names."""
+
+    parameter: str
+    values: tuple[str, ...]
+    right_after: bool  # the bracket follows the name ("`order` ('more', ...)"), no words between
+    open: bool  # the list is left open ("'left', 'right', ..."): its values are examples
+
+
+def value_lists(docstring: str) -> list[ValueList]:
+    """Every bracketed list of quoted values a docstring gives for a parameter it names, in order."""
+    return [ValueList(match.group("param"), tuple(re.findall(r"'([^'\n]+)'", match.group("values"))),
+                      not match.group("gap").strip(), match.group("open") is not None)
+            for match in _VALUE_LIST.finditer(docstring)]
 
 
 def listed_values(docstring: str) -> dict[str, str]:
@@ -33,8 +52,8 @@ def listed_values(docstring: str) -> dict[str, str]:
     `_attribute_of_same(image, asked, ...)` that passed 'objects' for `asked` failed every one of 16
     samples in `vqa`, the right ones too, since no attribute is called "objects"."""
     values: dict[str, str] = {}
-    for match in _LISTED_VALUES.finditer(docstring):
-        values.setdefault(match.group("param"), match.group("value"))
+    for listed in value_lists(docstring):
+        values.setdefault(listed.parameter, listed.values[0])
     return values
 
 
